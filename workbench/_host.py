@@ -1,0 +1,309 @@
+"""The fixture host: serves a task's recorded fixtures to an agent (SPEC R12-R17, RFC 0245).
+
+Matching (R12): candidates are the unconsumed entries for the call's tool whose args match under
+the entry's ``argsMatch``. Consumption (R13): the first candidate in array order is served and
+consumed. A success entry is returned as a success (R14); an ``isError`` entry as a tool error,
+exactly as a live failing call would be, and never sent to a live tool (R15). A call matching no
+entry is a miss (R16): under ``onMiss: "fail"`` (or ``"live"`` with no live tool registered) the
+agent gets a ``workbench.fixture_miss`` tool error; under ``"live"`` the registered Python
+callable answers. Every path reads one :class:`~workbench.ToolResult` (R17).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ._agents import TaskContext
+from ._events import (
+    ERROR_MESSAGES,
+    FIXTURE_MISS,
+    LIVE_TOOL_ERROR,
+    TOOL_ERROR,
+    EventLog,
+)
+from ._matching import args_match, canonical_json
+from ._suite import OnMiss, task_on_miss, task_tool_responses
+from ._toolresult import ToolResult, error_text, text_content
+
+__all__ = [
+    "CallRecord",
+    "FixtureHost",
+    "LiveTool",
+    "ServedBy",
+    "TaskFixtures",
+    "live_result",
+]
+
+LiveTool = Callable[[Any], Any]
+"""A live tool for ``onMiss: "live"``: called with the call's args; returns a
+:class:`~workbench.ToolResult`, an MCP ``CallToolResult`` body (``content``, ``isError``), a
+string, or any JSON (a success). An exception it raises is a tool error."""
+
+ServedBy = Literal["fixture", "miss", "live"]
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One tool call of a trial, as made and as answered: the trajectory's step."""
+
+    step: int
+    """0-based position of the call in the trial."""
+    call_id: str
+    """The call's id (as on the event log)."""
+    tool: str
+    """The tool called."""
+    args: Any
+    """The args the agent passed."""
+    result: ToolResult
+    """What the agent received."""
+    served_by: ServedBy
+    """``fixture`` (an entry was served), ``miss`` (no entry matched) or ``live``."""
+    entry: int | None = None
+    """The index of the fixture entry served, for ``fixture``."""
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the agent received a failure."""
+        return self.result.is_error
+
+    @property
+    def error(self) -> str | None:
+        """The R17 error text of a failure, ``None`` for a success."""
+        return self.result.error
+
+    def as_call(self) -> dict[str, Any]:
+        """``{"tool", "args"}``, as trajectory grading reads it (R27)."""
+        return {"tool": self.tool, "args": self.args}
+
+
+class TaskFixtures:
+    """A task's fixture entries prepared once for serving: grouped by tool, args canonicalised.
+
+    Shared by every trial of the task (each trial has its own consumption state).
+    """
+
+    __slots__ = ("_by_tool", "_canon", "_modes", "_results", "entries", "on_miss", "tool_names")
+
+    def __init__(self, task: Mapping[str, Any]) -> None:
+        self.entries: list[dict[str, Any]] = task_tool_responses(task)
+        """The task's ``fixtures.toolResponses``."""
+        self.on_miss: OnMiss = task_on_miss(task)
+        """The task's ``fixtures.onMiss`` (R6)."""
+        by_tool: dict[str, list[int]] = {}
+        canon: list[str | None] = []
+        modes: list[str] = []
+        results: list[ToolResult] = []
+        for index, entry in enumerate(self.entries):
+            by_tool.setdefault(str(entry.get("tool")), []).append(index)
+            has_args = "args" in entry
+            mode = entry.get("argsMatch", "exact") if has_args else "any"
+            modes.append(mode)
+            canon.append(canonical_json(entry["args"]) if has_args and mode == "exact" else None)
+            is_error = entry.get("isError") is True
+            results.append(
+                ToolResult.from_response(
+                    entry.get("response"),
+                    is_error=is_error,
+                    error_code=TOOL_ERROR if is_error else None,
+                    meta={"servedBy": "fixture", "entry": index},
+                )
+            )
+        self._by_tool = by_tool
+        self._canon = canon
+        self._modes = modes
+        self._results = results
+        self.tool_names: tuple[str, ...] = tuple(by_tool)
+        """The tools with entries, in first-entry order."""
+
+    def match(self, tool: str, args: Any, consumed: Sequence[bool]) -> int | None:
+        """The index of the first unconsumed entry matching the call (R12, R13), or ``None``."""
+        indices = self._by_tool.get(tool)
+        if not indices:
+            return None
+        canon_args: str | None = None
+        for index in indices:
+            if consumed[index]:
+                continue
+            mode = self._modes[index]
+            if mode == "any":
+                return index
+            if mode == "exact":
+                if canon_args is None:
+                    canon_args = canonical_json(args)
+                if canon_args == self._canon[index]:
+                    return index
+            elif args_match(self.entries[index].get("args"), args, "subset"):
+                return index
+        return None
+
+    def result(self, index: int) -> ToolResult:
+        """The prepared result of entry ``index`` (read-only; shared between trials)."""
+        return self._results[index]
+
+
+def live_result(value: Any) -> ToolResult:
+    """What a live tool returned, as a :class:`~workbench.ToolResult`."""
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, Mapping) and "content" in value:
+        is_error = value.get("isError") is True
+        return ToolResult(
+            content=value["content"],
+            is_error=is_error,
+            structured_content=value.get("structuredContent"),
+            error_code=LIVE_TOOL_ERROR if is_error else None,
+            meta={"servedBy": "live"},
+        )
+    return ToolResult.from_response(value, is_error=False, meta={"servedBy": "live"})
+
+
+class FixtureHost:
+    """Serves one trial of one task: the agent's tool interface and the direct Python path.
+
+    ``host.call(tool, args)`` is the one way a call is served, whether the agent makes it
+    through its tool interface or a caller makes it directly: both get the same
+    :class:`~workbench.ToolResult`, and both are recorded on :attr:`calls` and the event log.
+    """
+
+    __slots__ = (
+        "_agent_id",
+        "_call_prefix",
+        "_consumed",
+        "_fixtures",
+        "_include_content",
+        "_live_tools",
+        "_log",
+        "_pre_post",
+        "calls",
+        "context",
+        "errors_served",
+        "live_calls",
+        "misses",
+    )
+
+    def __init__(
+        self,
+        fixtures: TaskFixtures,
+        context: TaskContext,
+        *,
+        live_tools: Mapping[str, LiveTool] | None = None,
+        log: EventLog | None = None,
+        agent_id: str = "workbench.agent",
+        call_prefix: str = "call-",
+        pre_post_events: bool = True,
+        include_content: bool = False,
+    ) -> None:
+        self._fixtures = fixtures
+        self._consumed = [False] * len(fixtures.entries)
+        self._live_tools = dict(live_tools or {})
+        self._log = log if log is not None and log.enabled else None
+        self._agent_id = agent_id
+        self._call_prefix = call_prefix
+        self._pre_post = pre_post_events
+        self._include_content = include_content
+        self.context = context
+        """The task, trial and seed served."""
+        self.calls: list[CallRecord] = []
+        """Every call served so far, in order."""
+        self.misses = 0
+        """How many calls matched no entry (R16: ``fixtureMissCount``)."""
+        self.errors_served = 0
+        """How many failures the agent received (served errors, misses, live failures)."""
+        self.live_calls = 0
+        """How many calls went to a live tool."""
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The tools the task has fixtures for."""
+        return self._fixtures.tool_names
+
+    @property
+    def unconsumed(self) -> list[int]:
+        """Indices of fixture entries not served yet."""
+        return [i for i, used in enumerate(self._consumed) if not used]
+
+    def call(self, tool: str, args: Any = None) -> ToolResult:
+        """Serve one call (R12-R17) and record it."""
+        if args is None:
+            args = {}
+        step = len(self.calls)
+        call_id = f"{self._call_prefix}{step}"
+        log = self._log
+        if log is not None:
+            self._emit_called(log, tool, args, call_id)
+        index = self._fixtures.match(tool, args, self._consumed)
+        entry: int | None = None
+        served_by: ServedBy
+        if index is not None:
+            self._consumed[index] = True
+            result = self._fixtures.result(index)
+            served_by = "fixture"
+            entry = index
+        else:
+            self.misses += 1
+            live = self._live_tools.get(tool) if self._fixtures.on_miss == "live" else None
+            if live is not None:
+                self.live_calls += 1
+                served_by = "live"
+                try:
+                    result = live_result(live(args))
+                except Exception as exc:  # a live tool's failure is the agent's tool error
+                    message = f"{type(exc).__name__}: {exc}"
+                    result = ToolResult(text_content(message), True, error_code=LIVE_TOOL_ERROR)
+            else:
+                served_by = "miss"
+                result = ToolResult(
+                    text_content(f"no fixture entry matches this call to {tool!r}"),
+                    True,
+                    error_code=FIXTURE_MISS,
+                    meta={"servedBy": "miss"},
+                )
+        if result.is_error:
+            self.errors_served += 1
+        self.calls.append(CallRecord(step, call_id, tool, args, result, served_by, entry))
+        if log is not None:
+            self._emit_returned(log, tool, call_id, result, served_by, entry)
+        return result
+
+    def _emit_called(self, log: EventLog, tool: str, args: Any, call_id: str) -> None:
+        payload: dict[str, Any] = {"agentId": self._agent_id, "toolName": tool, "callId": call_id}
+        if self._include_content:
+            payload["inputs"] = args
+        if self._pre_post:
+            canon = canonical_json(args)
+            payload["argsHash"] = hashlib.sha256(canon.encode("utf-8")).hexdigest()
+            payload["transport"] = "native"
+        log.emit("agent.tool-called", payload)
+
+    def _emit_returned(
+        self,
+        log: EventLog,
+        tool: str,
+        call_id: str,
+        result: ToolResult,
+        served_by: ServedBy,
+        entry: int | None,
+    ) -> None:
+        payload: dict[str, Any] = {"agentId": self._agent_id, "toolName": tool, "callId": call_id}
+        if result.is_error:
+            code = result.error_code or TOOL_ERROR
+            message = ERROR_MESSAGES.get(code, "tool call failed")
+            error: dict[str, Any] = {"code": code, "message": message}
+            if self._include_content:
+                error["details"] = {"text": error_text(result.content)}
+            payload["error"] = error
+        elif self._include_content:
+            payload["outcome"] = result.to_mcp()
+        else:
+            outcome: dict[str, Any] = {"servedBy": served_by}
+            if entry is not None:
+                outcome["entry"] = entry
+            payload["outcome"] = outcome
+        if self._pre_post:
+            payload["status"] = "error" if result.is_error else "ok"
+            payload["durationMs"] = 0
+        payload["x-servedBy"] = served_by
+        log.emit("agent.tool-returned", payload)

@@ -1,0 +1,133 @@
+"""Secret redaction for promotion (SPEC R31).
+
+Values under keys that name credentials (``authorization``, ``api_key``, ``token``, ``password``,
+``secret``, ...) and strings shaped like bearer tokens or well-known API keys are replaced by
+:data:`REDACTED`. Every replacement is reported by JSON path and reason, never by value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["REDACTED", "Redaction", "is_credential_key", "redact"]
+
+REDACTED = "[REDACTED]"
+"""What a redacted value is replaced by."""
+
+# Key words that name a credential. A key is split into words (snake, kebab, camel case) and
+# matches when one word, or two adjacent words joined, is in this set: ``max_tokens`` does not
+# match (``tokens`` is not ``token``), ``x-api-key`` does (``api`` + ``key``).
+_CREDENTIAL_WORDS = frozenset(
+    {
+        "authorization",
+        "auth",
+        "token",
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "apikey",
+        "privatekey",
+        "cookie",
+        "credential",
+        "credentials",
+        "sessiontoken",
+        "clientsecret",
+        "accesskey",
+        "secretkey",
+    }
+)
+
+_TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("bearer token", re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")),
+    ("API key", re.compile(r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}")),
+    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),
+    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("AWS access key", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+)
+
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """One redacted value: where it was and why (never the value itself)."""
+
+    path: str
+    """The JSON path of the value, e.g. ``tasks[0].fixtures.toolResponses[2].args.api_key``."""
+    reason: str
+    """Why: ``credential key 'api_key'`` or the token shape found (``bearer token``)."""
+
+    def to_json(self) -> dict[str, str]:
+        """The redaction as recorded on the suite (``x-promotion.redactions``)."""
+        return {"path": self.path, "reason": self.reason}
+
+
+def is_credential_key(key: str) -> bool:
+    """Whether a mapping key names a credential."""
+    words = [w.lower() for w in _WORD_SPLIT.split(key) if w]
+    if any(w in _CREDENTIAL_WORDS for w in words):
+        return True
+    return any(a + b in _CREDENTIAL_WORDS for a, b in itertools.pairwise(words))
+
+
+def _redact_string(text: str) -> tuple[str, list[str]]:
+    reasons: list[str] = []
+    for reason, pattern in _TOKEN_PATTERNS:
+        if pattern.search(text):
+            reasons.append(reason)
+            if reason == "bearer token":
+                text = pattern.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+            else:
+                text = pattern.sub(REDACTED, text)
+    return text, reasons
+
+
+def _child(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key!r}]"
+
+
+def redact(value: Any, path: str = "") -> tuple[Any, list[Redaction]]:
+    """A copy of ``value`` with secrets replaced, and the list of what was replaced.
+
+    Under a credential key, a string or number is replaced whole; ``None`` and booleans are
+    kept (they hold no secret); objects and lists under it are redacted leaf by leaf. Elsewhere,
+    strings are scanned for bearer-token and API-key shapes. JSON text inside strings (such as a
+    tool's text content) is scanned as text, so a token inside it is caught too.
+    """
+    found: list[Redaction] = []
+    out = _walk(value, path, found, under_key=None)
+    return out, found
+
+
+def _walk(value: Any, path: str, found: list[Redaction], under_key: str | None) -> Any:
+    if isinstance(value, Mapping):
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            child = _child(path, str(key))
+            credential = str(key) if is_credential_key(str(key)) else under_key
+            result[key] = _walk(item, child, found, credential)
+        return result
+    if isinstance(value, list):
+        return [_walk(item, _child(path, i), found, under_key) for i, item in enumerate(value)]
+    if under_key is not None and (
+        (isinstance(value, str) and value and value != REDACTED)
+        or (isinstance(value, int | float) and not isinstance(value, bool))
+    ):
+        found.append(Redaction(path, f"credential key {under_key!r}"))
+        return REDACTED
+    if isinstance(value, str):
+        text, reasons = _redact_string(value)
+        for reason in reasons:
+            found.append(Redaction(path, reason))
+        return text
+    return value
