@@ -254,6 +254,7 @@ def replay(
     include_content: bool = False,
     wall_clock: bool = False,
     on_trial: Callable[[TrialResult], None] | None = None,
+    validate: bool = True,
 ) -> ReplayResult:
     """Replay a suite through an agent (default: the scripted agent) and grade it.
 
@@ -261,12 +262,13 @@ def replay(
     ``seed`` seeds the scripted agent's ``choose`` draws and the run's ids (R22). A suite the
     host does not advertise is refused with :class:`~workbench.HostRefusal` before any event is
     written (R11). ``live_tools`` answer misses under ``onMiss: "live"`` (R16). ``on_trial`` is
-    called after each trial (progress bars).
+    called after each trial (progress bars). ``validate=False`` skips the schema check (the
+    capability check still runs): for sweeps whose variants derive from a validated suite.
     """
     the_suite = Suite.coerce(suite)
     data = the_suite.data
     profile = host_profile or HostProfile.workbench()
-    check_suite(data, profile)
+    check_suite(data, profile, validate=validate)
     if trials is not None and trials < 1:
         raise ValueError(f"trials must be at least 1, not {trials}")
     the_agent: Any = agent if agent is not None else ScriptedAgent()
