@@ -104,7 +104,7 @@ class TaskFixtures:
             canon.append(canonical_json(entry["args"]) if has_args and mode == "exact" else None)
             is_error = entry.get("isError") is True
             results.append(
-                ToolResult.from_response(
+                _result_from(
                     entry.get("response"),
                     is_error=is_error,
                     error_code=TOOL_ERROR if is_error else None,
@@ -144,14 +144,54 @@ class TaskFixtures:
         return self._results[index]
 
 
+_CALL_TOOL_RESULT_KEYS = frozenset({"content", "isError", "structuredContent", "_meta"})
+
+
+def _is_call_tool_result(value: Any) -> bool:
+    """Whether ``value`` is an MCP ``CallToolResult`` body: a mapping with ``content``, or a
+    non-empty mapping whose keys are all ``CallToolResult`` members (content may be absent)."""
+    if not isinstance(value, Mapping):
+        return False
+    return "content" in value or (bool(value) and _CALL_TOOL_RESULT_KEYS.issuperset(value))
+
+
+def _result_from(
+    response: Any, *, is_error: bool, error_code: str | None, meta: Mapping[str, Any]
+) -> ToolResult:
+    """A fixture response as the agent receives it (R14, R15, R17).
+
+    A ``CallToolResult`` body with no ``content`` (e.g. only ``structuredContent``) has no
+    content blocks, so a failure's error text is ``Tool call failed`` (R17) rather than the
+    body's JSON; every other response is read by :meth:`ToolResult.from_response`.
+    """
+    if (
+        isinstance(response, Mapping)
+        and "content" not in response
+        and _is_call_tool_result(response)
+    ):
+        return ToolResult(
+            content=[],
+            is_error=is_error,
+            structured_content=response.get("structuredContent"),
+            error_code=error_code,
+            meta=dict(meta),
+        )
+    return ToolResult.from_response(response, is_error=is_error, error_code=error_code, meta=meta)
+
+
 def live_result(value: Any) -> ToolResult:
-    """What a live tool returned, as a :class:`~workbench.ToolResult`."""
+    """What a live tool returned, as a :class:`~workbench.ToolResult`.
+
+    An MCP ``CallToolResult`` body is read as one: ``isError: true`` is a failure, with or
+    without ``content`` (R17: a result that says it failed never reads as a success). A string
+    or any other JSON is a success.
+    """
     if isinstance(value, ToolResult):
         return value
-    if isinstance(value, Mapping) and "content" in value:
+    if _is_call_tool_result(value) or (isinstance(value, Mapping) and value.get("isError") is True):
         is_error = value.get("isError") is True
         return ToolResult(
-            content=value["content"],
+            content=value.get("content", []),
             is_error=is_error,
             structured_content=value.get("structuredContent"),
             error_code=LIVE_TOOL_ERROR if is_error else None,
