@@ -33,7 +33,14 @@ from ._suite import Suite, task_trials
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ReplayResult", "TaskResult", "TrialResult", "replay", "trajectory_string"]
+__all__ = [
+    "ReplayResult",
+    "ReplaySession",
+    "TaskResult",
+    "TrialResult",
+    "replay",
+    "trajectory_string",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +249,300 @@ def _grade_trial(
     return golden, trajectory, passed
 
 
+class ReplaySession:
+    """A replay whose tool calls arrive from outside: the MCP bridge, or :func:`replay` itself.
+
+    Creating a session checks the suite against the host profile (refusing it with
+    :class:`~workbench.HostRefusal` before any event is written, R11) and emits
+    ``eval.started``. Then, per trial, :meth:`begin_trial` emits ``agent.invocation-started`` and
+    returns the trial's :class:`~workbench.FixtureHost` (whoever makes the calls calls
+    ``host.call``); :meth:`end_trial` takes the agent's decision, emits ``agent.decided`` and
+    ``agent.invocation-completed`` and grades the trial; :meth:`end_task` emits the task's
+    ``eval.scored``; :meth:`finish` closes whatever is open and emits ``eval.completed`` and
+    ``run.completed`` with the summary (R19). :func:`replay` is this loop with an agent, so both
+    paths write the same events and summary.
+
+    ``tasks`` limits the run to those task ids (the summary then covers only them); each task
+    keeps its index in the suite for its call and invocation ids, so a task's events are the
+    same whether it runs alone or with the others.
+    """
+
+    __slots__ = (
+        "_current",
+        "_done",
+        "_finished",
+        "_fixtures",
+        "_host",
+        "_log",
+        "_results",
+        "_task_ids",
+        "_thresholds",
+        "_trials",
+        "agent_id",
+        "include_content",
+        "live_tools",
+        "profile",
+        "seed",
+        "suite",
+    )
+
+    def __init__(
+        self,
+        suite: Suite | Mapping[str, Any] | str | os.PathLike[str],
+        *,
+        tasks: Sequence[str] | None = None,
+        agent_id: str = "workbench.agent",
+        seed: int = 0,
+        host_profile: HostProfile | None = None,
+        live_tools: Mapping[str, LiveTool] | None = None,
+        events: bool = True,
+        include_content: bool = False,
+        wall_clock: bool = False,
+        validate: bool = True,
+    ) -> None:
+        the_suite = Suite.coerce(suite)
+        data = the_suite.data
+        profile = host_profile or HostProfile.workbench()
+        check_suite(data, profile, validate=validate)
+        index_of: dict[str, int] = {}
+        for t_index, task in enumerate(the_suite.tasks):
+            index_of.setdefault(str(task.get("taskId", f"task-{t_index}")), t_index)
+        if tasks is None:
+            selected = list(index_of)
+        else:
+            selected = list(tasks)
+            for task_id in selected:
+                if task_id not in index_of:
+                    known = ", ".join(index_of) or "none"
+                    raise KeyError(f"the suite has no task {task_id!r} (tasks: {known})")
+        self.suite = the_suite
+        """The suite replayed."""
+        self.profile = profile
+        """The host profile it runs under."""
+        self.seed = seed
+        """The run's seed (ids, the scripted agent's draws)."""
+        self.agent_id = agent_id
+        """The agent id written on the agent events."""
+        self.live_tools = live_tools
+        """The live tools answering misses under ``onMiss: "live"`` (R16)."""
+        self.include_content = include_content
+        """Whether tool inputs and results go on the event log."""
+        self._task_ids = [(task_id, index_of[task_id]) for task_id in selected]
+        self._fixtures: dict[str, TaskFixtures] = {}
+        self._trials: dict[str, list[TrialResult]] = {}
+        self._results: list[TaskResult] = []
+        self._done: set[str] = set()
+        self._current: tuple[str, int, int] | None = None
+        self._host: FixtureHost | None = None
+        self._finished: ReplayResult | None = None
+        self._thresholds = (
+            data.get("thresholds") if isinstance(data.get("thresholds"), Mapping) else None
+        )
+        self._log = EventLog(
+            run_id_for(the_suite.suite_id, the_suite.version, seed),
+            enabled=events,
+            wall_clock=wall_clock,
+        )
+        modes = data.get("modes") if isinstance(data.get("modes"), list) else ["golden"]
+        self._log.emit(
+            "eval.started",
+            {
+                "suiteId": the_suite.suite_id,
+                "suiteVersion": the_suite.version,
+                "taskCount": len(self._task_ids),
+                "modes": modes,
+                "x-seed": seed,
+            },
+        )
+
+    @property
+    def task_ids(self) -> tuple[str, ...]:
+        """The ids of the tasks this session runs, in suite order (or as given)."""
+        return tuple(task_id for task_id, _ in self._task_ids)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The event log so far."""
+        return self._log.events
+
+    @property
+    def run_id(self) -> str:
+        """The run's id on the event log."""
+        return self._log.run_id
+
+    @property
+    def host(self) -> FixtureHost | None:
+        """The open trial's fixture host (``None`` between trials)."""
+        return self._host
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """The task's JSON object."""
+        return self.suite.tasks[self._index(task_id)]
+
+    def trials_for(self, task_id: str) -> int:
+        """The task's trial count (R8: task, then suite, then 1)."""
+        return task_trials(self.suite.data, self.task(task_id))
+
+    def _index(self, task_id: str) -> int:
+        for known, t_index in self._task_ids:
+            if known == task_id:
+                return t_index
+        raise KeyError(f"task {task_id!r} is not part of this session")
+
+    def begin_trial(self, task_id: str, trial: int) -> FixtureHost:
+        """Open one trial of a task: emit ``agent.invocation-started``; return its host."""
+        if self._finished is not None:
+            raise RuntimeError("the session is finished")
+        if self._current is not None:
+            raise RuntimeError("a trial is open; end it first")
+        if trial < 0:
+            raise ValueError(f"trial must be at least 0, not {trial}")
+        if task_id in self._done:
+            raise RuntimeError(f"task {task_id!r} has been scored already")
+        t_index = self._index(task_id)
+        task = self.suite.tasks[t_index]
+        fixtures = self._fixtures.get(task_id)
+        if fixtures is None:
+            fixtures = self._fixtures[task_id] = TaskFixtures(task)
+        self._log.emit(
+            "agent.invocation-started",
+            {
+                "invocationId": f"inv-{t_index}-{trial}",
+                "agentId": self.agent_id,
+                "source": "run-api",
+                "x-taskId": task_id,
+                "x-trial": trial,
+            },
+        )
+        self._host = FixtureHost(
+            fixtures,
+            TaskContext(task_id, trial, self.seed),
+            live_tools=self.live_tools,
+            log=self._log,
+            agent_id=self.agent_id,
+            call_prefix=f"call-{t_index}-{trial}-",
+            pre_post_events=self.profile.pre_post_events,
+            include_content=self.include_content,
+        )
+        self._current = (task_id, t_index, trial)
+        return self._host
+
+    def end_trial(
+        self, decision: Decision | None = None, *, agent_error: str | None = None
+    ) -> TrialResult:
+        """Close the open trial with the agent's decision (default: ``completed``, no answer):
+        emit ``agent.decided`` and ``agent.invocation-completed``, grade it (R26, R27, R16)."""
+        if self._current is None or self._host is None:
+            raise RuntimeError("no trial is open")
+        task_id, t_index, trial = self._current
+        host = self._host
+        if decision is None:
+            decision = Decision("completed")
+        log = self._log
+        decided: dict[str, Any] = {
+            "agentId": self.agent_id,
+            "decision": {"outcome": decision.outcome},
+        }
+        if self.include_content and decision.answer is not None:
+            decided["decision"]["answer"] = decision.answer
+        log.emit("agent.decided", decided)
+        log.emit(
+            "agent.invocation-completed",
+            {
+                "invocationId": f"inv-{t_index}-{trial}",
+                "agentId": self.agent_id,
+                "outcome": decision.outcome,
+            },
+        )
+        calls = tuple(host.calls)
+        fixtures = self._fixtures[task_id]
+        task = self.suite.tasks[t_index]
+        golden, trajectory, passed = _grade_trial(
+            task, decision, calls, host.misses, fixtures.on_miss
+        )
+        if agent_error is not None:
+            passed = False
+        result = TrialResult(
+            task_id=task_id,
+            trial=trial,
+            decision=decision,
+            calls=calls,
+            fixture_misses=host.misses,
+            errors_served=host.errors_served,
+            golden_passed=golden,
+            trajectory_passed=trajectory,
+            passed=passed,
+            agent_error=agent_error,
+        )
+        self._trials.setdefault(task_id, []).append(result)
+        self._current = None
+        self._host = None
+        return result
+
+    def end_task(self, task_id: str) -> TaskResult:
+        """Score a task over the trials run so far: emit its ``eval.scored`` (R28)."""
+        if self._current is not None and self._current[0] == task_id:
+            raise RuntimeError("a trial of this task is open; end it first")
+        self._index(task_id)
+        if task_id in self._done:
+            raise RuntimeError(f"task {task_id!r} has been scored already")
+        trial_results = self._trials.get(task_id, [])
+        stats = trial_stats([r.passed for r in trial_results])
+        passed = task_passed(stats, self._thresholds)
+        task_result = TaskResult(task_id, tuple(trial_results), stats, passed)
+        self._results.append(task_result)
+        self._done.add(task_id)
+        self._log.emit(
+            "eval.scored",
+            {
+                "taskId": task_id,
+                "score": stats.score,
+                "passed": passed,
+                "x-fixtureMissCount": task_result.fixture_misses,
+                "x-trials": {"n": stats.n, "passed": stats.passed},
+                "x-passHatK": dict(stats.pass_hat_k),
+            },
+        )
+        return task_result
+
+    def finish(self, decision: Decision | None = None) -> ReplayResult:
+        """End the run: close an open trial (with ``decision``), score every task with trials
+        not yet scored, emit ``eval.completed`` and ``run.completed``; build the result.
+
+        Calling it again returns the same result.
+        """
+        if self._finished is not None:
+            return self._finished
+        if self._current is not None:
+            self.end_trial(decision)
+        for task_id, _ in self._task_ids:
+            if task_id not in self._done and task_id in self._trials:
+                self.end_task(task_id)
+        results = self._results
+        summary = _summary(self.suite, results, self._thresholds)
+        self._log.emit(
+            "eval.completed",
+            {
+                "aggregateScore": summary["aggregateScore"],
+                "passed": summary["passed"],
+                "taskCount": summary["taskCount"],
+                "passedCount": summary["passedCount"],
+                "x-fixtureMissCount": summary["fixtureMissCount"],
+            },
+        )
+        self._log.emit("run.completed", {"outputs": {"evalSummary": summary}})
+        self._finished = ReplayResult(
+            suite=self.suite,
+            profile=self.profile,
+            seed=self.seed,
+            run_id=self._log.run_id,
+            tasks=tuple(results),
+            summary=summary,
+            events=self._log.events,
+        )
+        return self._finished
+
+
 def replay(
     suite: Suite | Mapping[str, Any] | str | os.PathLike[str],
     agent: Agent | None = None,
@@ -264,11 +565,11 @@ def replay(
     written (R11). ``live_tools`` answer misses under ``onMiss: "live"`` (R16). ``on_trial`` is
     called after each trial (progress bars). ``validate=False`` skips the schema check (the
     capability check still runs): for sweeps whose variants derive from a validated suite.
+    The run is a :class:`ReplaySession` driven by the agent.
     """
     the_suite = Suite.coerce(suite)
-    data = the_suite.data
     profile = host_profile or HostProfile.workbench()
-    check_suite(data, profile, validate=validate)
+    check_suite(the_suite.data, profile, validate=validate)
     if trials is not None and trials < 1:
         raise ValueError(f"trials must be at least 1, not {trials}")
     the_agent: Any = agent if agent is not None else ScriptedAgent()
@@ -277,144 +578,35 @@ def replay(
             problems = _script_problems(task.get("input"), f"tasks[{index}].input")
             if problems:
                 raise ScriptError(problems[0])
-    agent_id = _agent_id(the_agent)
-    log = EventLog(
-        run_id_for(the_suite.suite_id, the_suite.version, seed),
-        enabled=events,
+    session = ReplaySession(
+        the_suite,
+        agent_id=_agent_id(the_agent),
+        seed=seed,
+        host_profile=profile,
+        live_tools=live_tools,
+        events=events,
+        include_content=include_content,
         wall_clock=wall_clock,
+        validate=False,  # checked above, once
     )
-    tasks: list[dict[str, Any]] = the_suite.tasks
-    modes = data.get("modes") if isinstance(data.get("modes"), list) else ["golden"]
-    log.emit(
-        "eval.started",
-        {
-            "suiteId": the_suite.suite_id,
-            "suiteVersion": the_suite.version,
-            "taskCount": len(tasks),
-            "modes": modes,
-            "x-seed": seed,
-        },
-    )
-    thresholds = data.get("thresholds") if isinstance(data.get("thresholds"), Mapping) else None
-    results: list[TaskResult] = []
-    for t_index, task in enumerate(tasks):
-        task_id = str(task.get("taskId", f"task-{t_index}"))
-        fixtures = TaskFixtures(task)
-        n_trials = trials if trials is not None else task_trials(data, task)
-        trial_results: list[TrialResult] = []
+    for task_id in session.task_ids:
+        task = session.task(task_id)
+        n_trials = trials if trials is not None else session.trials_for(task_id)
         for trial in range(n_trials):
-            trial_result = _run_trial(
-                the_agent, agent_id, task, task_id, t_index, trial, seed, fixtures,
-                log, profile, live_tools, include_content,
-            )  # fmt: skip
-            trial_results.append(trial_result)
+            host = session.begin_trial(task_id, trial)
+            agent_error: str | None = None
+            try:
+                decision = as_decision(the_agent.run(task.get("input"), host))
+            except ScriptError:
+                raise
+            except Exception as exc:  # an agent's crash fails its trial; the replay goes on
+                agent_error = f"{type(exc).__name__}: {exc}"
+                decision = Decision("failed", reason=f"agent raised {agent_error}")
+            trial_result = session.end_trial(decision, agent_error=agent_error)
             if on_trial is not None:
                 on_trial(trial_result)
-        stats = trial_stats([r.passed for r in trial_results])
-        passed = task_passed(stats, thresholds)
-        task_result = TaskResult(task_id, tuple(trial_results), stats, passed)
-        results.append(task_result)
-        log.emit(
-            "eval.scored",
-            {
-                "taskId": task_id,
-                "score": stats.score,
-                "passed": passed,
-                "x-fixtureMissCount": task_result.fixture_misses,
-                "x-trials": {"n": stats.n, "passed": stats.passed},
-                "x-passHatK": dict(stats.pass_hat_k),
-            },
-        )
-    summary = _summary(the_suite, results, thresholds)
-    log.emit(
-        "eval.completed",
-        {
-            "aggregateScore": summary["aggregateScore"],
-            "passed": summary["passed"],
-            "taskCount": summary["taskCount"],
-            "passedCount": summary["passedCount"],
-            "x-fixtureMissCount": summary["fixtureMissCount"],
-        },
-    )
-    log.emit("run.completed", {"outputs": {"evalSummary": summary}})
-    return ReplayResult(
-        suite=the_suite,
-        profile=profile,
-        seed=seed,
-        run_id=log.run_id,
-        tasks=tuple(results),
-        summary=summary,
-        events=log.events,
-    )
-
-
-def _run_trial(
-    agent: Any,
-    agent_id: str,
-    task: Mapping[str, Any],
-    task_id: str,
-    t_index: int,
-    trial: int,
-    seed: int,
-    fixtures: TaskFixtures,
-    log: EventLog,
-    profile: HostProfile,
-    live_tools: Mapping[str, LiveTool] | None,
-    include_content: bool,
-) -> TrialResult:
-    invocation_id = f"inv-{t_index}-{trial}"
-    log.emit(
-        "agent.invocation-started",
-        {
-            "invocationId": invocation_id,
-            "agentId": agent_id,
-            "source": "run-api",
-            "x-taskId": task_id,
-            "x-trial": trial,
-        },
-    )
-    host = FixtureHost(
-        fixtures,
-        TaskContext(task_id, trial, seed),
-        live_tools=live_tools,
-        log=log,
-        agent_id=agent_id,
-        call_prefix=f"call-{t_index}-{trial}-",
-        pre_post_events=profile.pre_post_events,
-        include_content=include_content,
-    )
-    agent_error: str | None = None
-    try:
-        decision = as_decision(agent.run(task.get("input"), host))
-    except ScriptError:
-        raise
-    except Exception as exc:  # an agent's crash fails its trial; the replay goes on
-        agent_error = f"{type(exc).__name__}: {exc}"
-        decision = Decision("failed", reason=f"agent raised {agent_error}")
-    decided: dict[str, Any] = {"agentId": agent_id, "decision": {"outcome": decision.outcome}}
-    if include_content and decision.answer is not None:
-        decided["decision"]["answer"] = decision.answer
-    log.emit("agent.decided", decided)
-    log.emit(
-        "agent.invocation-completed",
-        {"invocationId": invocation_id, "agentId": agent_id, "outcome": decision.outcome},
-    )
-    calls = tuple(host.calls)
-    golden, trajectory, passed = _grade_trial(task, decision, calls, host.misses, fixtures.on_miss)
-    if agent_error is not None:
-        passed = False
-    return TrialResult(
-        task_id=task_id,
-        trial=trial,
-        decision=decision,
-        calls=calls,
-        fixture_misses=host.misses,
-        errors_served=host.errors_served,
-        golden_passed=golden,
-        trajectory_passed=trajectory,
-        passed=passed,
-        agent_error=agent_error,
-    )
+        session.end_task(task_id)
+    return session.finish()
 
 
 def _summary(
