@@ -16,7 +16,7 @@ import contextlib
 import importlib
 import pkgutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -52,6 +52,12 @@ def event_log_problems(events: list[dict[str, Any]]) -> list[str]:
             if ("error" in payload) == ("outcome" in payload):
                 problems.append(f"events[{index}].payload: needs exactly one of error and outcome")
     return problems
+
+
+@pytest.fixture
+def check_event_log() -> Callable[[list[dict[str, Any]]], list[str]]:
+    """The shared event-log check (for tests that check a log by hand)."""
+    return event_log_problems
 
 
 @pytest.fixture
