@@ -1,0 +1,513 @@
+"""Sweep charts (workbench._charts): the branch tree, the recovery matrix, the divergence strip.
+
+The charts take the sweep contract's DataFrames. ``hand_sweep`` builds them by hand for a
+billing-like sweep (a baseline of 12 calls, 24 single-fault variants: hard ones end failed,
+transient ones retry, rejoin the recorded calls and pass) and ``synthetic_sweep`` for 1,000
+variants, so the charts are pinned independently of the sweep engine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from workbench._charts import (
+    branch_chart,
+    chart_spec,
+    divergence_strip,
+    enable_offline,
+    recovery_matrix,
+    save_chart,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ALTAIR_ROW_LIMIT = 5000
+
+BILLING_TOOLS = (
+    "tickets:get",
+    "crm:get-customer",
+    "billing:lookup",
+    "billing:list-invoices",
+    "billing:list-invoices",
+    "billing:get-invoice",
+    "payments:list-charges",
+    "payments:refund",
+    "billing:get-invoice",
+    "crm:add-note",
+    "email:send",
+    "tickets:update",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HandStep:
+    """A step as the sweep contract's ``Step`` has it."""
+
+    tool: str
+    args_json: str
+    is_error: bool
+    served_by: str = "fixture"
+
+    @property
+    def key(self) -> tuple[str, str, bool]:
+        return (self.tool, self.args_json, self.is_error)
+
+
+@dataclass(frozen=True, slots=True)
+class HandSuite:
+    suite_id: str
+    version: str
+
+
+@dataclass(slots=True)
+class HandSweep:
+    """A sweep result built by hand, following the contract in /tmp/team/API.md."""
+
+    frame: pd.DataFrame
+    steps: dict[tuple[str, str, int], tuple[HandStep, ...]]
+    boundary_rows: list[dict[str, Any]]
+    suite: HandSuite = field(default_factory=lambda: HandSuite("billing-support", "1.0.0"))
+    trials: int = 1
+    seed: int = 0
+    kinds: tuple[str, ...] = ("hard", "transient")
+
+    def per_boundary(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            self.boundary_rows,
+            columns=[
+                "taskId",
+                "boundary",
+                "kind",
+                "variants",
+                "trials",
+                "recoveryRate",
+                "passHatK",
+                "extraCalls",
+            ],
+        )
+
+    def branches(self, task_id: str | None = None) -> pd.DataFrame:
+        return branch_frame(self)
+
+
+def branch_frame(sweep: HandSweep) -> pd.DataFrame:
+    """The R33 tree of a hand sweep: trajectories merged on (tool, args, isError) prefixes."""
+    root: dict[str, Any] = {
+        "children": {},
+        "depth": 0,
+        "step": None,
+        "count": 0,
+        "passed": 0,
+        "end": 0,
+        "endPassed": 0,
+        "base": True,
+        "variants": {},
+    }
+
+    def walk(steps: tuple[HandStep, ...]) -> list[dict[str, Any]]:
+        path, node = [root], root
+        for index, step in enumerate(steps):
+            child = node["children"].get(step.key)
+            if child is None:
+                child = node["children"][step.key] = {
+                    "children": {},
+                    "depth": node["depth"] + 1,
+                    "step": step,
+                    "index": index,
+                    "count": 0,
+                    "passed": 0,
+                    "end": 0,
+                    "endPassed": 0,
+                    "base": False,
+                    "variants": {},
+                }
+            path.append(child)
+            node = child
+        return path
+
+    for node in walk(sweep.steps[("baseline", "billing", 0)]):
+        node["base"] = True
+    for rec in sweep.frame.to_dict("records"):
+        if rec["variant"] == "baseline":
+            continue
+        path = walk(sweep.steps[(rec["variant"], rec["taskId"], int(rec["trial"]))])
+        for node in path:
+            node["count"] += 1
+            node["passed"] += bool(rec["passed"])
+            node["variants"][rec["variant"]] = None
+        path[-1]["end"] += 1
+        path[-1]["endPassed"] += bool(rec["passed"])
+    rows: list[dict[str, Any]] = []
+    stack: list[tuple[dict[str, Any], int | None]] = [(root, None)]
+    while stack:
+        node, parent = stack.pop()
+        number = len(rows)
+        step = node["step"]
+        rows.append(
+            {
+                "node": number,
+                "parent": parent,
+                "depth": node["depth"],
+                "step": "start"
+                if step is None
+                else f"{node['index']} {step.tool}{'!' if step.is_error else ''}",
+                "tool": "" if step is None else step.tool,
+                "args": "" if step is None else step.args_json,
+                "isError": False if step is None else step.is_error,
+                "servedBy": "" if step is None else step.served_by,
+                "count": node["count"],
+                "passedCount": node["passed"],
+                "endCount": node["end"],
+                "endPassed": node["endPassed"],
+                "onBaseline": node["base"],
+                "variants": ",".join(node["variants"]),
+            }
+        )
+        stack.extend((c, number) for c in reversed(list(node["children"].values())))
+    return pd.DataFrame(rows).astype({"parent": "Int64"})
+
+
+def _divergence(steps: tuple[HandStep, ...], base: tuple[HandStep, ...]) -> int | None:
+    for index, (a, b) in enumerate(zip(steps, base, strict=False)):
+        if a.key != b.key:
+            return index
+    return None if len(steps) == len(base) else min(len(steps), len(base))
+
+
+def hand_sweep(
+    tools: tuple[str, ...] = BILLING_TOOLS,
+    *,
+    recorded_error: int | None = 3,
+    arg_text: str = "",
+    name_prefix: str = "",
+) -> HandSweep:
+    """Single hard and transient faults on every boundary of a recorded run of ``tools``."""
+    base = tuple(
+        HandStep(tool, json.dumps({"i": i, "note": arg_text}), i == recorded_error)
+        for i, tool in enumerate(tools)
+    )
+    steps: dict[tuple[str, str, int], tuple[HandStep, ...]] = {("baseline", "billing", 0): base}
+    rows: list[dict[str, Any]] = [_row("baseline", "", "", base, base, True, None)]
+    boundary_rows: list[dict[str, Any]] = []
+    for b, step in enumerate(base):
+        failed = HandStep(step.tool, step.args_json, True)
+        for kind in ("hard", "transient"):
+            name = f"{name_prefix}b{b:02d}-{kind}"
+            if kind == "hard":
+                taken = (*base[:b], failed, failed)
+                passed = False
+            else:
+                taken = (*base[:b], failed, *base[b:])
+                passed = True
+            steps[(name, "billing", 0)] = taken
+            rows.append(_row(name, str(b), kind, taken, base, passed, passed))
+            boundary_rows.append(
+                {
+                    "taskId": "billing",
+                    "boundary": b,
+                    "kind": kind,
+                    "variants": 1,
+                    "trials": 1,
+                    "recoveryRate": float(passed),
+                    "passHatK": float(passed),
+                    "extraCalls": float(len(taken) - len(base)),
+                }
+            )
+    frame = pd.DataFrame(rows).astype(
+        {"divergenceStep": "Int64", "recovered": "boolean", "passed": "bool"}
+    )
+    return HandSweep(frame=frame, steps=steps, boundary_rows=boundary_rows)
+
+
+def _row(
+    name: str,
+    boundaries: str,
+    kind: str,
+    taken: tuple[HandStep, ...],
+    base: tuple[HandStep, ...],
+    passed: bool,
+    recovered: bool | None,
+) -> dict[str, Any]:
+    return {
+        "variant": name,
+        "taskId": "billing",
+        "boundaries": boundaries,
+        "kind": kind,
+        "trial": 0,
+        "passed": passed,
+        "score": float(passed),
+        "calls": len(taken),
+        "errorsServed": sum(s.is_error for s in taken),
+        "fixtureMisses": 0,
+        "outcome": "completed" if passed else "failed",
+        "divergenceStep": _divergence(taken, base),
+        "recovered": recovered if recovered is not None else pd.NA,
+        "trajectory": " > ".join(f"{s.tool}!" if s.is_error else s.tool for s in taken),
+    }
+
+
+def synthetic_sweep(n_variants: int = 1000) -> HandSweep:
+    """About ``n_variants`` single-fault variants over a long recorded run (two per boundary)."""
+    tools = tuple(f"svc{i % 7}:op{i % 11}" for i in range(n_variants // 2))
+    return hand_sweep(tools, recorded_error=None)
+
+
+@pytest.fixture(scope="module")
+def billing() -> HandSweep:
+    return hand_sweep()
+
+
+@pytest.fixture(scope="module")
+def big() -> HandSweep:
+    return synthetic_sweep(1000)
+
+
+def _datasets(spec: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Every inline dataset of a spec (top-level ``datasets`` and any inline ``data.values``)."""
+    found = [rows for rows in spec.get("datasets", {}).values()]
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            values = (
+                node.get("data", {}).get("values") if isinstance(node.get("data"), dict) else None
+            )
+            if isinstance(values, list):
+                found.append(values)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit({k: v for k, v in spec.items() if k != "datasets"})
+    return found
+
+
+def _layer_rows(spec: dict[str, Any], mark: str) -> list[list[dict[str, Any]]]:
+    out = []
+    for layer in spec["layer"]:
+        layer_mark = layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        if layer_mark == mark:
+            name = layer["data"]["name"]
+            out.append(spec["datasets"][name])
+    return out
+
+
+def _by_colour(spec: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """The rows of the one layer coloured by ``field``."""
+    (rows,) = [
+        spec["datasets"][layer["data"]["name"]]
+        for layer in spec["layer"]
+        if layer["encoding"].get("color", {}).get("field") == field
+    ]
+    return rows
+
+
+# ---- branch chart -------------------------------------------------------------------------
+
+
+def test_branch_chart_draws_every_node_of_a_small_sweep(billing: HandSweep) -> None:
+    """R33: all nodes of a 24-variant tree are drawn, with their counts."""
+    tree = billing.branches()
+    spec = chart_spec(branch_chart(tree))
+    nodes = _by_colour(spec, "call")
+    assert len(nodes) == len(tree)
+    assert sum(r["count"] for r in nodes if r["key"] == "n0") == 24
+    assert not any(r["key"].startswith("other") for r in nodes)
+
+
+def test_branch_chart_spine_is_one_straight_line(billing: HandSweep) -> None:
+    """R33: the baseline path is drawn on one y; no other node sits on that y."""
+    spec = chart_spec(branch_chart(billing.branches()))
+    nodes = _by_colour(spec, "call")
+    spine = [r for r in nodes if r["spine"]]
+    assert len(spine) == 13  # the root and 12 recorded calls
+    assert {r["y"] for r in spine} == {0}
+    assert all(r["y"] != 0 for r in nodes if not r["spine"])
+    assert sorted(r["x"] for r in spine) == list(range(13))
+
+
+def test_branches_leave_the_spine_at_their_divergence_step(billing: HandSweep) -> None:
+    """R33: each branch's first node is one step right of the spine node it leaves."""
+    tree = billing.branches()
+    spec = chart_spec(branch_chart(tree))
+    (edges,) = _layer_rows(spec, "rule")
+    leaving = [e for e in edges if e["y"] == 0 and e["y2"] != 0]
+    assert leaving and all(e["x2"] == e["x"] + 1 for e in leaving)
+    divergence = {
+        int(d) for d in billing.frame["divergenceStep"].dropna()
+    }  # 0-based step; depth = step + 1
+    assert {e["x2"] - 1 for e in leaving} == divergence
+
+
+def test_branch_lanes_do_not_overlap(billing: HandSweep) -> None:
+    """Two nodes never share a position, and no two horizontal edges overlap on one lane."""
+    spec = chart_spec(branch_chart(billing.branches()))
+    nodes = _by_colour(spec, "call")
+    positions = [(r["x"], r["y"]) for r in nodes]
+    assert len(positions) == len(set(positions))
+    (edges,) = _layer_rows(spec, "rule")
+    spans: dict[float, list[tuple[float, float]]] = {}
+    for e in edges:
+        if e["y"] == e["y2"]:
+            for a, b in spans.get(e["y"], []):
+                assert e["x2"] <= a or e["x"] >= b, f"overlap on lane {e['y']}"
+            spans.setdefault(e["y"], []).append((e["x"], e["x2"]))
+
+
+def test_branch_chart_encodes_outcome_width_and_tooltips(billing: HandSweep) -> None:
+    """Node shape/colour by call result, end markers by final outcome, edge width by passedCount."""
+    spec = chart_spec(branch_chart(billing.branches()))
+    encodings = {layer["mark"]["type"]: layer["encoding"] for layer in spec["layer"]}
+    assert encodings["rule"]["strokeWidth"]["field"] == "passedCount"
+    point_layers = [layer for layer in spec["layer"] if layer["mark"]["type"] == "point"]
+    fields = {layer["encoding"]["color"]["field"] for layer in point_layers}
+    assert fields == {"call", "end"}
+    node_layer = next(lay for lay in point_layers if lay["encoding"]["color"]["field"] == "call")
+    assert node_layer["encoding"]["shape"]["field"] == "call"
+    tips = {t["field"] for t in node_layer["encoding"]["tooltip"]}
+    assert {"step", "tool", "args", "count", "passedCount", "variants"} <= tips
+    ends = _by_colour(spec, "end")
+    assert {r["end"] for r in ends} == {"ended passed", "ended failed"}
+    nodes = _by_colour(spec, "call")
+    assert {r["call"] for r in nodes} == {"start", "ok", "error served"}
+
+
+def test_branch_chart_truncates_long_args_in_tooltips() -> None:
+    sweep = hand_sweep(arg_text="x" * 500)
+    spec = chart_spec(branch_chart(sweep.branches()))
+    nodes = _by_colour(spec, "call")
+    assert max(len(r["args"]) for r in nodes) <= 80
+
+
+def test_branch_chart_layout_is_deterministic(billing: HandSweep) -> None:
+    a = json.dumps(chart_spec(branch_chart(billing.branches())), sort_keys=True)
+    b = json.dumps(chart_spec(branch_chart(hand_sweep().branches())), sort_keys=True)
+    assert a == b
+
+
+# ---- row limit at 1,000 variants -------------------------------------------------------------
+
+
+def test_charts_stay_under_the_row_limit_at_1000_variants(big: HandSweep) -> None:
+    """No dataset over 5,000 rows with Altair's data transformer left at its default."""
+    assert alt.data_transformers.active == "default"
+    assert len(big.frame) > 1000
+    tree = big.branches()
+    assert len(tree) > ALTAIR_ROW_LIMIT  # the raw tree would not fit
+    for chart in (
+        branch_chart(tree),
+        recovery_matrix(big.per_boundary()),
+        divergence_strip(big.frame, big.steps),
+        divergence_strip(big.frame),
+    ):
+        spec = chart_spec(chart)  # raises MaxRowsError if a dataset is too big
+        sizes = [len(rows) for rows in _datasets(spec)]
+        assert sizes and max(sizes) <= ALTAIR_ROW_LIMIT
+    assert alt.data_transformers.active == "default"
+
+
+def test_branch_chart_merges_the_rest_into_other_branches(big: HandSweep) -> None:
+    tree = big.branches()
+    spec = chart_spec(branch_chart(tree, max_nodes=60))
+    nodes = _by_colour(spec, "call")
+    others = [r for r in nodes if r["key"].startswith("other@")]
+    drawn = [r for r in nodes if not r["spine"] and not r["key"].startswith("other@")]
+    assert others and len(drawn) <= 60
+    assert len({r["y"] for r in others}) == 1
+    assert min(r["y"] for r in nodes) == others[0]["y"]
+    # Counts are kept: what leaves the spine at depth 1 is drawn or merged, never lost.
+    depth1 = [r for r in nodes if r["x"] == 1 and not r["spine"]]
+    total = int(tree[(tree["depth"] == 1) & ~tree["onBaseline"]]["count"].sum())
+    assert sum(r["count"] for r in depth1) == total
+    assert "merged" in json.dumps(spec["title"])
+
+
+def test_divergence_strip_shows_at_most_n_variants_with_a_note(big: HandSweep) -> None:
+    spec = chart_spec(divergence_strip(big.frame, big.steps, max_rows=25))
+    cells = _by_colour(spec, "call")
+    shown = list(dict.fromkeys(r["row"] for r in cells))
+    assert len(shown) <= 25
+    assert f"of {len(big.frame)} variant-trials" in json.dumps(spec["title"])
+
+
+# ---- recovery matrix and divergence strip -------------------------------------------------------
+
+
+def test_recovery_matrix_cells_carry_rate_and_text(billing: HandSweep) -> None:
+    spec = chart_spec(recovery_matrix(billing.per_boundary()))
+    (rows,) = spec["datasets"].values()
+    assert len(rows) == 24
+    rect = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "rect")
+    text = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "text")
+    assert rect["encoding"]["color"]["field"] == "rate"
+    assert rect["encoding"]["x"]["field"] == "column"
+    assert rect["encoding"]["y"]["field"] == "kind"
+    assert text["encoding"]["text"]["field"] == "rateText"
+    hard = {r["rateText"] for r in rows if r["kind"] == "hard"}
+    transient = {r["rateText"] for r in rows if r["kind"] == "transient"}
+    assert hard == {"0%"} and transient == {"100%"}
+
+
+def test_recovery_matrix_bins_many_boundaries(big: HandSweep) -> None:
+    spec = chart_spec(recovery_matrix(big.per_boundary(), max_columns=20))
+    (rows,) = spec["datasets"].values()
+    assert len({r["column"] for r in rows}) <= 20
+    assert {r["trials"] for r in rows} != {1}
+    assert all(r["rateText"] in ("0%", "100%") for r in rows)
+
+
+def test_divergence_strip_marks_failed_calls_and_divergence(billing: HandSweep) -> None:
+    """R17: failed calls are marked; the divergence step of each variant is marked."""
+    spec = chart_spec(divergence_strip(billing.frame, billing.steps))
+    cells = _by_colour(spec, "call")
+    marks = next(
+        spec["datasets"][lay["data"]["name"]]
+        for lay in spec["layer"]
+        if "opacity" in lay["encoding"]
+    )
+    hard = [r for r in cells if r["row"] == "b05-hard"]
+    assert [r["call"] for r in hard][-2:] == ["error served", "error served"]
+    assert {"row": "b05-hard", "step": 5, "mark": "divergence"} in marks
+    order = list(dict.fromkeys(r["row"] for r in cells))
+    assert order[0] == "baseline"
+    assert len(marks) == 24
+    # Without the steps mapping the compact trajectory gives the same calls.
+    plain = chart_spec(divergence_strip(billing.frame))
+    plain_cells = _by_colour(plain, "call")
+    assert [(r["row"], r["call"]) for r in plain_cells] == [(r["row"], r["call"]) for r in cells]
+
+
+# ---- rendering ----------------------------------------------------------------------------------
+
+
+def test_save_chart_writes_a_png(billing: HandSweep, tmp_path: Path) -> None:
+    path = save_chart(branch_chart(billing.branches()), tmp_path / "branches.png")
+    data = path.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    assert len(data) > 20_000
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_save_chart_writes_svg_by_suffix_and_refuses_others(
+    billing: HandSweep, tmp_path: Path
+) -> None:
+    path = save_chart(recovery_matrix(billing.per_boundary()), tmp_path / "m.svg")
+    assert path.read_text(encoding="utf-8").lstrip().startswith("<svg")
+    with pytest.raises(ValueError, match=r"\.png or \.svg"):
+        save_chart(recovery_matrix(billing.per_boundary()), tmp_path / "m.jpg")
+
+
+def test_enable_offline_falls_back_to_png_outside_a_kernel() -> None:
+    before = alt.renderers.active
+    try:
+        assert enable_offline() == "png"
+        assert alt.renderers.active == "png"
+    finally:
+        alt.renderers.enable(before)
