@@ -42,8 +42,41 @@ _CREDENTIAL_WORDS = frozenset(
     }
 )
 
+# Words that make a key name a quantity rather than a credential: ``token_count``,
+# ``tokenLimit`` and ``max_token`` count tokens; they hold no secret.
+_QUANTITY_WORDS = frozenset(
+    {
+        "count",
+        "counts",
+        "limit",
+        "limits",
+        "max",
+        "min",
+        "num",
+        "total",
+        "usage",
+        "budget",
+        "length",
+    }
+)
+
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+([A-Za-z0-9._~+/=-]{8,})")
+"""``Bearer <token>`` / ``Basic <credentials>``; the token must also look like one (below)."""
+
+_TOKEN_SIGNAL = re.compile(r"[0-9_~+/=]|[a-z][A-Z]")
+"""What an opaque token has and an English word does not: a digit, a ``_~+/=`` or a case change.
+Without it ``basic information`` or ``Basic membership`` would read as credentials."""
+
+# A credential key's value written inside text: JSON text (``"api_key": "..."``) in a tool's text
+# content, or a query parameter (``?api_key=...``) in a URL.
+_JSON_PAIR = re.compile(
+    r'"(?P<key>[A-Za-z0-9_.-]{1,64})"(?P<sep>\s*:\s*)"(?P<value>(?:[^"\\]|\\.)+)"'
+)
+_QUERY_PAIR = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,63})=(?P<value>[^&\s\"'<>]+)"
+)
+
 _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("bearer token", re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")),
     ("API key", re.compile(r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}")),
     ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),
     ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
@@ -71,6 +104,8 @@ class Redaction:
 def is_credential_key(key: str) -> bool:
     """Whether a mapping key names a credential."""
     words = [w.lower() for w in _WORD_SPLIT.split(key) if w]
+    if any(w in _QUANTITY_WORDS for w in words):
+        return False
     if any(w in _CREDENTIAL_WORDS for w in words):
         return True
     return any(a + b in _CREDENTIAL_WORDS for a, b in itertools.pairwise(words))
@@ -78,13 +113,39 @@ def is_credential_key(key: str) -> bool:
 
 def _redact_string(text: str) -> tuple[str, list[str]]:
     reasons: list[str] = []
+    keys: list[str] = []
+
+    def pair(match: re.Match[str]) -> str:
+        key, value = match.group("key"), match.group("value")
+        if value == REDACTED or not is_credential_key(key):
+            return match.group(0)
+        keys.append(key)
+        start, end = match.span("value")
+        offset = match.start()
+        whole = match.group(0)
+        return whole[: start - offset] + REDACTED + whole[end - offset :]
+
+    if '"' in text:
+        text = _JSON_PAIR.sub(pair, text)
+    if "=" in text:
+        text = _QUERY_PAIR.sub(pair, text)
+    reasons.extend(f"credential key {key!r} in text" for key in dict.fromkeys(keys))
+
+    bearers: list[str] = []
+
+    def bearer(match: re.Match[str]) -> str:
+        if not _TOKEN_SIGNAL.search(match.group(2)):
+            return match.group(0)
+        bearers.append(match.group(1))
+        return f"{match.group(1)} {REDACTED}"
+
+    text = _BEARER.sub(bearer, text)
+    if bearers:
+        reasons.append("bearer token")
     for reason, pattern in _TOKEN_PATTERNS:
         if pattern.search(text):
             reasons.append(reason)
-            if reason == "bearer token":
-                text = pattern.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
-            else:
-                text = pattern.sub(REDACTED, text)
+            text = pattern.sub(REDACTED, text)
     return text, reasons
 
 
@@ -101,8 +162,9 @@ def redact(value: Any, path: str = "") -> tuple[Any, list[Redaction]]:
 
     Under a credential key, a string or number is replaced whole; ``None`` and booleans are
     kept (they hold no secret); objects and lists under it are redacted leaf by leaf. Elsewhere,
-    strings are scanned for bearer-token and API-key shapes. JSON text inside strings (such as a
-    tool's text content) is scanned as text, so a token inside it is caught too.
+    strings are scanned for bearer-token and API-key shapes, and for a credential key's value
+    written inside the text (``"api_key": "..."`` in a tool's JSON text content, ``?token=...`` in
+    a URL). A key that names a quantity (``max_tokens``, ``token_count``) is not a credential.
     """
     found: list[Redaction] = []
     out = _walk(value, path, found, under_key=None)

@@ -1,0 +1,194 @@
+"""Secret redaction (SPEC R31): credential keys and token-shaped strings, reported by path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import workbench as wb
+from workbench._redact import REDACTED, is_credential_key, redact
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "api_key",
+        "apiKey",
+        "x-api-key",
+        "X-API-Key",
+        "Authorization",
+        "authorization",
+        "password",
+        "token",
+        "access_token",
+        "refreshToken",
+        "client_secret",
+        "clientSecret",
+        "cookie",
+        "secret",
+    ],
+)
+def test_credential_keys_are_recognised(key: str) -> None:
+    """R31: keys that name credentials."""
+    assert is_credential_key(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "max_tokens",
+        "maxTokens",
+        "total_tokens",
+        "prompt_tokens",
+        "max_new_tokens",
+        "token_count",
+        "tokenLimit",
+        "author",
+        "tokenizer",
+        "session_id",
+        "keyboard",
+        "monkey",
+    ],
+)
+def test_ordinary_keys_are_not_credentials(key: str) -> None:
+    """R31: ``max_tokens`` and other token counts are settings, not secrets."""
+    assert not is_credential_key(key)
+
+
+def test_values_under_credential_keys_are_redacted_and_reported_by_path() -> None:
+    """R31: each value is replaced and reported by JSON path and reason, never by value."""
+    value = {
+        "api_key": "abc123",
+        "headers": {"Authorization": "Bearer zzz999", "X-Api-Key": "k-1", "Accept": "json"},
+        "login": {"password": "hunter2", "user": "ana"},
+        "oauth": {"client_secret": "s3cr3t", "client_id": "cid"},
+        "max_tokens": 512,
+        "token": 12345,
+        "password_set": None,
+    }
+    out, found = redact(value, "args")
+    assert out["api_key"] == REDACTED
+    assert out["headers"] == {"Authorization": REDACTED, "X-Api-Key": REDACTED, "Accept": "json"}
+    assert out["login"] == {"password": REDACTED, "user": "ana"}
+    assert out["oauth"] == {"client_secret": REDACTED, "client_id": "cid"}
+    assert out["max_tokens"] == 512
+    assert out["token"] == REDACTED
+    assert out["password_set"] is None
+    assert sorted(r.path for r in found) == sorted(
+        [
+            "args.api_key",
+            "args.headers.Authorization",
+            "args.headers.X-Api-Key",
+            "args.login.password",
+            "args.oauth.client_secret",
+            "args.token",
+        ]
+    )
+    secrets = ("abc123", "zzz999", "k-1", "hunter2", "s3cr3t", "12345")
+    assert not any(s in json.dumps([r.to_json() for r in found]) for s in secrets)
+    assert value["api_key"] == "abc123"  # the input is not changed
+
+
+def test_everything_under_a_credential_key_is_redacted_leaf_by_leaf() -> None:
+    out, found = redact({"credentials": {"user": "u", "keys": ["a1", "b2"]}})
+    assert out == {"credentials": {"user": REDACTED, "keys": [REDACTED, REDACTED]}}
+    assert [r.path for r in found] == [
+        "credentials.user",
+        "credentials.keys[0]",
+        "credentials.keys[1]",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("curl -H 'Authorization: Bearer eyAbc.def_123-xyz'", "Authorization: Bearer [REDACTED]'"),
+        ("use Basic dXNlcjpwYXNzd29yZA== to log in", "use Basic [REDACTED] to log in"),
+        ("key sk-live-ABCDEFGHIJKLMNOPQRST here", "key [REDACTED] here"),
+        ('{"api_key": "abc123", "n": 1}', '{"api_key": "[REDACTED]", "n": 1}'),
+        ("GET https://x.example/v1?user=ana&access_token=q1w2e3", "access_token=[REDACTED]"),
+    ],
+)
+def test_tokens_inside_text_are_redacted(text: str, redacted: str) -> None:
+    """R31: bearer tokens, API keys and credential values written inside text."""
+    out, found = redact({"content": [{"type": "text", "text": text}]})
+    assert redacted in out["content"][0]["text"]
+    assert [r.path for r in found] == ["content[0].text"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The basic economy fare has no changes; Basic membership gives basic information.",
+        "Your bearer instrument is here.",
+        '{"max_tokens": "512", "token_count": "12"}',
+        "limit=10&max_tokens=200",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    """R31 must not eat prose: a word after ``basic`` or ``bearer`` is not a token."""
+    out, found = redact({"t": text})
+    assert out == {"t": text}
+    assert found == []
+
+
+def test_redaction_is_idempotent() -> None:
+    value: dict[str, Any] = {"password": "p", "t": "Bearer abc123def456", "j": '{"token": "x"}'}
+    once, _ = redact(value)
+    twice, found = redact(once)
+    assert twice == once
+    assert found == []
+
+
+def test_promotion_redacts_secrets_in_args_and_responses_consistently(tmp_path: Path) -> None:
+    """R31 with R30: a secret in a call's args is redacted in the fixture, the script and the
+    trajectory alike, so the self-test still passes; a token in a response is redacted too.
+    Reports name fixture paths only (the script and trajectory hold copies)."""
+    messages = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {
+                        "name": "http_get",
+                        "arguments": json.dumps(
+                            {
+                                "url": "https://api.example/x",
+                                "headers": {"Authorization": "Bearer t0k3n-abcdef"},
+                            }
+                        ),
+                    },
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": '{"session": {"token": "s-123"}, "max_tokens": 9}',
+        },
+        {"role": "assistant", "content": "done"},
+    ]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    promotion = wb.promote(wb.load_runs(path))
+    task = promotion.suite.tasks[0]
+    entry = task["fixtures"]["toolResponses"][0]
+    assert entry["args"]["headers"]["Authorization"] == REDACTED
+    assert task["input"]["script"][0]["args"] == entry["args"]
+    assert task["trajectory"]["expected"][0]["args"] == entry["args"]
+    text = entry["response"]["content"][0]["text"]
+    assert json.loads(text) == {"session": {"token": REDACTED}, "max_tokens": 9}
+    assert "t0k3n" not in promotion.suite.to_json() and "s-123" not in promotion.suite.to_json()
+    assert sorted(r.path for r in promotion.redactions) == [
+        "tasks[0].fixtures.toolResponses[0].args.headers.Authorization",
+        "tasks[0].fixtures.toolResponses[0].response.content[0].text",
+    ]
+    assert promotion.self_test is not None and promotion.self_test.passed
+    assert promotion.suite.validate() == []
