@@ -245,12 +245,14 @@ def load_anthropic(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             blocks: Sequence[Any] = content if isinstance(content, list) else []
             role = message.get("role")
             texts: list[str] = []
+            made_calls = False
             for b_index, block in enumerate(blocks):
                 if not isinstance(block, Mapping):
                     continue
                 kind = block.get("type")
                 block_where = f"{where}, block {b_index}"
                 if kind == "tool_use":
+                    made_calls = True
                     call_id = block.get("id")
                     name = block.get("name")
                     if not isinstance(call_id, str) or not call_id:
@@ -279,7 +281,9 @@ def load_anthropic(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                     )
                 elif kind == "text" and isinstance(block.get("text"), str):
                     texts.append(block["text"])
-            if role == "assistant":
+            # The answer is the last assistant text with no tool call beside it, as for OpenAI
+            # chat: text next to a tool_use ("I'll look that up") is not the run's answer.
+            if role == "assistant" and not made_calls:
                 if isinstance(content, str) and content:
                     answer = content
                 elif texts:
