@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         return fail(str(exc))
-    path = promotion.suite.save(args.output)
+    try:
+        path = promotion.suite.save(args.output)
+    except OSError as exc:
+        return fail(f"{args.output}: cannot write: {exc.strerror or exc}")
     for line in promotion.summary_lines():
         print(line)
     print(f"wrote {path}")

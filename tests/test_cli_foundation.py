@@ -1,0 +1,198 @@
+"""The ``workbench`` command's foundation subcommands: boundaries, promote, validate.
+
+Exit codes: 0 ok, 1 a failed check, 2 bad input (SPEC R2: errors name the file and line).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import workbench as wb
+from workbench._boundary import BOUNDARY_COLUMNS
+from workbench.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
+TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_boundaries_json_prints_the_table_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """``boundaries --json``: a JSON array, one object a boundary, the table's keys, boolean
+    ``isError`` (R3) and ``null`` for a missing duration."""
+    code, out, _ = run_cli(capsys, "boundaries", BILLING, "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert isinstance(rows, list) and len(rows) == 12
+    for index, row in enumerate(rows):
+        assert list(row) == list(BOUNDARY_COLUMNS)
+        assert row["index"] == index
+        assert type(row["isError"]) is bool
+    assert [r["index"] for r in rows if r["isError"]] == [3]
+    assert rows[3]["error"] and rows[0]["error"] is None
+    table = wb.load_runs(BILLING).to_frame()
+    assert [r["callId"] for r in rows] == list(table["callId"])
+
+
+def test_boundaries_json_of_a_multi_run_file_has_a_run_column(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run_cli(capsys, "boundaries", TAU_FULL, "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert len(rows) == 182
+    assert sum(r["isError"] for r in rows) == 16
+    assert list(rows[0]) == ["run", *BOUNDARY_COLUMNS]
+    assert rows[0]["run"] == "task-0-trial-0"
+    assert all(r["durationMs"] is None for r in rows)
+
+
+def test_boundaries_csv(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "boundaries", BILLING, "--csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 12
+    assert list(rows[0]) == list(BOUNDARY_COLUMNS)
+    assert [r["isError"] for r in rows].count("True") == 1
+
+
+def test_boundaries_table_and_error_prefix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The plain table, and ``--error-prefix`` as the error rule for a flagless format (R3)."""
+    code, out, _ = run_cli(capsys, "boundaries", BILLING)
+    assert code == 0 and "billing:lookup" in out and "callId" in out
+    chat = tmp_path / "chat.json"
+    chat.write_text(
+        json.dumps(
+            [
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "a",
+                            "type": "function",
+                            "function": {"name": "t", "arguments": "{}"},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "a", "content": "FAIL: nope"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    _, out, _ = run_cli(capsys, "boundaries", chat, "--json")
+    assert json.loads(out)[0]["isError"] is False
+    _, out, _ = run_cli(capsys, "boundaries", chat, "--json", "--error-prefix", "FAIL:")
+    assert json.loads(out)[0]["isError"] is True
+
+
+def test_promote_writes_a_valid_suite_and_prints_counts_and_redactions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``promote -o``: the suite is written and valid; the output names the counts, each
+    redaction by path (R31) and the self-test (R30)."""
+    target = tmp_path / "suite.json"
+    code, out, _ = run_cli(capsys, "promote", BILLING, "-o", target)
+    assert code == 0
+    suite = wb.Suite.load(target)
+    assert suite.validate() == []
+    assert "12 tool boundaries" in out and "1 recorded error(s)" in out
+    assert "tasks[0].fixtures.toolResponses[7].args.api_key" in out
+    assert "self-test passed" in out
+    assert str(target) in out
+    assert "sk-live" not in target.read_text(encoding="utf-8")
+
+
+def test_promote_tau_bench(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "tau.json"
+    code, out, _ = run_cli(capsys, "promote", TAU_FULL, "-o", target, "--strict-trajectory")
+    assert code == 0
+    assert "promoted 20 task(s): 182 tool boundaries, 16 recorded error(s)" in out
+    suite = wb.Suite.load(target)
+    assert {t["trajectory"]["match"] for t in suite.tasks} == {"strict"}
+    assert code == main(["validate", str(target)])
+
+
+def test_promote_to_an_unwritable_place_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    code, _, err = run_cli(capsys, "promote", BILLING, "-o", blocker / "suite.json")
+    assert code == 2
+    assert "cannot write" in err and "suite.json" in err
+
+
+def test_validate_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``validate``: 0 valid; 1 invalid, each problem named by its JSON path; 2 unreadable."""
+    good = tmp_path / "good.json"
+    wb.promote(wb.load_runs(BILLING)).suite.save(good)
+    code, out, _ = run_cli(capsys, "validate", good)
+    assert code == 0 and "valid" in out
+
+    data: dict[str, Any] = json.loads(good.read_text(encoding="utf-8"))
+    data["tasks"][0]["fixtures"]["toolResponses"][3]["isError"] = "true"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "validate", bad)
+    assert code == 1
+    assert f"{bad}: tasks[0].fixtures.toolResponses[3].isError" in out
+
+    code, out, _ = run_cli(capsys, "validate", good, "--official")
+    assert code == 1 and "official" in out
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"tasks": [\n  1,,\n]}', encoding="utf-8")
+    code, _, err = run_cli(capsys, "validate", broken)
+    assert code == 2 and "broken.json" in err and "line 2" in err
+
+    code, _, err = run_cli(capsys, "validate", tmp_path / "missing.json")
+    assert code == 2 and "missing.json" in err
+
+
+@pytest.mark.parametrize("command", ["boundaries", "promote"])
+def test_bad_input_exits_2_naming_file_and_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """R2 on the command line: a missing file, an invalid JSON line and an unpaired call each
+    exit 2 with a message naming the file (and the line)."""
+    extra = ["-o", str(tmp_path / "out.json")] if command == "promote" else []
+
+    code, out, err = run_cli(capsys, command, tmp_path / "absent.jsonl", *extra)
+    assert code == 2 and "absent.jsonl" in err and out == ""
+
+    call = {
+        "type": "agent.tool-called",
+        "sequence": 0,
+        "runId": "r",
+        "payload": {"callId": "c1", "toolName": "t", "inputs": {}},
+    }
+    answer = {
+        "type": "agent.tool-returned",
+        "sequence": 1,
+        "runId": "r",
+        "payload": {"callId": "c1", "outcome": "ok"},
+    }
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps(call) + "\n{nope\n" + json.dumps(answer) + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, command, broken, *extra)
+    assert code == 2 and f"{broken}: line 2" in err and "invalid JSON" in err
+
+    unpaired = tmp_path / "unpaired.jsonl"
+    unpaired.write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, command, unpaired, *extra)
+    assert code == 2 and f"{unpaired}: line 1 (field payload.callId)" in err
+
+    assert not (tmp_path / "out.json").exists()
