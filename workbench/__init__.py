@@ -10,6 +10,8 @@ failures as failures (OpenWOP RFC 0244/0245), and grade trials with pass@k and p
     >>> result = wb.replay(suite, trials=4)
 """
 
+from typing import TYPE_CHECKING
+
 from ._agents import Agent, Decision, ScriptedAgent, ScriptError, TaskContext, ToolInterface
 from ._boundary import (
     ErrorRule,
@@ -27,12 +29,35 @@ from ._jsonio import JSONFileError, dumps_stable, write_json_atomic
 from ._promote import Promotion, promote
 from ._redact import Redaction
 from ._replay import ReplayResult, TaskResult, TrialResult, replay
-from ._schemas import SchemaProblem, validate_event, validate_suite, validate_summary
 from ._selftest import SelfTestReport
 from ._suite import FileChangedError, Suite, SuiteError
 from ._toolresult import ToolResult, error_text
 
+if TYPE_CHECKING:
+    from ._schemas import SchemaProblem, validate_event, validate_suite, validate_summary
+
 __version__ = "0.1.0"
+
+# The schema layer imports jsonschema, whose format checkers take about a second to import; it is
+# loaded on first use so that `import workbench` stays fast (sweep worker processes never need it).
+_LAZY = {
+    "SchemaProblem": "_schemas",
+    "validate_event": "_schemas",
+    "validate_suite": "_schemas",
+    "validate_summary": "_schemas",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"workbench.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Agent",
