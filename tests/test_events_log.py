@@ -337,3 +337,29 @@ def test_promoted_replay_log_is_valid_and_deterministic(
     a, b = replay(promoted, trials=2), replay(promoted, trials=2)
     assert events_to_jsonl(a.events) == events_to_jsonl(b.events)
     assert check_event_log(a.events) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"b": 1, "a": [1, 2, {"z": None, "y": True}]},
+        {"n": 1.0, "m": -0.0, "x": 2.5},
+        {"text": "caf\u00e9 \u2603", "e": "1.0"},
+        [],
+    ],
+)
+def test_args_hash_is_the_sha256_of_canonical_json(args: Any) -> None:
+    """R18/R22 (``agent.tool-called.argsHash`` under prePostEvents): the hash is of the args'
+    canonical JSON, so ``1`` and ``1.0`` (and key order) give the same hash."""
+    import hashlib
+
+    from workbench._agents import TaskContext
+    from workbench._host import FixtureHost, TaskFixtures
+    from workbench._matching import canonical_json
+
+    log = EventLog("local/x")
+    host = FixtureHost(TaskFixtures({"fixtures": {}}), TaskContext("t", 0), log=log)
+    host.call("tool", args)
+    called = log.events[0]["payload"]
+    expected = hashlib.sha256(canonical_json(args).encode("utf-8")).hexdigest()
+    assert called["argsHash"] == expected

@@ -90,6 +90,8 @@ class Counter:
         ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
         ({"n": 1}, {"n": 1.0}),
         ({"n": [1, {"x": 2, "y": 3}]}, {"n": [1.0, {"y": 3, "x": 2}]}),
+        ({"n": [1, 2]}, {"n": (1, 2)}),  # a Python agent's tuple is a JSON array
+        ({"f": 2.5, "z": -0.0}, {"z": 0, "f": 2.5}),
     ],
 )
 def test_exact_match_is_canonical_json_equality(entry_args: Any, call_args: Any) -> None:
@@ -103,7 +105,15 @@ def test_exact_match_is_canonical_json_equality(entry_args: Any, call_args: Any)
 
 @pytest.mark.parametrize(
     "call_args",
-    [{"a": 1}, {"a": 1, "b": 2, "c": 3}, {"a": True, "b": 2}, {"a": "1", "b": 2}, {}],
+    [
+        {"a": 1},
+        {"a": 1, "b": 2, "c": 3},
+        {"a": True, "b": 2},
+        {"a": 1.5, "b": 2},
+        {"a": "1", "b": 2},
+        {"a": [1], "b": 2},
+        {},
+    ],
 )
 def test_exact_match_rejects_different_args(call_args: Any) -> None:
     """R12 exact: a missing, extra or differently typed value is not equal (true is not 1)."""

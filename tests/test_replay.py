@@ -137,7 +137,9 @@ def test_rfc_0245_negative_capability_refused_before_anything_runs() -> None:
     """RFC 0245 Examples, negative capability (section C, SPEC R11): the same suite on a host
     without ``fixtureErrors`` is refused with the 400 ``validation_error`` body naming
     ``tasks[0].fixtures.toolResponses[0].isError``, before any agent call or trial."""
-    spy, trials, live_calls = SpyAgent(), [], []
+    spy = SpyAgent()
+    trials: list[Any] = []
+    live_calls: list[Any] = []
     with pytest.raises(HostRefusal) as caught:
         replay(
             rfc_0245_suite(),

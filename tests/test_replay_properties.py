@@ -87,8 +87,12 @@ def suites(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str]]:
                 "trials": draw(st.integers(1, 3)),
             }
         )
-    suite = {"suiteId": "local.prop.evals.s", "version": "1.0.0", "modes": ["golden"]}
-    suite["tasks"] = tasks
+    suite: dict[str, Any] = {
+        "suiteId": "local.prop.evals.s",
+        "version": "1.0.0",
+        "modes": ["golden"],
+        "tasks": tasks,
+    }
     live = draw(st.sets(st.sampled_from(TOOLS)))
     return suite, {tool: tool for tool in live}
 

@@ -179,6 +179,16 @@ def script_problems(task_input: Any, field: str = "input") -> list[str]:
         return [f"{field}.script: the scripted agent needs a list of steps"]
     problems: list[str] = []
     for i, step in enumerate(task_input["script"]):
+        # Fast path for the common step (a tool, and no policy or abort/skip): nothing to report,
+        # so no field names are built. Anything else takes the full check below.
+        if type(step) is dict:
+            tool = step.get("tool")
+            if type(tool) is str and tool:
+                if "onError" not in step:
+                    continue
+                policy = step["onError"]
+                if type(policy) is str and (policy == "abort" or policy == "skip"):
+                    continue
         where = f"{field}.script[{i}]"
         problems += _call_problems(step, where)
         if isinstance(step, Mapping) and "onError" in step:

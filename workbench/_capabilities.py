@@ -171,6 +171,16 @@ def first_unadvertised_field(
     suite: Mapping[str, Any], profile: HostProfile
 ) -> tuple[str, str] | None:
     """The first field the host does not advertise, with the reason, or ``None``."""
+    if (
+        profile.fixture_matching
+        and profile.fixture_errors
+        and profile.trials
+        and profile.trajectory
+    ):
+        # Only modes can be unadvertised: skip the walk over every fixture entry (hot in sweeps).
+        modes = suite.get("modes")
+        if not isinstance(modes, list) or all(m in profile.modes for m in modes):
+            return None
     for field, capability in _gated_fields(suite):
         if not _advertised(profile, capability):
             if capability.startswith("mode:"):

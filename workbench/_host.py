@@ -12,6 +12,8 @@ callable answers. Every path reads one :class:`~workbench.ToolResult` (R17).
 from __future__ import annotations
 
 import hashlib
+import json
+import json.encoder
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,7 +26,7 @@ from ._events import (
     TOOL_ERROR,
     EventLog,
 )
-from ._matching import args_match, canonical_json
+from ._matching import args_match, canonical_json, json_equal
 from ._suite import OnMiss, task_on_miss, task_tool_responses
 from ._toolresult import ToolResult, error_text, text_content
 
@@ -79,13 +81,17 @@ class CallRecord:
         return {"tool": self.tool, "args": self.args}
 
 
+_UNSET: Any = "\0unset"
+"""Marks a lazily computed key not computed yet (no JSON text starts with a NUL)."""
+
+
 class TaskFixtures:
     """A task's fixture entries prepared once for serving: grouped by tool, args canonicalised.
 
     Shared by every trial of the task (each trial has its own consumption state).
     """
 
-    __slots__ = ("_by_tool", "_canon", "_modes", "_results", "entries", "on_miss", "tool_names")
+    __slots__ = ("_by_tool", "_keys", "_modes", "_results", "entries", "on_miss", "tool_names")
 
     def __init__(self, task: Mapping[str, Any]) -> None:
         self.entries: list[dict[str, Any]] = task_tool_responses(task)
@@ -93,47 +99,62 @@ class TaskFixtures:
         self.on_miss: OnMiss = task_on_miss(task)
         """The task's ``fixtures.onMiss`` (R6)."""
         by_tool: dict[str, list[int]] = {}
-        canon: list[str | None] = []
         modes: list[str] = []
-        results: list[ToolResult] = []
         for index, entry in enumerate(self.entries):
             by_tool.setdefault(str(entry.get("tool")), []).append(index)
-            has_args = "args" in entry
-            mode = entry.get("argsMatch", "exact") if has_args else "any"
-            modes.append(mode)
-            canon.append(canonical_json(entry["args"]) if has_args and mode == "exact" else None)
-            is_error = entry.get("isError") is True
-            results.append(
-                _result_from(
-                    entry.get("response"),
-                    is_error=is_error,
-                    error_code=TOOL_ERROR if is_error else None,
-                    meta={"servedBy": "fixture", "entry": index},
-                )
-            )
+            modes.append(entry.get("argsMatch", "exact") if "args" in entry else "any")
         self._by_tool = by_tool
-        self._canon = canon
         self._modes = modes
-        self._results = results
+        # Computed on first use (a replay usually looks at each entry once): the fast key of an
+        # exact entry's args and the prepared result of each entry.
+        self._keys: list[str | None] = [_UNSET] * len(modes)
+        self._results: list[ToolResult | None] = [None] * len(modes)
         self.tool_names: tuple[str, ...] = tuple(by_tool)
         """The tools with entries, in first-entry order."""
 
-    def match(self, tool: str, args: Any, consumed: Sequence[bool]) -> int | None:
-        """The index of the first unconsumed entry matching the call (R12, R13), or ``None``."""
+    def match(
+        self,
+        tool: str,
+        args: Any,
+        consumed: Sequence[bool],
+        skip: dict[str, int] | None = None,
+        call_key: str | None = _UNSET,
+    ) -> int | None:
+        """The index of the first unconsumed entry matching the call (R12, R13), or ``None``.
+
+        ``exact`` compares the compact sorted-key JSON texts first (equal texts are equal
+        values, so that is a sure match) and falls back to canonical JSON equality
+        (:func:`~workbench._matching.json_equal`: ``1`` equals ``1.0``) only when they differ.
+        """
         indices = self._by_tool.get(tool)
         if not indices:
             return None
-        canon_args: str | None = None
-        for index in indices:
+        start = 0
+        if skip is not None:
+            # ``skip[tool]``: how many of the tool's entries, from the first, are consumed
+            # (so in-order serving does not rescan them: amortised O(1) per call).
+            start = skip.get(tool, 0)
+            count = len(indices)
+            while start < count and consumed[indices[start]]:
+                start += 1
+            skip[tool] = start
+        modes = self._modes
+        for position in range(start, len(indices)):
+            index = indices[position]
             if consumed[index]:
                 continue
-            mode = self._modes[index]
+            mode = modes[index]
             if mode == "any":
                 return index
             if mode == "exact":
-                if canon_args is None:
-                    canon_args = canonical_json(args)
-                if canon_args == self._canon[index]:
+                if call_key is _UNSET:
+                    call_key = _fast_key(args)
+                entry_key = self._keys[index]
+                if entry_key is _UNSET:
+                    entry_key = self._keys[index] = _fast_key(self.entries[index]["args"])
+                if call_key is not None and call_key == entry_key:
+                    return index
+                if json_equal(self.entries[index]["args"], args):
                     return index
             elif args_match(self.entries[index].get("args"), args, "subset"):
                 return index
@@ -141,10 +162,76 @@ class TaskFixtures:
 
     def result(self, index: int) -> ToolResult:
         """The prepared result of entry ``index`` (read-only; shared between trials)."""
-        return self._results[index]
+        result = self._results[index]
+        if result is None:
+            entry = self.entries[index]
+            is_error = entry.get("isError") is True
+            result = self._results[index] = _result_from(
+                entry.get("response"),
+                is_error=is_error,
+                error_code=TOOL_ERROR if is_error else None,
+                meta={"servedBy": "fixture", "entry": index},
+            )
+        return result
+
+
+def _no_default(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+# The C encoder, made once: ``json.dumps`` builds a new one per call, which costs about as much
+# as the encoding itself for small args. Not in typeshed, hence the getattr.
+_MAKE_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODER: Any = (
+    _MAKE_C_ENCODER(
+        None, _no_default, json.encoder.encode_basestring, None, ":", ",", True, False, False
+    )
+    if _MAKE_C_ENCODER is not None
+    else None
+)
+_PY_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
+def _fast_key(value: Any) -> str | None:
+    """Compact sorted-key JSON of ``value`` (C encoder), or ``None`` when it cannot be written.
+
+    Two values with equal keys are equal JSON values. The converse needs canonical JSON
+    (``1`` vs ``1.0``), which the matcher falls back to when keys differ.
+    """
+    try:
+        if _C_ENCODER is not None:
+            return "".join(_C_ENCODER(value, 0))
+        return _PY_ENCODER.encode(value)
+    except (TypeError, ValueError):
+        return None
 
 
 _CALL_TOOL_RESULT_KEYS = frozenset({"content", "isError", "structuredContent", "_meta"})
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def _needs_canonical(value: Any) -> bool:
+    """Whether ``value``'s compact sorted-key JSON may differ from its canonical JSON: it holds
+    a float (``1.0`` is written ``1`` canonically) or a non-string key (canonical JSON refuses
+    it). Other JSON values have the same text both ways."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return True
+            if type(item) not in _SCALARS and _needs_canonical(item):
+                return True
+        return False
+    if kind is list or kind is tuple:
+        for item in value:  # noqa: SIM110 - a plain loop is faster on the hot path
+            if type(item) not in _SCALARS and _needs_canonical(item):
+                return True
+        return False
+    return kind not in _SCALARS
 
 
 def _is_call_tool_result(value: Any) -> bool:
@@ -164,6 +251,14 @@ def _result_from(
     content blocks, so a failure's error text is ``Tool call failed`` (R17) rather than the
     body's JSON; every other response is read by :meth:`ToolResult.from_response`.
     """
+    if type(response) is dict and "content" in response:  # the common MCP body: fast path
+        return ToolResult(
+            response["content"],
+            is_error,
+            response.get("structuredContent"),
+            error_code,
+            dict(meta),
+        )
     if (
         isinstance(response, Mapping)
         and "content" not in response
@@ -217,6 +312,7 @@ class FixtureHost:
         "_live_tools",
         "_log",
         "_pre_post",
+        "_skip",
         "calls",
         "context",
         "errors_served",
@@ -238,6 +334,7 @@ class FixtureHost:
     ) -> None:
         self._fixtures = fixtures
         self._consumed = [False] * len(fixtures.entries)
+        self._skip: dict[str, int] = {}
         self._live_tools = dict(live_tools or {})
         self._log = log if log is not None and log.enabled else None
         self._agent_id = agent_id
@@ -272,9 +369,10 @@ class FixtureHost:
         step = len(self.calls)
         call_id = f"{self._call_prefix}{step}"
         log = self._log
+        call_key: str | None = _UNSET
         if log is not None:
-            self._emit_called(log, tool, args, call_id)
-        index = self._fixtures.match(tool, args, self._consumed)
+            call_key = self._emit_called(log, tool, args, call_id)
+        index = self._fixtures.match(tool, args, self._consumed, self._skip, call_key)
         entry: int | None = None
         served_by: ServedBy
         if index is not None:
@@ -308,15 +406,24 @@ class FixtureHost:
             self._emit_returned(log, tool, call_id, result, served_by, entry)
         return result
 
-    def _emit_called(self, log: EventLog, tool: str, args: Any, call_id: str) -> None:
+    def _emit_called(self, log: EventLog, tool: str, args: Any, call_id: str) -> str | None:
+        """Emit ``agent.tool-called``; return the call's fast key when it was computed."""
         payload: dict[str, Any] = {"agentId": self._agent_id, "toolName": tool, "callId": call_id}
         if self._include_content:
             payload["inputs"] = args
+        call_key: str | None = _UNSET
         if self._pre_post:
-            canon = canonical_json(args)
+            call_key = _fast_key(args)
+            # The fast key is the canonical text unless a float or a non-string key is in there.
+            canon = (
+                call_key
+                if call_key is not None and not _needs_canonical(args)
+                else canonical_json(args)
+            )
             payload["argsHash"] = hashlib.sha256(canon.encode("utf-8")).hexdigest()
             payload["transport"] = "native"
         log.emit("agent.tool-called", payload)
+        return call_key
 
     def _emit_returned(
         self,
