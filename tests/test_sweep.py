@@ -1,0 +1,228 @@
+"""Fault sweeps (SPEC R32): rows, divergence, recovery, executors, determinism, the CLI."""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from workbench._formats import load_runs
+from workbench._promote import promote
+from workbench._suite import Suite
+from workbench._sweep import FRAME_COLUMNS, sweep
+from workbench._variants import Fault, Variant, inject
+from workbench.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
+
+
+def three_boundary_suite() -> Suite:
+    """a (retry once), b (abort on error), c (skip on error); answer "done"."""
+    steps = [
+        {"tool": "a", "args": {"x": 1}, "onError": {"retry": 1}},
+        {"tool": "b", "args": {}, "onError": "abort"},
+        {"tool": "c", "args": {}, "onError": "skip"},
+    ]
+    entries = [
+        {
+            "tool": s["tool"],
+            "args": s["args"],
+            "response": {"content": [{"type": "text", "text": "ok"}]},
+        }
+        for s in steps
+    ]
+    task = {
+        "taskId": "t",
+        "input": {"script": steps, "answer": "done"},
+        "expected": {
+            "kind": "golden",
+            "match": {
+                "strategy": "json-match",
+                "value": {"outcome": "completed", "answer": "done"},
+            },
+        },
+        "fixtures": {"toolResponses": entries, "onMiss": "fail"},
+        "trajectory": {"expected": [{"tool": s["tool"], "args": s["args"]} for s in steps],
+                       "match": "superset"},
+    }  # fmt: skip
+    return Suite({"suiteId": "t.x.evals.three", "version": "1.0.0", "modes": ["golden"],
+                  "tasks": [task]})  # fmt: skip
+
+
+def rows(frame: pd.DataFrame, columns: list[str]) -> list[tuple[Any, ...]]:
+    return [
+        tuple(None if v is pd.NA else v for v in row)
+        for row in frame[columns].itertuples(index=False)
+    ]
+
+
+def test_sweep_rows_match_hand_computed_expectations() -> None:
+    """R32: one row per variant x trial; divergence and recovery as worked out by hand."""
+    result = sweep(three_boundary_suite(), progress=False)
+    assert list(result.frame.columns) == list(FRAME_COLUMNS)
+    columns = ["variant", "boundaries", "kind", "passed", "calls", "errorsServed", "outcome",
+               "divergenceStep", "recovered", "trajectory"]  # fmt: skip
+    assert rows(result.frame, columns) == [
+        ("baseline", "", "baseline", True, 3, 0, "completed", None, None, "a > b > c"),
+        ("b00-hard", "0", "hard", False, 2, 2, "failed", 0, False, "a! > a!"),
+        ("b00-transient", "0", "transient", True, 4, 1, "completed", 0, True, "a! > a > b > c"),
+        ("b01-hard", "1", "hard", False, 2, 1, "failed", 1, False, "a > b!"),
+        ("b01-transient", "1", "transient", False, 2, 1, "failed", 1, False, "a > b!"),
+        ("b02-hard", "2", "hard", True, 3, 1, "completed", 2, True, "a > b > c!"),
+        ("b02-transient", "2", "transient", True, 3, 1, "completed", 2, True, "a > b > c!"),
+    ]
+    assert result.frame["divergenceStep"].dtype == "Int64"
+    assert result.frame["recovered"].dtype == "boolean"
+    assert result.steps[("b00-transient", "t", 0)][0].key == ("a", '{"x":1}', True)
+
+
+def test_divergence_is_na_when_the_trajectory_equals_the_baselines() -> None:
+    """R33: a flip on an entry that already fails changes nothing: no divergence."""
+    suite = three_boundary_suite()
+    suite.tasks[0]["fixtures"]["toolResponses"][2]["isError"] = True
+    result = sweep(suite, kinds=["flip"], progress=False)
+    row = result.frame.set_index("variant").loc["b02-flip"]
+    assert row["divergenceStep"] is pd.NA and bool(row["passed"])
+
+
+def test_divergence_of_a_prefix_is_where_the_shorter_trajectory_ends() -> None:
+    """A trajectory that stops early diverges at the first step it does not make."""
+    suite = three_boundary_suite()
+    variant = inject(suite, [Fault("t", 2, "hard")])
+    variant.tasks[0]["input"] = {**variant.tasks[0]["input"],
+                                 "script": variant.tasks[0]["input"]["script"][:2]}  # fmt: skip
+    result = sweep(suite, faults=[Variant("short", (Fault("t", 2, "hard"),), variant)],
+                   progress=False)  # fmt: skip
+    assert result.frame.set_index("variant").loc["short", "divergenceStep"] == 2
+
+
+def test_per_boundary_aggregates() -> None:
+    """Per-boundary recovery rate, pass^k and extra calls over the baseline's trial."""
+    table = sweep(three_boundary_suite(), trials=2, progress=False).per_boundary()
+    got = rows(table, ["boundary", "kind", "variants", "trials", "recoveryRate", "passHatK",
+                       "extraCalls"])  # fmt: skip
+    assert got == [
+        (0, "hard", 1, 2, 0.0, 0.0, -1.0),
+        (0, "transient", 1, 2, 1.0, 1.0, 1.0),
+        (1, "hard", 1, 2, 0.0, 0.0, -1.0),
+        (1, "transient", 1, 2, 0.0, 0.0, -1.0),
+        (2, "hard", 1, 2, 1.0, 1.0, 0.0),
+        (2, "transient", 1, 2, 1.0, 1.0, 0.0),
+    ]
+
+
+def test_billing_recovers_from_every_transient_and_fails_every_hard_fault() -> None:
+    """R32 acceptance: retry once then abort survives a transient fault, never a hard one."""
+    result = sweep(BILLING, progress=False)
+    variants = result.frame[result.frame["variant"] != "baseline"]
+    assert len(variants) == 24
+    assert bool(result.frame.iloc[0]["passed"])
+    transient = variants[variants["kind"] == "transient"]
+    hard = variants[variants["kind"] == "hard"]
+    assert len(transient) == len(hard) == 12
+    assert transient["recovered"].all()
+    assert not hard["recovered"].any()
+    assert set(hard["outcome"]) == {"failed"}
+
+
+def test_sweep_promotes_a_run_on_the_fly_like_promote() -> None:
+    """A run file, a load result and a promoted suite give the same sweep."""
+    a = sweep(BILLING, progress=False).frame
+    b = sweep(load_runs(BILLING), progress=False).frame
+    c = sweep(promote(load_runs(BILLING)), progress=False).frame
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a, c)
+
+
+def test_same_frame_in_process_and_on_a_process_pool() -> None:
+    """Results do not depend on the executor (rows sorted by variant order, trial)."""
+    suite = promote(load_runs(BILLING)).suite
+    local = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
+                  progress=False)  # fmt: skip
+    with ProcessPoolExecutor(2) as pool:
+        pooled = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
+                       executor=pool, progress=False)  # fmt: skip
+    by_workers = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
+                       workers=2, progress=False)  # fmt: skip
+    pd.testing.assert_frame_equal(local.frame, pooled.frame)
+    pd.testing.assert_frame_equal(local.frame, by_workers.frame)
+    assert local.steps == pooled.steps
+    pd.testing.assert_frame_equal(local.branches(), pooled.branches())
+
+
+def test_same_frame_on_a_dask_local_cluster() -> None:
+    """The sweep runs on a Dask cluster's executor with identical results."""
+    distributed = pytest.importorskip("distributed")
+    suite = promote(load_runs(BILLING)).suite
+    local = sweep(suite, faults="pairs", progress=False)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        remote = sweep(suite, faults="pairs", executor=client.get_executor(), progress=False)
+    pd.testing.assert_frame_equal(local.frame, remote.frame)
+    assert local.steps == remote.steps
+
+
+def test_same_seed_same_csv_bytes(tmp_path: Path) -> None:
+    """Determinism: the same inputs and seed give the same CSV bytes."""
+    first = sweep(BILLING, kinds=["hard", "transient", "flip"], trials=2, seed=7, progress=False)
+    second = sweep(BILLING, kinds=["hard", "transient", "flip"], trials=2, seed=7, progress=False)
+    paths_a = first.write_csvs(tmp_path / "a")
+    paths_b = second.write_csvs(tmp_path / "b")
+    for a, b in zip(paths_a, paths_b, strict=True):
+        assert Path(a).read_bytes() == Path(b).read_bytes()
+
+
+def test_choose_policy_trials_compare_with_the_same_baseline_trial() -> None:
+    """Each variant's trial diverges from the baseline's trial of the same number and seed."""
+    suite = three_boundary_suite()
+    suite.tasks[0]["input"]["script"][0]["onError"] = {
+        "choose": [{"p": 0.5, "policy": {"retry": 1}}, {"p": 0.5, "policy": "abort"}]
+    }
+    result = sweep(suite, kinds=["transient"], trials=6, seed=3, progress=False)
+    b0 = result.frame[result.frame["variant"] == "b00-transient"]
+    assert set(b0["passed"]) == {True, False}  # the draw differs between trials
+    assert list(result.frame[result.frame["variant"] == "baseline"]["passed"]) == [True] * 6
+    again = sweep(suite, kinds=["transient"], trials=6, seed=3, progress=False)
+    pd.testing.assert_frame_equal(result.frame, again.frame)
+
+
+def test_tool_faults_and_bad_faults_argument() -> None:
+    """faults='tool:NAME' sweeps every call of one tool; anything else is refused."""
+    result = sweep(BILLING, faults="tool:billing:get-invoice", progress=False)
+    assert [v.name for v in result.variants] == [
+        "tool:billing:get-invoice-hard", "tool:billing:get-invoice-transient",
+    ]  # fmt: skip
+    assert list(result.frame["boundaries"][1:]) == ["5+8", "5+8"]
+    with pytest.raises(ValueError, match="faults must be"):
+        sweep(BILLING, faults="everything", progress=False)
+
+
+def test_cli_sweep_writes_outputs_and_prints_the_recovery_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`workbench sweep RUN --out DIR` writes the sweep CSVs and prints per-boundary recovery."""
+    code = main([
+        "sweep", str(BILLING), "--kind", "transient", "--kind", "flip", "--trials", "2",
+        "--out", str(tmp_path),
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "recoveryRate" in out and "billing:lookup" in out
+    frame = pd.read_csv(tmp_path / "sweep.csv")
+    assert len(frame) == 2 * (1 + 24)
+    assert (tmp_path / "branches.csv").exists()
+
+
+def test_cli_sweep_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad --faults value is a clear error with exit code 2."""
+    code = main(["sweep", str(BILLING), "--faults", "nope", "--out", str(tmp_path)])
+    assert code == 2
+    assert "faults must be" in capsys.readouterr().err
