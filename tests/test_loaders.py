@@ -482,16 +482,29 @@ def test_call_never_answered_names_file_and_line(tmp_path: Path) -> None:
     assert "'c2'" in problem.message and "never answered" in problem.message
 
 
-@pytest.mark.xfail(
-    reason="_pairing.CallPairer.finish reports an unanswered call with field '' (R2 asks for the "
-    "field: payload.callId / id / tool_use_id); owned by the pairing rewrite",
-    strict=True,
-)
-def test_call_never_answered_names_the_field(tmp_path: Path) -> None:
-    """R2: the never-answered problem names the call id field, like every other pairing problem."""
+def test_openwop_call_never_answered_names_the_field(tmp_path: Path) -> None:
+    """R2: the never-answered problem names the call id field, like every other problem."""
     log = [called(0, "c2", "lonely")]
     problem = only_problem(write_jsonl(tmp_path / "open.jsonl", log))
     assert problem.field == "payload.callId"
+
+
+@pytest.mark.xfail(
+    reason="_pairing.CallPairer.finish reports an unanswered chat call with field '' (R2 asks "
+    "for the field: id / tool_use_id); owned by the pairing rewrite",
+    strict=True,
+)
+@pytest.mark.parametrize("fmt", ["openai-chat", "anthropic"])
+def test_chat_call_never_answered_names_the_field(tmp_path: Path, fmt: str) -> None:
+    """R2: the never-answered problem names the call id field in chat formats too."""
+    messages: list[dict[str, Any]] = (
+        [oa_assistant(oa_call("a", "t", {}))]
+        if fmt == "openai-chat"
+        else [{"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t"}]}]
+    )
+    problem = only_problem(write_json(tmp_path / "open.json", messages))
+    assert "never answered" in problem.message
+    assert problem.field == "id"
 
 
 def test_two_open_calls_with_one_id_name_the_second_call(tmp_path: Path) -> None:
@@ -535,11 +548,10 @@ def test_chat_problems_name_record_message_and_field(tmp_path: Path) -> None:
     bad = [oa_assistant(oa_call("a", "t", {})), oa_tool("zz", "x")]
     path = write_json(tmp_path / "recs.json", [{"traj": good}, {"traj": bad}])
     result = wb.load_runs(path, strict=False)
-    wheres = sorted((p.where, p.field) for p in result.problems)
-    assert wheres == [
-        ("record 1, message 0, tool call 0", ""),
-        ("record 1, message 1", "tool_call_id"),
-    ]
+    wheres = sorted(p.where for p in result.problems)
+    assert wheres == ["record 1, message 0, tool call 0", "record 1, message 1"]
+    orphan = next(p for p in result.problems if p.where == "record 1, message 1")
+    assert orphan.field == "tool_call_id"
     assert all(str(p).startswith(f"{path}: record 1, message ") for p in result.problems)
     assert len(result.runs[0]) == 3 and len(result.runs[1]) == 0
 
