@@ -97,6 +97,70 @@ class ToolBoundary:
         }
 
 
+_BOUNDARY_SETTERS = tuple(
+    getattr(ToolBoundary, name).__set__
+    for name in (
+        "index",
+        "call_id",
+        "tool",
+        "args",
+        "response",
+        "is_error",
+        "error_code",
+        "error_message",
+        "duration_ms",
+        "agent_id",
+        "location",
+        "extra",
+    )
+)
+
+
+def new_boundary(
+    index: int,
+    call_id: str,
+    tool: str,
+    args: Any,
+    response: Any,
+    is_error: bool,
+    error_code: str | None,
+    error_message: str | None,
+    duration_ms: int | None,
+    agent_id: str | None,
+    location: str,
+    extra: Mapping[str, Any],
+) -> ToolBoundary:
+    """A :class:`ToolBoundary` built about twice as fast as its ``__init__`` (for the loaders).
+
+    Every field is positional and required. The frozen dataclass ``__init__`` goes through
+    ``object.__setattr__`` once per field; this sets the slots directly. The result equals the
+    boundary ``ToolBoundary(...)`` builds from the same values.
+    """
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = _BOUNDARY_SETTERS
+    boundary = _new_object(ToolBoundary)
+    s0(boundary, index)
+    s1(boundary, call_id)
+    s2(boundary, tool)
+    s3(boundary, args)
+    s4(boundary, response)
+    s5(boundary, is_error)
+    s6(boundary, error_code)
+    s7(boundary, error_message)
+    s8(boundary, duration_ms)
+    s9(boundary, agent_id)
+    s10(boundary, location)
+    s11(boundary, extra)
+    return boundary
+
+
+def set_boundary_index(boundary: ToolBoundary, index: int) -> None:
+    """Renumber a boundary the loader has just built and not yet shared."""
+    _BOUNDARY_SETTERS[0](boundary, index)
+
+
+_new_object = object.__new__
+
+
 def preview(value: Any, limit: int = _PREVIEW_CHARS) -> str:
     """A one-line preview of a recorded result: its text when it has text blocks, else JSON."""
     from ._toolresult import result_text

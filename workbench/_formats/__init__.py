@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import stat
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,7 +20,7 @@ from .._boundary import (
     RunFormat,
 )
 from .chat import detect_chat_format, load_anthropic, load_openai_chat
-from .openwop import load_openwop, parse_openwop_text
+from .openwop import load_openwop, load_openwop_lines, load_openwop_text
 
 __all__ = ["FORMATS", "FormatChoice", "detect_format", "load_runs"]
 
@@ -68,16 +70,74 @@ def load_runs(
     chosen = _ALIASES.get(str(format), str(format))
     if chosen not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
-    try:
-        text = Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")]) from exc
     rule = error_rule if error_rule is not None else DEFAULT_ERROR_RULE
-    runs, problems, fmt = _load_text(text, file, name, chosen, rule)
+    try:
+        streamed = _stream_openwop(file, name) if chosen in ("auto", "openwop") else None
+        if streamed is not None:
+            runs, problems = streamed
+            fmt: RunFormat = "openwop"
+        else:
+            text = Path(file).read_text(encoding="utf-8")
+            runs, problems, fmt = _load_text(text, file, name, chosen, rule)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _cannot_read(file, exc) from exc
     if strict and problems:
         raise LoadError(problems)
     return LoadResult(path=file, format=fmt, runs=tuple(runs), problems=tuple(problems))
+
+
+def _cannot_read(file: str, exc: OSError | UnicodeDecodeError) -> LoadError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")])
+
+
+def _stream_openwop(file: str, name: str) -> tuple[list[PromotedRun], list[LoadProblem]] | None:
+    """Load a JSONL OpenWOP log a line at a time, or ``None`` when the file is not one.
+
+    Only regular files are streamed (the loader may read a log twice, see ``openwop``); a pipe
+    or a JSON document is read whole by the caller. The file must not change between reads.
+    """
+    with open(file, encoding="utf-8") as handle:
+        identity = _identity(os.fstat(handle.fileno()))
+        if identity is None or not _sniff_jsonl(handle, name):
+            return None
+
+    @contextmanager
+    def lines() -> Iterator[Iterable[str]]:
+        with open(file, encoding="utf-8") as again:
+            if _identity(os.fstat(again.fileno())) != identity:
+                raise OSError(0, "the file changed while it was being loaded")
+            yield again
+
+    return load_openwop_lines(lines, file)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int] | None:
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _sniff_jsonl(lines: Iterable[str], name: str) -> bool:
+    """Whether a file holds JSONL events: by its name, else a first line that is one object.
+
+    Reads only up to the second non-blank line. A ``.jsonl`` file holding a JSON array is not
+    streamed (the caller reads it whole, as an array log).
+    """
+    found = iter(line for line in lines if line.strip())
+    first = next(found, None)
+    if first is None:
+        return name.endswith((".jsonl", ".ndjson"))
+    head = first.lstrip()
+    if name.endswith((".jsonl", ".ndjson")):
+        return not head.startswith("[")
+    if not head.startswith("{"):
+        return False
+    try:
+        json.loads(head)
+    except json.JSONDecodeError:
+        return False
+    return next(found, None) is not None
 
 
 def _is_jsonl(text: str, name: str) -> bool:
@@ -100,8 +160,7 @@ def _load_text(
     text: str, file: str, name: str, chosen: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
     if chosen in ("auto", "openwop") and _is_jsonl(text, name):
-        events, problems = parse_openwop_text(text, file)
-        runs, problems = load_openwop(events, file, problems)
+        runs, problems = load_openwop_text(text, file)
         return runs, problems, "openwop"
     try:
         data = json.loads(text)

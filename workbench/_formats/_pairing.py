@@ -2,7 +2,9 @@
 
 A result pairs with the *open* call (made, not yet answered) that has its id. An id may be reused
 once its call has been answered. A result with no open call of its id, a call never answered and
-two open calls with the same id are load problems; the boundaries that did pair are kept.
+two open calls with the same id are load problems naming the place and the call id field (the
+one given with the call, for a call never answered); the boundaries that did pair are kept.
+The OpenWOP loader pairs inline by the same rules (it streams large logs; see ``openwop``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._boundary import LoadProblem, ToolBoundary
+from .._boundary import LoadProblem, ToolBoundary, new_boundary, set_boundary_index
 
 __all__ = ["CallPairer"]
 
@@ -24,6 +26,7 @@ class _OpenCall:
     args: Any
     location: str
     where: str
+    field_name: str
     line: int | None
     agent_id: str | None
     extra: dict[str, Any]
@@ -69,7 +72,16 @@ class CallPairer:
             return
         location = f"{self.file}:{line}" if line is not None else f"{self.file}: {where}"
         self._open[call_id] = _OpenCall(
-            self._calls, call_id, tool, args, location, where, line, agent_id, dict(extra or {})
+            self._calls,
+            call_id,
+            tool,
+            args,
+            location,
+            where,
+            field_name,
+            line,
+            agent_id,
+            dict(extra or {}),
         )
         self._calls += 1
 
@@ -97,19 +109,19 @@ class CallPairer:
         merged = opened.extra
         if extra:
             merged = {**merged, **extra}
-        boundary = ToolBoundary(
-            index=-1,
-            call_id=call_id,
-            tool=opened.tool,
-            args=opened.args,
-            response=response,
-            is_error=is_error,
-            error_code=error_code,
-            error_message=error_message,
-            duration_ms=duration_ms,
-            agent_id=opened.agent_id,
-            location=opened.location,
-            extra=merged,
+        boundary = new_boundary(
+            -1,
+            call_id,
+            opened.tool,
+            opened.args,
+            response,
+            is_error,
+            error_code,
+            error_message,
+            duration_ms,
+            opened.agent_id,
+            opened.location,
+            merged,
         )
         self._done.append((opened.order, boundary))
 
@@ -118,7 +130,7 @@ class CallPairer:
         for opened in sorted(self._open.values(), key=lambda o: o.order):
             self.problem(
                 opened.where,
-                "",
+                opened.field_name,
                 f"call {opened.call_id!r} to {opened.tool!r} is never answered",
                 opened.line,
             )
@@ -126,11 +138,6 @@ class CallPairer:
         self._done.sort(key=lambda pair: pair[0])
         out: list[ToolBoundary] = []
         for index, (_, boundary) in enumerate(self._done):
-            out.append(_with_index(boundary, index))
+            set_boundary_index(boundary, index)  # the record is fresh and not yet shared
+            out.append(boundary)
         return tuple(out)
-
-
-def _with_index(boundary: ToolBoundary, index: int) -> ToolBoundary:
-    # dataclasses.replace is slow on large logs; the record is fresh and not yet shared.
-    object.__setattr__(boundary, "index", index)
-    return boundary

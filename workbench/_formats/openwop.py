@@ -3,20 +3,41 @@
 Events are grouped by ``runId`` (a file may hold several runs), ordered by ``sequence``, and v1
 type names are normalised to v2. ``agent.tool-called`` / ``agent.tool-returned`` pairs become tool
 boundaries; every other event is carried opaquely on the run's metadata (R4).
+
+The loader streams. A JSONL log is read a line at a time and each event is handled as it arrives:
+a call is held open until its result comes, then becomes a boundary, and the event dict is let go.
+Only when a run's ``sequence`` goes backwards does the loader need the run's events in order: it
+then reads the source a second time, keeps that run's events, sorts them and builds the run again.
+Either way the result is the same as sorting every run's events first.
 """
 
 from __future__ import annotations
 
+import gc
+import io
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from operator import attrgetter
 from typing import Any
 
-from .._boundary import LoadProblem, PromotedRun
+from .._boundary import (
+    LoadProblem,
+    PromotedRun,
+    ToolBoundary,
+    new_boundary,
+    set_boundary_index,
+)
 from .._toolresult import error_text
-from ._pairing import CallPairer
 
-__all__ = ["V1_TO_V2", "load_openwop", "normalise_type", "parse_openwop_text"]
+__all__ = [
+    "V1_TO_V2",
+    "LineSource",
+    "load_openwop",
+    "load_openwop_lines",
+    "load_openwop_text",
+    "normalise_type",
+]
 
 # v1 event type names and their v2 names, read off the official payload schema's two type
 # indexes (``$defs._typeIndex`` is v1, the root ``_typeIndex`` is v2: same $def, other name).
@@ -69,6 +90,14 @@ _RETURNED_KNOWN = frozenset(
 _ENVELOPE_KNOWN = frozenset(
     {"eventId", "runId", "type", "payload", "timestamp", "sequence", "schemaVersion"}
 )
+# Tool names and agent ids repeat on every call; one shared copy of each saves memory on large
+# logs. The table is capped so a log with a fresh name per call cannot grow it without end.
+_MAX_SHARED_STRINGS = 4096
+
+LineSource = Callable[[], AbstractContextManager[Iterable[str]]]
+"""Opens the log's lines afresh (the loader may read them twice, see the module docstring)."""
+
+_index_of = attrgetter("index")
 
 
 def normalise_type(event_type: str) -> str:
@@ -76,154 +105,504 @@ def normalise_type(event_type: str) -> str:
     return V1_TO_V2.get(event_type, event_type)
 
 
-@dataclass(slots=True)
-class _Event:
-    position: int
-    where: str
-    line: int | None
-    doc: dict[str, Any]
+# --- decoding --------------------------------------------------------------------------------
+
+_DECODER = json.JSONDecoder()
+# The decoder's scanner (the C one when available): ``scan(text, index) -> (value, end)``. It is
+# an instance attribute the stubs do not declare, hence ``vars``.
+_SCAN: Callable[[str, int], tuple[Any, int]] = vars(_DECODER)["scan_once"]
+_JSON_SPACE = " \t\n\r"
 
 
-@dataclass(slots=True)
-class _RunEvents:
-    run_id: str
-    events: list[_Event] = field(default_factory=list)
+def _decode_line(raw: str) -> Any:
+    """``json.loads(raw)``, by the decoder's scanner when the line allows (same result, faster).
+
+    ``json.loads`` skips leading JSON whitespace, scans one value and refuses anything but JSON
+    whitespace after it. A line that starts with a value and ends with whitespace only is scanned
+    directly; every other line, and every error, goes through ``json.loads`` itself.
+    """
+    try:
+        doc, end = _SCAN(raw, 0)
+    except (StopIteration, ValueError):
+        return json.loads(raw)
+    if end != len(raw) and raw[end:].strip(_JSON_SPACE):
+        return json.loads(raw)
+    return doc
 
 
-def _iter_jsonl(text: str, file: str, problems: list[LoadProblem]) -> Iterator[_Event]:
-    loads = json.loads
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            doc = loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                LoadProblem(file, f"line {lineno}", "", f"invalid JSON: {exc.msg}", lineno)
-            )
-            continue
-        if not isinstance(doc, dict):
-            problems.append(
-                LoadProblem(file, f"line {lineno}", "", "an event must be a JSON object", lineno)
-            )
-            continue
-        yield _Event(lineno, f"line {lineno}", lineno, doc)
+def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
+    # Decode the line without its line break, so the message reads as it would for the line alone
+    # (a break inside an unterminated string would otherwise be reported as a control character).
+    try:
+        json.loads(raw.rstrip("\r\n"))
+        message = "invalid JSON"
+    except json.JSONDecodeError as exc:
+        message = f"invalid JSON: {exc.msg}"
+    return LoadProblem(file, f"line {lineno}", "", message, lineno)
 
 
-def _iter_array(items: Iterable[Any], file: str, problems: list[LoadProblem]) -> Iterator[_Event]:
-    for index, doc in enumerate(items):
-        if not isinstance(doc, dict):
-            problems.append(LoadProblem(file, f"item {index}", "", "an event must be an object"))
-            continue
-        yield _Event(index, f"item {index}", None, doc)
+def _not_an_object(file: str, lineno: int) -> LoadProblem:
+    return LoadProblem(file, f"line {lineno}", "", "an event must be a JSON object", lineno)
 
 
-def parse_openwop_text(text: str, file: str) -> tuple[list[_Event], list[LoadProblem]]:
-    """Decode an OpenWOP log (JSONL, or a JSON array when the text starts with ``[``)."""
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a log loads.
+
+    Loading makes millions of small, acyclic objects that all stay alive; the collector would
+    traverse them again and again (this halves the load time of a large log) and would find
+    nothing to free. Reference counting still frees everything as usual.
+
+    Before the collector is enabled again, the objects made meanwhile are moved to its oldest
+    generation (``gc.freeze()`` then ``gc.unfreeze()``), where objects that survive collections
+    end up anyway; otherwise the first collection after the load would traverse them all at
+    once. This is skipped when the process has frozen objects of its own.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        gc.enable()
+
+
+# --- public entry points ---------------------------------------------------------------------
+
+
+def load_openwop_lines(
+    source: LineSource, file: str
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Promoted runs from a JSONL log, streamed; ``source()`` opens its lines (maybe twice)."""
     problems: list[LoadProblem] = []
-    stripped = text.lstrip()
-    if stripped.startswith("["):
+    assembler = _Assembler(file, lines=True)
+    with _gc_paused():
+        with source() as lines:
+            assembler.feed_lines(lines, problems)
+        if assembler.reread:
+
+            def again() -> Iterator[tuple[int, dict[str, Any]]]:
+                with source() as lines:
+                    for lineno, raw in enumerate(lines, start=1):
+                        try:
+                            doc = _decode_line(raw)
+                        except json.JSONDecodeError:
+                            continue  # reported on the first read
+                        if type(doc) is dict:
+                            yield lineno, doc
+
+            assembler.rebuild(again())
+        runs = assembler.finish(problems)
+    return runs, problems
+
+
+def load_openwop_text(text: str, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Promoted runs from a log's text: JSONL, or a JSON array when it starts with ``[``."""
+    if text.lstrip().startswith("["):
         try:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
             where = f"line {exc.lineno}, column {exc.colno}"
-            problems.append(LoadProblem(file, where, "", f"invalid JSON: {exc.msg}", exc.lineno))
-            return [], problems
-        return list(_iter_array(items, file, problems)), problems
-    return list(_iter_jsonl(text, file, problems)), problems
+            problem = LoadProblem(file, where, "", f"invalid JSON: {exc.msg}", exc.lineno)
+            return [], [problem]
+        return load_openwop(items, file)
+    return load_openwop_lines(lambda: io.StringIO(text, newline=None), file)
 
 
 def load_openwop(
-    events: list[_Event] | list[Any],
+    items: Iterable[Any],
     file: str,
     problems: list[LoadProblem] | None = None,
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """Promoted runs from decoded events (``_Event`` records, or raw event dicts of an array)."""
-    problems = list(problems or [])
-    if events and not isinstance(events[0], _Event):
-        events = list(_iter_array(events, file, problems))
-    runs: dict[str, _RunEvents] = {}
-    for event in events:
-        assert isinstance(event, _Event)
-        run_id = event.doc.get("runId")
-        key = run_id if isinstance(run_id, str) else ""
-        bucket = runs.get(key)
-        if bucket is None:
-            bucket = runs[key] = _RunEvents(key)
-        bucket.events.append(event)
-    out: list[PromotedRun] = []
-    for number, bucket in enumerate(runs.values()):
-        run, run_problems = _build_run(bucket, file, number, len(runs))
-        out.append(run)
-        problems.extend(run_problems)
-    return out, problems
+    """Promoted runs from the decoded items of a JSON array log (each should be an event)."""
+    found = list(problems or [])
+    kept = items if isinstance(items, list | tuple) else list(items)
+    assembler = _Assembler(file, lines=False)
+    with _gc_paused():
+        for index, doc in enumerate(kept):
+            if isinstance(doc, dict):
+                assembler.route(doc, index)
+            else:
+                found.append(LoadProblem(file, f"item {index}", "", "an event must be an object"))
+        if assembler.reread:
+            assembler.rebuild((i, doc) for i, doc in enumerate(kept) if isinstance(doc, dict))
+        runs = assembler.finish(found)
+    return runs, found
 
 
-def _sequence_key(event: _Event) -> tuple[int, int]:
-    seq = event.doc.get("sequence")
-    if isinstance(seq, int) and not isinstance(seq, bool):
-        return (seq, event.position)
-    return (event.position, event.position)
+# --- assembling runs -------------------------------------------------------------------------
 
 
-def _build_run(
-    bucket: _RunEvents, file: str, number: int, total: int
-) -> tuple[PromotedRun, list[LoadProblem]]:
-    pairer = CallPairer(file)
-    events = sorted(bucket.events, key=_sequence_key)
-    other: list[dict[str, Any]] = []
-    outcome = "completed"
-    answer: Any = None
-    invocation_outcome: str | None = None
-    for event in events:
-        doc = event.doc
-        raw_type = doc.get("type")
-        if not isinstance(raw_type, str):
-            pairer.problem(event.where, "type", "event has no string type", event.line)
-            continue
-        event_type = V1_TO_V2.get(raw_type, raw_type)
-        if event_type == TOOL_CALLED:
-            _read_call(doc, event, pairer)
-        elif event_type == TOOL_RETURNED:
-            _read_return(doc, event, pairer)
+def _order_of(doc: Mapping[str, Any], position: int) -> int:
+    """The event's place in its run: its ``sequence``, or its position when it has none (R1).
+
+    Events sort by ``(order, position)``, so events without a sequence keep their file place
+    relative to each other, as before streaming.
+    """
+    seq = doc.get("sequence")
+    if type(seq) is int or (isinstance(seq, int) and not isinstance(seq, bool)):
+        return int(seq)
+    return position
+
+
+class _Assembler:
+    """Routes events to their run's builder, in file order, while each run stays in order.
+
+    A run whose order goes backwards is given up on the first read and rebuilt by
+    :meth:`rebuild` from the source's events read again and sorted.
+    """
+
+    __slots__ = ("builders", "file", "lines", "reread", "shared")
+
+    def __init__(self, file: str, *, lines: bool) -> None:
+        self.file = file
+        self.lines = lines
+        self.shared: dict[str, str] = {}
+        self.builders: dict[str, _RunBuilder] = {}
+        self.reread: list[str] = []
+
+    def builder(self, key: str) -> _RunBuilder:
+        builder = self.builders.get(key)
+        if builder is None:
+            builder = self.builders[key] = _RunBuilder(key, self.file, self.lines, self.shared)
+        return builder
+
+    def give_up(self, builder: _RunBuilder) -> None:
+        if not builder.given_up:
+            builder.given_up = True
+            builder.last = float("inf")  # every later event of the run is out of order too
+            self.reread.append(builder.run_id)
+
+    def route(self, doc: dict[str, Any], position: int) -> None:
+        run_id = doc.get("runId")
+        builder = self.builder(run_id if isinstance(run_id, str) else "")
+        order = _order_of(doc, position)
+        if order < builder.last:
+            self.give_up(builder)
         else:
-            other.append(doc)
-            payload = doc.get("payload")
-            if not isinstance(payload, Mapping):
+            builder.last = order
+            builder.feed(doc, position)
+
+    def feed_lines(self, lines: Iterable[str], problems: list[LoadProblem]) -> None:
+        """The first read of a JSONL log: :meth:`route` and :meth:`_RunBuilder.feed` inlined."""
+        file = self.file
+        scan = _SCAN
+        space = _JSON_SPACE
+        decode_error = json.JSONDecodeError
+        key: str | None = None
+        builder: _RunBuilder | None = None
+        for lineno, raw in enumerate(lines, start=1):
+            try:
+                doc, end = scan(raw, 0)
+                if end != len(raw) and raw[end:].strip(space):
+                    doc = json.loads(raw)
+            except (StopIteration, ValueError):
+                try:
+                    doc = json.loads(raw)
+                except decode_error:
+                    if raw.strip():
+                        problems.append(_invalid_line(raw, file, lineno))
+                    continue
+            if type(doc) is not dict:
+                problems.append(_not_an_object(file, lineno))
                 continue
-            if event_type == "agent.decided":
-                decision = payload.get("decision")
-                if isinstance(decision, Mapping) and (
-                    "answer" in decision or "outcome" in decision
-                ):
-                    answer = decision.get("answer")
-                    if isinstance(decision.get("outcome"), str):
-                        outcome = decision["outcome"]
-                else:
-                    answer = decision
-            elif event_type == "agent.invocation-completed":
-                value = payload.get("outcome")
-                if isinstance(value, str):
-                    invocation_outcome = value
-            elif event_type == "run.failed":
-                invocation_outcome = invocation_outcome or "failed"
-    if invocation_outcome is not None:
-        outcome = invocation_outcome
-    boundaries = pairer.finish()
-    run_id = bucket.run_id or f"run-{number}"
-    task_key = _task_key(bucket.run_id, number, total)
-    metadata: dict[str, Any] = {"otherEvents": other}
-    run = PromotedRun(
-        run_id=run_id,
-        boundaries=boundaries,
-        source=file,
-        format="openwop",
-        outcome=outcome,
-        answer=answer,
-        task_key=task_key,
-        metadata=metadata,
+            run_id = doc.get("runId")
+            if run_id != key or builder is None:
+                builder = self.builder(run_id if isinstance(run_id, str) else "")
+                key = run_id if isinstance(run_id, str) else None
+            seq = doc.get("sequence")
+            order = seq if type(seq) is int else _order_of(doc, lineno)
+            if order < builder.last:
+                self.give_up(builder)
+                continue
+            builder.last = order
+            event_type = doc.get("type")
+            if event_type == TOOL_CALLED:
+                builder.call(doc, lineno)
+            elif event_type == TOOL_RETURNED:
+                builder.result(doc, lineno)
+            else:
+                builder.feed(doc, lineno)
+
+    def rebuild(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
+        """Build the given-up runs again from ``events`` (every event, read again), sorted."""
+        buckets: dict[str, list[tuple[int, int, dict[str, Any]]]] = {key: [] for key in self.reread}
+        for position, doc in events:
+            run_id = doc.get("runId")
+            bucket = buckets.get(run_id if isinstance(run_id, str) else "")
+            if bucket is not None:
+                bucket.append((_order_of(doc, position), position, doc))
+        for key, bucket in buckets.items():
+            bucket.sort(key=lambda event: (event[0], event[1]))
+            fresh = _RunBuilder(key, self.file, self.lines, self.shared)
+            for _, position, doc in bucket:
+                fresh.feed(doc, position)
+            self.builders[key] = fresh  # same key: the run keeps its place in file order
+
+    def finish(self, problems: list[LoadProblem]) -> list[PromotedRun]:
+        runs: list[PromotedRun] = []
+        total = len(self.builders)
+        for number, builder in enumerate(self.builders.values()):
+            runs.append(builder.finish(number, total))
+            problems.extend(builder.problems)
+        return runs
+
+
+class _RunBuilder:
+    """One run's state while its events arrive in sequence order."""
+
+    __slots__ = (
+        "answer",
+        "calls",
+        "done",
+        "file",
+        "given_up",
+        "in_order",
+        "invocation_outcome",
+        "last",
+        "lines",
+        "open",
+        "other",
+        "outcome",
+        "problems",
+        "run_id",
+        "shared",
+        "top",
     )
-    return run, pairer.problems
+
+    def __init__(self, run_id: str, file: str, lines: bool, shared: dict[str, str]) -> None:
+        self.run_id = run_id
+        self.file = file
+        self.lines = lines
+        self.shared = shared
+        self.last: float = -1
+        self.given_up = False
+        # call id -> (call order, tool, args, position, agent id, extra)
+        self.open: dict[str, tuple[int, str, Any, int, str | None, dict[str, Any]]] = {}
+        self.calls = 0
+        self.done: list[ToolBoundary] = []
+        self.top = -1
+        self.in_order = True
+        self.other: list[dict[str, Any]] = []
+        self.outcome = "completed"
+        self.answer: Any = None
+        self.invocation_outcome: str | None = None
+        self.problems: list[LoadProblem] = []
+
+    # places and problems
+
+    def where(self, position: int) -> str:
+        return f"line {position}" if self.lines else f"item {position}"
+
+    def problem(self, position: int, field_name: str, message: str) -> None:
+        line = position if self.lines else None
+        self.problems.append(
+            LoadProblem(self.file, self.where(position), field_name, message, line)
+        )
+
+    def share(self, text: str) -> str:
+        shared = self.shared
+        if len(shared) < _MAX_SHARED_STRINGS:
+            shared[text] = text
+        return text
+
+    # events
+
+    def feed(self, doc: dict[str, Any], position: int) -> None:
+        event_type = doc.get("type")
+        if event_type == TOOL_CALLED:
+            self.call(doc, position)
+        elif event_type == TOOL_RETURNED:
+            self.result(doc, position)
+        elif isinstance(event_type, str):
+            event_type = V1_TO_V2.get(event_type, event_type)
+            if event_type == TOOL_CALLED:
+                self.call(doc, position)
+            elif event_type == TOOL_RETURNED:
+                self.result(doc, position)
+            else:
+                self.other_event(doc, event_type)
+        else:
+            self.problem(position, "type", "event has no string type")
+
+    def payload(self, doc: Mapping[str, Any], position: int) -> Mapping[str, Any] | None:
+        payload = doc.get("payload")
+        if type(payload) is dict or isinstance(payload, Mapping):
+            return payload
+        self.problem(position, "payload", "tool event has no payload object")
+        return None
+
+    def call(self, doc: dict[str, Any], position: int) -> None:
+        payload = self.payload(doc, position)
+        if payload is None:
+            return
+        call_id = payload.get("callId")
+        if not isinstance(call_id, str) or not call_id:
+            self.problem(position, "payload.callId", "missing or not a string")
+            call_id = None
+        tool = payload.get("toolName")
+        if not isinstance(tool, str) or not tool:
+            self.problem(position, "payload.toolName", "missing or not a string")
+            return
+        if call_id is None:
+            return
+        shared = self.shared
+        tool = shared.get(tool) or self.share(tool)
+        agent = payload.get("agentId")
+        agent = (shared.get(agent) or self.share(agent)) if isinstance(agent, str) else None
+        if _CALLED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc):
+            extra: dict[str, Any] = {}
+        else:
+            extra = _extras(doc, payload, _CALLED_KNOWN)
+        first = self.open.get(call_id)
+        if first is not None:
+            self.problem(
+                position,
+                "payload.callId",
+                f"call id {call_id!r} is already open (made at {self.where(first[3])}, "
+                "not yet answered)",
+            )
+            return
+        self.open[call_id] = (self.calls, tool, payload.get("inputs"), position, agent, extra)
+        self.calls += 1
+
+    def result(self, doc: dict[str, Any], position: int) -> None:
+        payload = self.payload(doc, position)
+        if payload is None:
+            return
+        call_id = payload.get("callId")
+        if not isinstance(call_id, str) or not call_id:
+            self.problem(position, "payload.callId", "missing or not a string")
+            return
+        error = payload.get("error")
+        status = payload.get("status")
+        outcome = payload.get("outcome")
+        is_error = (
+            error is not None
+            or (isinstance(status, str) and status in _FAILED_STATUSES)
+            or (isinstance(outcome, Mapping) and outcome.get("isError") is True)
+        )
+        code: str | None = None
+        message: str | None = None
+        response: Any = outcome
+        if is_error:
+            code, message, response = _failure(error, status, outcome)
+        duration = payload.get("durationMs")
+        if type(duration) is not int and (
+            not isinstance(duration, int) or isinstance(duration, bool)
+        ):
+            duration = None
+        if _RETURNED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc):
+            returned = None
+        else:
+            returned = _extras(doc, payload, _RETURNED_KNOWN)
+        opened = self.open.pop(call_id, None)
+        if opened is None:
+            self.problem(
+                position, "payload.callId", f"result for call id {call_id!r} has no open call"
+            )
+            return
+        order, tool, args, called_at, agent, extra = opened
+        if returned:
+            extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
+        location = f"{self.file}:{called_at}" if self.lines else f"{self.file}: item {called_at}"
+        self.done.append(
+            new_boundary(
+                order,
+                call_id,
+                tool,
+                args,
+                response,
+                is_error,
+                code,
+                message,
+                duration,
+                agent,
+                location,
+                extra,
+            )
+        )
+        if order < self.top:
+            self.in_order = False
+        else:
+            self.top = order
+
+    def other_event(self, doc: dict[str, Any], event_type: str) -> None:
+        self.other.append(doc)
+        payload = doc.get("payload")
+        if not isinstance(payload, Mapping):
+            return
+        if event_type == "agent.decided":
+            decision = payload.get("decision")
+            if isinstance(decision, Mapping) and ("answer" in decision or "outcome" in decision):
+                self.answer = decision.get("answer")
+                if isinstance(decision.get("outcome"), str):
+                    self.outcome = decision["outcome"]
+            else:
+                self.answer = decision
+        elif event_type == "agent.invocation-completed":
+            value = payload.get("outcome")
+            if isinstance(value, str):
+                self.invocation_outcome = value
+        elif event_type == "run.failed":
+            self.invocation_outcome = self.invocation_outcome or "failed"
+
+    # the run
+
+    def finish(self, number: int, total: int) -> PromotedRun:
+        """The run, with its boundaries in call order, indexed 0..n-1 (R2)."""
+        unanswered = sorted(self.open.items(), key=lambda item: item[1][0])
+        for call_id, (_, tool, _, called_at, _, _) in unanswered:
+            self.problem(
+                called_at, "payload.callId", f"call {call_id!r} to {tool!r} is never answered"
+            )
+        self.open.clear()
+        done = self.done
+        if not self.in_order:
+            done.sort(key=_index_of)
+        if unanswered or not self.in_order:
+            for index, boundary in enumerate(done):
+                if boundary.index != index:
+                    set_boundary_index(boundary, index)
+        outcome = self.invocation_outcome if self.invocation_outcome is not None else self.outcome
+        return PromotedRun(
+            run_id=self.run_id or f"run-{number}",
+            boundaries=tuple(done),
+            source=self.file,
+            format="openwop",
+            outcome=outcome,
+            answer=self.answer,
+            task_key=_task_key(self.run_id, number, total),
+            metadata={"otherEvents": self.other},
+        )
+
+
+def _failure(error: Any, status: Any, outcome: Any) -> tuple[str | None, str | None, Any]:
+    """The error code, message and recorded response of a failed result (R3)."""
+    code: str | None = None
+    message: str | None = None
+    response: Any = outcome
+    if isinstance(error, Mapping):
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+        message = error.get("message") if isinstance(error.get("message"), str) else None
+    elif isinstance(error, str):
+        message = error
+    if code is None and isinstance(status, str) and status != "error":
+        code = status
+    if outcome is None or not isinstance(outcome, Mapping):
+        # The failure's payload is the error object itself (or the status, when the tool
+        # never ran): keep it whole so promotion can serve exactly what was recorded.
+        response = error if error is not None else {"status": status}
+        if outcome is not None:
+            response = {"error": error, "outcome": outcome}
+    if message is None:
+        content = outcome.get("content") if isinstance(outcome, Mapping) else None
+        message = error_text(content) if content is not None else (code or "tool call failed")
+    return code, message, response
 
 
 def _task_key(run_id: str, number: int, total: int) -> str:
@@ -233,25 +612,10 @@ def _task_key(run_id: str, number: int, total: int) -> str:
     return opaque if total > 1 else "run"
 
 
-def _payload(doc: Mapping[str, Any], event: _Event, pairer: CallPairer) -> Mapping[str, Any] | None:
-    payload = doc.get("payload")
-    if not isinstance(payload, Mapping):
-        pairer.problem(event.where, "payload", "tool event has no payload object", event.line)
-        return None
-    return payload
-
-
-def _call_id(payload: Mapping[str, Any], event: _Event, pairer: CallPairer) -> str | None:
-    call_id = payload.get("callId")
-    if not isinstance(call_id, str) or not call_id:
-        pairer.problem(event.where, "payload.callId", "missing or not a string", event.line)
-        return None
-    return call_id
-
-
 def _extras(
     doc: Mapping[str, Any], payload: Mapping[str, Any], known: frozenset[str]
 ) -> dict[str, Any]:
+    """Unknown payload members by name, unknown envelope members as ``envelope.NAME`` (R4)."""
     extra: dict[str, Any] = {}
     for key in payload:
         if key not in known:
@@ -260,88 +624,3 @@ def _extras(
         if key not in _ENVELOPE_KNOWN:
             extra[f"envelope.{key}"] = doc[key]
     return extra
-
-
-def _has_extras(doc: Mapping[str, Any], payload: Mapping[str, Any], known: frozenset[str]) -> bool:
-    return not (known.issuperset(payload.keys()) and _ENVELOPE_KNOWN.issuperset(doc.keys()))
-
-
-def _read_call(doc: Mapping[str, Any], event: _Event, pairer: CallPairer) -> None:
-    payload = _payload(doc, event, pairer)
-    if payload is None:
-        return
-    call_id = _call_id(payload, event, pairer)
-    tool = payload.get("toolName")
-    if not isinstance(tool, str) or not tool:
-        pairer.problem(event.where, "payload.toolName", "missing or not a string", event.line)
-        return
-    if call_id is None:
-        return
-    agent = payload.get("agentId")
-    extra = (
-        _extras(doc, payload, _CALLED_KNOWN) if _has_extras(doc, payload, _CALLED_KNOWN) else None
-    )
-    pairer.call(
-        call_id,
-        tool,
-        payload.get("inputs"),
-        where=event.where,
-        field_name="payload.callId",
-        line=event.line,
-        agent_id=agent if isinstance(agent, str) else None,
-        extra=extra,
-    )
-
-
-def _read_return(doc: Mapping[str, Any], event: _Event, pairer: CallPairer) -> None:
-    payload = _payload(doc, event, pairer)
-    if payload is None:
-        return
-    call_id = _call_id(payload, event, pairer)
-    if call_id is None:
-        return
-    error = payload.get("error")
-    status = payload.get("status")
-    outcome = payload.get("outcome")
-    mcp_error = isinstance(outcome, Mapping) and outcome.get("isError") is True
-    is_error = error is not None or status in _FAILED_STATUSES or mcp_error
-    code: str | None = None
-    message: str | None = None
-    response: Any = outcome
-    if is_error:
-        if isinstance(error, Mapping):
-            code = error.get("code") if isinstance(error.get("code"), str) else None
-            message = error.get("message") if isinstance(error.get("message"), str) else None
-        elif isinstance(error, str):
-            message = error
-        if code is None and isinstance(status, str) and status != "error":
-            code = status
-        if outcome is None or not isinstance(outcome, Mapping):
-            # The failure's payload is the error object itself (or the status, when the tool
-            # never ran): keep it whole so promotion can serve exactly what was recorded.
-            response = error if error is not None else {"status": status}
-            if outcome is not None:
-                response = {"error": error, "outcome": outcome}
-        if message is None:
-            content = outcome.get("content") if isinstance(outcome, Mapping) else None
-            message = error_text(content) if content is not None else (code or "tool call failed")
-    duration = payload.get("durationMs")
-    extra = (
-        _extras(doc, payload, _RETURNED_KNOWN)
-        if _has_extras(doc, payload, _RETURNED_KNOWN)
-        else None
-    )
-    pairer.result(
-        call_id,
-        response,
-        is_error,
-        where=event.where,
-        field_name="payload.callId",
-        line=event.line,
-        error_code=code,
-        error_message=message,
-        duration_ms=duration
-        if isinstance(duration, int) and not isinstance(duration, bool)
-        else None,
-        extra={f"returned.{k}": v for k, v in extra.items()} if extra else None,
-    )

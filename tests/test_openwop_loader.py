@@ -1,0 +1,322 @@
+"""The streaming OpenWOP loader (workbench._formats.openwop): order, forms, problems (SPEC R1-R4).
+
+The loader handles each event as it is read and keeps no event dict for tool events. These tests
+pin what must not change when it does so: runs come out in ``sequence`` order even when the file
+is not (it then reads the file twice), v1 names and JSON arrays still load, a bad line costs only
+itself, problems still name file, line and field, and unknown things are still carried.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import workbench as wb
+from workbench import LoadError, ToolBoundary
+from workbench._formats import openwop
+from workbench._synthetic import write_synthetic_log
+
+RUN = "acme/run-1"
+
+
+def write_jsonl(path: Path, events: Sequence[Any], newline: str = "\n") -> Path:
+    text = "".join(json.dumps(e, ensure_ascii=False) + newline for e in events)
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def event(seq: int | None, kind: str, payload: Any, run: str = RUN) -> dict[str, Any]:
+    doc: dict[str, Any] = {"eventId": f"e-{run}-{seq}", "runId": run, "type": kind}
+    if seq is not None:
+        doc["sequence"] = seq
+    doc.update({"timestamp": "2026-11-03T14:07:32.000Z", "schemaVersion": 1, "payload": payload})
+    return doc
+
+
+def called(seq: int, call_id: str, tool: str, run: str = RUN, kind: str = "agent.tool-called"):
+    payload = {"agentId": "agent-1", "toolName": tool, "callId": call_id, "inputs": {"n": seq}}
+    return event(seq, kind, payload, run)
+
+
+def returned(
+    seq: int, call_id: str, run: str = RUN, kind: str = "agent.tool-returned", **payload: Any
+) -> dict[str, Any]:
+    body = {"callId": call_id, "outcome": {"content": [{"type": "text", "text": call_id}]}}
+    body.update(payload)
+    return event(seq, kind, body, run)
+
+
+def conversation(run: str = RUN, calls: int = 4, start: int = 0) -> list[dict[str, Any]]:
+    """A run of ``calls`` call/result pairs in sequence order; call 2 (if any) fails."""
+    events = [event(start, "run.started", {"workflowId": "w"}, run)]
+    seq = start + 1
+    for n in range(calls):
+        call_id = f"c{n}"
+        events.append(called(seq, call_id, f"tool:{n % 3}", run))
+        if n == 2:
+            error = {"code": "upstream_down", "message": "down"}
+            events.append(
+                event(seq + 1, "agent.tool-returned", {"callId": call_id, "error": error}, run)
+            )
+        else:
+            events.append(returned(seq + 1, call_id, run))
+        seq += 2
+    events.append(event(seq, "agent.decided", {"decision": {"answer": "done"}}, run))
+    return events
+
+
+def without_location(boundaries: Sequence[ToolBoundary]) -> list[tuple[Any, ...]]:
+    return [
+        (b.index, b.call_id, b.tool, b.args, b.response, b.is_error, b.error_code, b.extra)
+        for b in boundaries
+    ]
+
+
+# --- order (R1) ------------------------------------------------------------------------------
+
+
+def test_out_of_order_sequence_log_loads_in_sequence_order(tmp_path: Path) -> None:
+    """R1: events are ordered by ``sequence``, not by file position (the sorted fallback)."""
+    events = conversation(calls=6)
+    in_order = wb.load_runs(write_jsonl(tmp_path / "sorted.jsonl", events)).run
+    shuffled = events[:]
+    random.Random(4).shuffle(shuffled)
+    assert shuffled != events
+    path = write_jsonl(tmp_path / "shuffled.jsonl", shuffled)
+    run = wb.load_runs(path).run
+    assert [b.call_id for b in run.boundaries] == [f"c{n}" for n in range(6)]
+    assert [b.index for b in run.boundaries] == list(range(6))
+    assert without_location(run.boundaries) == without_location(in_order.boundaries)
+    assert run.answer == "done"
+    # Locations still point at the call's line in the file that was read.
+    for boundary in run.boundaries:
+        line = int(boundary.location.rsplit(":", 1)[1])
+        assert shuffled[line - 1]["payload"]["callId"] == boundary.call_id
+
+
+def test_a_result_filed_before_its_call_pairs_by_sequence(tmp_path: Path) -> None:
+    """R1, R2: pairing follows ``sequence``: a result earlier in the file but later in sequence
+    pairs with its call instead of being reported as having no open call."""
+    events = [returned(2, "c1"), called(1, "c1", "billing:lookup")]
+    run = wb.load_runs(write_jsonl(tmp_path / "swap.jsonl", events)).run
+    assert [(b.call_id, b.tool, b.location.endswith(":2")) for b in run.boundaries] == [
+        ("c1", "billing:lookup", True)
+    ]
+
+
+def test_only_the_run_that_goes_backwards_is_rebuilt_and_runs_keep_file_order(
+    tmp_path: Path,
+) -> None:
+    """R1: with two interleaved runs, one out of order, both load right, in first-seen order."""
+    one = conversation("acme/run-a", calls=3)
+    two = conversation("acme/run-b", calls=3)
+    two[1], two[3] = two[3], two[1]  # run-b's calls c0 and c1 filed in the wrong order
+    log = [e for pair in zip(one, two, strict=True) for e in pair]
+    result = wb.load_runs(write_jsonl(tmp_path / "two.jsonl", log))
+    assert [r.run_id for r in result.runs] == ["acme/run-a", "acme/run-b"]
+    for run in result.runs:
+        assert [b.call_id for b in run.boundaries] == ["c0", "c1", "c2"]
+        assert [b.index for b in run.boundaries] == [0, 1, 2]
+        assert run.boundaries[2].is_error
+
+
+def test_events_without_sequence_keep_their_file_place(tmp_path: Path) -> None:
+    """R1: an event with no integer ``sequence`` sorts by its position, as before streaming."""
+    events = [
+        called(0, "c0", "a"),
+        returned(1, "c0"),
+        event(None, "custom.note", {"n": 1}),
+        event(None, "custom.note", {"n": 2}),
+    ]
+    run = wb.load_runs(write_jsonl(tmp_path / "noseq.jsonl", events)).run
+    assert [e["payload"]["n"] for e in run.metadata["otherEvents"]] == [1, 2]
+    assert len(run.boundaries) == 1
+
+
+# --- forms (R1) ------------------------------------------------------------------------------
+
+
+def test_v1_named_log_loads_like_its_v2_twin(tmp_path: Path) -> None:
+    """R1: v1 type names (``agent.toolCalled``, ...) are normalised to v2."""
+    v2 = conversation(calls=3)
+    v1 = [
+        {**e, "type": {v: k for k, v in openwop.V1_TO_V2.items()}.get(e["type"], e["type"])}
+        for e in v2
+    ]
+    assert any(e["type"] == "agent.toolCalled" for e in v1)
+    old = wb.load_runs(write_jsonl(tmp_path / "v1.jsonl", v1)).run
+    new = wb.load_runs(write_jsonl(tmp_path / "v2.jsonl", v2)).run
+    assert without_location(old.boundaries) == without_location(new.boundaries)
+    assert len(old.boundaries) == 3 and old.boundaries[2].error_code == "upstream_down"
+
+
+@pytest.mark.parametrize("name", ["log.json", "log.jsonl"])
+def test_json_array_log_loads(tmp_path: Path, name: str) -> None:
+    """R1: a JSON array of events loads, whatever the file is called; places are array items."""
+    events = conversation(calls=3)
+    events[1], events[3] = events[3], events[1]
+    path = tmp_path / name
+    path.write_text(json.dumps(events, indent=2), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert result.format == "openwop"
+    run = result.run
+    assert [b.call_id for b in run.boundaries] == ["c0", "c1", "c2"]
+    assert run.boundaries[0].location == f"{path}: item 3"
+
+
+def test_object_with_events_array_loads(tmp_path: Path) -> None:
+    """R1: ``{"events": [...]}`` is an OpenWOP log too."""
+    path = tmp_path / "wrapped.json"
+    path.write_text(json.dumps({"events": conversation(calls=2)}), encoding="utf-8")
+    assert len(wb.load_runs(path).run.boundaries) == 2
+
+
+def test_jsonl_without_a_jsonl_name_is_detected_and_streamed(tmp_path: Path) -> None:
+    """R1: a file whose first line is one event object is JSONL, whatever its name."""
+    path = write_jsonl(tmp_path / "events.log", conversation(calls=2), newline="\r\n")
+    result = wb.load_runs(path)
+    assert result.format == "openwop" and len(result.run.boundaries) == 2
+    assert result.run.boundaries[0].location == f"{path}:2"
+
+
+def test_a_line_separator_inside_a_string_does_not_split_the_line(tmp_path: Path) -> None:
+    """R1: JSONL lines end at line breaks only; U+2028 or U+0085 inside a string is content."""
+    events = [called(0, "c0", "a"), returned(1, "c0", outcome="one\u2028two\x85three")]
+    run = wb.load_runs(write_jsonl(tmp_path / "ls.jsonl", events)).run
+    assert run.boundaries[0].response == "one\u2028two\x85three"
+
+
+# --- problems (R2) ---------------------------------------------------------------------------
+
+
+def test_non_strict_load_keeps_every_other_boundary_and_reports_the_bad_line(
+    tmp_path: Path,
+) -> None:
+    """R2: with ``strict=False`` a line that is not JSON costs only itself; the problem names
+    file and line, and ``strict=True`` refuses the same file with the same problem."""
+    events = conversation(calls=5)
+    lines = [json.dumps(e) for e in events]
+    lines.insert(4, '{"runId": "acme/run-1", "type": "agent.tool-called", "payload": {')
+    lines.insert(2, "")
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert [b.call_id for b in result.run.boundaries] == [f"c{n}" for n in range(5)]
+    assert len(result.problems) == 1
+    problem = result.problems[0]
+    assert (problem.file, problem.where, problem.line, problem.field) == (str(path), "line 6", 6, "")
+    assert problem.message.startswith("invalid JSON: ")
+    with pytest.raises(LoadError) as info:
+        wb.load_runs(path)
+    assert info.value.problems == result.problems
+    assert str(info.value).startswith(f"{path}: line 6: invalid JSON")
+
+
+def test_pairing_problems_name_file_line_and_field_in_an_out_of_order_log(tmp_path: Path) -> None:
+    """R2: problems found on the sorted fallback still name the line the event is on."""
+    events = [
+        called(3, "c1", "b"),
+        returned(9, "zz"),  # no open call
+        called(1, "c0", "a"),
+        returned(2, "c0"),
+        called(5, "c2", "c"),  # never answered
+    ]
+    path = write_jsonl(tmp_path / "probs.jsonl", events)
+    result = wb.load_runs(path, strict=False)
+    found = sorted((p.where, p.line, p.field, p.message) for p in result.problems)
+    assert found == [
+        ("line 1", 1, "payload.callId", "call 'c1' to 'b' is never answered"),
+        ("line 2", 2, "payload.callId", "result for call id 'zz' has no open call"),
+        ("line 5", 5, "payload.callId", "call 'c2' to 'c' is never answered"),
+    ]
+    assert all(p.file == str(path) for p in result.problems)
+    assert [b.call_id for b in result.run.boundaries] == ["c0"]
+
+
+def test_a_call_never_answered_names_the_call_id_field(tmp_path: Path) -> None:
+    """R2: the never-answered problem names the call's line and the ``payload.callId`` field."""
+    path = write_jsonl(tmp_path / "open.jsonl", [called(0, "c7", "lonely")])
+    with pytest.raises(LoadError) as info:
+        wb.load_runs(path)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.field) == (1, "payload.callId")
+
+
+def test_a_status_that_is_not_a_string_is_not_a_failure_and_not_a_crash(tmp_path: Path) -> None:
+    """R3: only the status strings ``error``, ``forbidden``, ``rate_limited`` mark a failure; an
+    odd status (a list) is carried, not fatal (R4)."""
+    events = [called(0, "c0", "a"), returned(1, "c0", status=["error"])]
+    run = wb.load_runs(write_jsonl(tmp_path / "odd.jsonl", events)).run
+    assert run.boundaries[0].is_error is False
+
+
+def test_a_file_that_changes_between_the_two_reads_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R2: the sorted fallback reads the file again; a file changed meanwhile is a load error."""
+    path = write_jsonl(tmp_path / "moving.jsonl", [returned(2, "c1"), called(1, "c1", "a")])
+    original = openwop._Assembler.rebuild
+
+    def rebuild_after_a_write(self: Any, events: Any) -> None:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(called(3, "c9", "late")) + "\n")
+        original(self, events)
+
+    monkeypatch.setattr(openwop._Assembler, "rebuild", rebuild_after_a_write)
+    with pytest.raises(LoadError, match=r"moving\.jsonl.*changed while it was being loaded"):
+        wb.load_runs(path, strict=False)
+
+
+# --- carried (R4) ----------------------------------------------------------------------------
+
+
+def test_unknown_fields_and_event_types_are_carried_in_order(tmp_path: Path) -> None:
+    """R4: unknown payload and envelope members ride on the boundary; unknown events on the run,
+    in sequence order, even when the file is out of order."""
+    call = called(1, "c0", "a")
+    call["payload"]["x-note"] = "kept"
+    call["x-envelope"] = 7
+    result = returned(2, "c0", weird=True)
+    events = [event(5, "vendor.thing", {"k": 2}), call, result, event(0, "vendor.thing", {"k": 1})]
+    run = wb.load_runs(write_jsonl(tmp_path / "r4.jsonl", events)).run
+    assert run.boundaries[0].extra == {
+        "x-note": "kept",
+        "envelope.x-envelope": 7,
+        "returned.weird": True,
+    }
+    assert [e["payload"]["k"] for e in run.metadata["otherEvents"]] == [1, 2]
+
+
+# --- the synthetic log and the collector -----------------------------------------------------
+
+
+def test_synthetic_log_loads_every_call_with_its_failures(tmp_path: Path) -> None:
+    """R1-R3 on the benchmark's input: every call is a boundary, every 50th one failed."""
+    path = tmp_path / "syn.jsonl"
+    write_synthetic_log(path, n_calls=500, seed=1, runs=2)
+    result = wb.load_runs(path)
+    assert [len(run.boundaries) for run in result.runs] == [250, 250]
+    failed = [n for n, b in enumerate(result.boundaries, start=1) if b.is_error]
+    assert failed == list(range(50, 501, 50))
+    assert all(b.error_code and b.error_message for b in result.boundaries if b.is_error)
+    assert [b.index for b in result.runs[1].boundaries] == list(range(250))
+
+
+def test_loading_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The loader pauses the cyclic collector while it loads and restores it afterwards."""
+    path = write_jsonl(tmp_path / "gc.jsonl", conversation(calls=2))
+    assert gc.isenabled()
+    wb.load_runs(path)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        wb.load_runs(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
