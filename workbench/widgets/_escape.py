@@ -1,0 +1,89 @@
+"""Recorded text shown as text: every payload, arg and error goes through :func:`esc`.
+
+Suites and logs are untrusted input. A tool result such as ``<img src=x onerror=alert(1)>`` must
+appear as those characters and run nothing, so widget code never puts recorded text into an HTML
+widget except through these helpers (plain ``Label``/``Text`` values are text already).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = ["MONO", "esc", "html_table", "json_text", "mono", "shorten"]
+
+MONO = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px"
+"""The CSS font of args and payloads."""
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON with sorted keys (a string stays itself)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "\u2026"
+
+
+def esc(value: Any) -> str:
+    """``value`` (JSON for non-strings) escaped for HTML, quotes included."""
+    return html.escape(json_text(value), quote=True)
+
+
+def mono(value: Any, *, limit: int | None = None, title: bool = True) -> str:
+    """``value`` as escaped monospace HTML (cut to ``limit``; the full text as its tooltip)."""
+    text = json_text(value)
+    shown = shorten(text, limit) if limit else text
+    tip = f' title="{html.escape(text, quote=True)}"' if title and shown != text else ""
+    return f'<span class="wb-mono" style="{MONO}"{tip}>{html.escape(shown, quote=True)}</span>'
+
+
+def html_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    css_class: str = "wb-table",
+    row_classes: Sequence[str] | None = None,
+) -> str:
+    """An HTML table; cells are escaped, except :class:`Markup` cells (already escaped here)."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body: list[str] = []
+    for i, row in enumerate(rows):
+        cls = row_classes[i] if row_classes and i < len(row_classes) and row_classes[i] else ""
+        attr = f' class="{html.escape(cls, quote=True)}"' if cls else ""
+        cells = "".join(f"<td>{_cell(value)}</td>" for value in row)
+        body.append(f"<tr{attr}>{cells}</tr>")
+    style = (
+        "<style>.wb-table{border-collapse:collapse;font-size:12px}"
+        ".wb-table th,.wb-table td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;"
+        "vertical-align:top}.wb-table tr.wb-diverged td{background:#fff4d6}"
+        ".wb-failed{color:#b00020;font-weight:600}</style>"
+    )
+    return f'{style}<table class="{css_class}"><tr>{head}</tr>{"".join(body)}</table>'
+
+
+class Markup(str):
+    """A string that is already safe HTML (built by this module from escaped parts)."""
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, Markup):
+        return str(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return html.escape(json_text(value) if not isinstance(value, int) else str(value), quote=True)
+
+
+def markup(text: str) -> Markup:
+    """Mark HTML built from escaped parts as safe for :func:`html_table`."""
+    return Markup(text)

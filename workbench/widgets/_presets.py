@@ -1,0 +1,52 @@
+"""The error payload editor: a preset picker and a text box, producing MCP text content.
+
+The payload is :func:`workbench._payloads.error_payload` of the chosen preset and text; the
+preview shows it as escaped JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import ipywidgets as w
+
+from .._payloads import PRESET_LABELS, PRESETS, error_payload
+from ._escape import MONO, esc
+
+__all__ = ["PayloadEditor"]
+
+
+class PayloadEditor:
+    """Preset + text -> ``{"content": [{"type": "text", "text": ...}]}``."""
+
+    def __init__(self) -> None:
+        self.preset = w.Dropdown(
+            options=[(PRESET_LABELS[name], name) for name in PRESETS],
+            value="upstream_down",
+            description="payload",
+        )
+        self.preset.add_class("wb-payload-preset")
+        self.text = w.Textarea(
+            placeholder="message (custom: the whole text)",
+            layout=w.Layout(width="40%", height="3.2em"),
+        )
+        self.text.add_class("wb-payload-text")
+        self.preview = w.HTML()
+        self.preview.add_class("wb-payload-preview")
+        self.preset.observe(self._refresh, names="value")
+        self.text.observe(self._refresh, names="value")
+        self.widget = w.HBox([self.preset, self.text, self.preview])
+        self._refresh()
+
+    def payload(self) -> dict[str, Any]:
+        """The payload the editor shows (ValueError for a custom preset with no text)."""
+        return error_payload(self.preset.value, self.text.value or None)
+
+    def _refresh(self, _change: object = None) -> None:
+        try:
+            shown = json.dumps(self.payload(), ensure_ascii=False)
+        except ValueError as exc:
+            self.preview.value = f'<span style="color:#b00020">{esc(str(exc))}</span>'
+            return
+        self.preview.value = f'<code style="{MONO}">{esc(shown)}</code>'

@@ -1,0 +1,264 @@
+"""The Sweep & branches part: run a fault sweep, chart its branch tree, show a branch's variant.
+
+Run is one library call, ``workbench._sweep.sweep``; the chart is
+``workbench._charts.branch_chart`` of ``result.branches(task)``, shown through
+``alt.JupyterChart``. Selecting a branch in the chart (a JupyterChart selection) or a variant in
+the dropdown (the fallback, and what headless tests drive) shows that variant's trajectory beside
+the baseline's. The imports are guarded: the part says what is missing instead of failing while
+those modules are still being written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from ._edits import FAULT_KINDS
+from ._escape import esc, html_table
+from ._replay_panel import StepView, trajectory_html
+
+if TYPE_CHECKING:
+    from ._workbench import Workbench
+
+__all__ = ["SweepPanel"]
+
+_FRAME_COLUMNS = ("variant", "taskId", "trial", "passed", "outcome", "divergenceStep", "recovered")
+_MAX_ROWS = 200
+_BASELINE = "baseline"
+"""The baseline's name in a sweep's frame and steps (``workbench._sweep.BASELINE``)."""
+
+
+def _module(name: str) -> Any | None:
+    try:
+        return importlib.import_module(f"workbench.{name}")
+    except ImportError:
+        return None
+
+
+def _plain(value: Any) -> Any:
+    """A pandas cell as plain Python (``<NA>`` -> None)."""
+    try:
+        import pandas as pd
+
+        if value is pd.NA or (not isinstance(value, str) and bool(pd.isna(value))):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return value.item() if hasattr(value, "item") else value
+
+
+def _step_view(step: Any) -> StepView:
+    served = str(getattr(step, "served_by", "fixture"))
+    return StepView(
+        str(getattr(step, "tool", "")),
+        str(getattr(step, "args_json", "")),
+        bool(getattr(step, "is_error", False)),
+        "" if served == "fixture" else served,
+    )
+
+
+class SweepPanel:
+    """Sweep controls, progress, the branch chart and the variant trajectory."""
+
+    def __init__(self, wb: Workbench) -> None:
+        self._wb = wb
+        self.result: Any = None
+        """The last sweep's ``SweepResult``."""
+        self.error: BaseException | None = None
+        """The last sweep's error, if it failed."""
+        self.chart: Any = None
+        """The ``alt.JupyterChart`` of the branch tree, when charts are available."""
+        self.faults = w.Dropdown(description="faults", options=[("single fault", "single")])
+        self.faults.add_class("wb-sweep-faults")
+        self.kinds = w.SelectMultiple(
+            options=FAULT_KINDS, value=("transient", "hard"), description="kinds", rows=3
+        )
+        self.kinds.add_class("wb-sweep-kinds")
+        self.trials = w.BoundedIntText(value=1, min=1, max=1000, description="trials")
+        self.seed = w.IntText(value=0, description="seed")
+        self.button = w.Button(description="Run sweep", button_style="success", icon="sitemap")
+        self.button.add_class("wb-sweep-button")
+        self.button.on_click(lambda _b: self.run())
+        # sweep() reports progress only as a terminal bar: this one fills when it finishes.
+        self.progress = w.IntProgress(value=0, min=0, max=1, description="sweep")
+        self.status = w.HTML()
+        self.status.add_class("wb-sweep-status")
+        self.table = w.HTML()
+        self.table.add_class("wb-sweep-table")
+        self.chart_box = w.Box(layout=w.Layout(width="100%"))
+        self.chart_box.add_class("wb-branch-chart")
+        self.variant = w.Dropdown(description="variant", options=[], layout=w.Layout(width="60%"))
+        self.variant.add_class("wb-variant-picker")
+        self.variant.observe(lambda _c: self.show_variant(), names="value")
+        self.trajectory = w.HTML()
+        self.trajectory.add_class("wb-variant-trajectory")
+        self.widget = w.VBox(
+            [
+                w.HBox([self.faults, self.kinds]),
+                w.HBox([self.trials, self.seed]),
+                w.HBox([self.button, self.progress]),
+                self.status,
+                self.chart_box,
+                self.variant,
+                self.trajectory,
+                self.table,
+            ]
+        )
+        self.widget.add_class("wb-sweep")
+        if _module("_sweep") is None:
+            self.status.value = (
+                "fault sweeps need <code>workbench._sweep</code> (not installed yet)"
+            )
+
+    def reload(self) -> None:
+        """A new suite: offer a per-tool sweep for each of its tools."""
+        tools = sorted(
+            {
+                str(entry.get("tool"))
+                for task in self._wb.suite.tasks
+                for entry in (task.get("fixtures") or {}).get("toolResponses") or []
+                if isinstance(entry, Mapping) and "tool" in entry
+            }
+        )
+        options = [("single fault", "single"), ("pairs", "pairs")]
+        options += [(f"every call of {tool}", f"tool:{tool}") for tool in tools]
+        self.faults.options = options
+        self.faults.value = "single"
+
+    def run(self) -> Any:
+        """Sweep the held suite: ``sweep(suite, faults=..., kinds=..., trials=..., seed=...)``."""
+        self.error = None
+        sweep_module = _module("_sweep")
+        if sweep_module is None:
+            self._fail(ImportError("workbench._sweep is not available yet"))
+            return None
+        kinds = tuple(self.kinds.value)
+        if not kinds:
+            self._fail(ValueError("pick at least one fault kind"))
+            return None
+        self.progress.value = 0
+        self.progress.max = 1
+        self.progress.bar_style = "info"
+        self.status.value = "sweeping&hellip;"
+        try:
+            agent = self._wb.replay_panel.agent()
+            result = sweep_module.sweep(
+                self._wb.suite,
+                faults=self.faults.value,
+                kinds=kinds,
+                trials=int(self.trials.value),
+                seed=int(self.seed.value),
+                agent=agent,
+                progress=False,
+            )
+        except Exception as exc:
+            self._fail(exc)
+            return None
+        self.result = result
+        self.progress.bar_style = "success"
+        self.progress.value = self.progress.max
+        self._show_result(result)
+        return result
+
+    def _fail(self, exc: BaseException) -> None:
+        self.error = exc
+        self.progress.bar_style = "danger"
+        self.status.value = (
+            f'<pre class="wb-error" style="color:#b00020;white-space:pre-wrap">'
+            f"{esc(f'{type(exc).__name__}: {exc}')}</pre>"
+        )
+
+    # -- showing a result --------------------------------------------------------------------
+
+    def _show_result(self, result: Any) -> None:
+        frame = result.frame
+        names = [str(v) for v in dict.fromkeys(frame["variant"].tolist())]
+        variants = [n for n in names if not self._is_baseline(n)]
+        passed = int(frame["passed"].sum()) if "passed" in frame else 0
+        self.status.value = (
+            f"<b>{len(variants)}</b> variant(s), {len(frame)} trial row(s), {passed} passed"
+        )
+        columns = [c for c in _FRAME_COLUMNS if c in frame.columns]
+        rows = [
+            [_plain(v) for v in row] for row in frame[columns].head(_MAX_ROWS).itertuples(False)
+        ]
+        more = len(frame) - _MAX_ROWS
+        self.table.value = html_table(columns, rows) + (
+            f"<div>&hellip; and {more} more row(s) in <code>wb.sweep_result.frame</code></div>"
+            if more > 0
+            else ""
+        )
+        self.variant.options = variants
+        self.variant.index = 0 if variants else None
+        self._show_chart(result)
+        self.show_variant()
+
+    @staticmethod
+    def _is_baseline(name: str) -> bool:
+        return name == _BASELINE
+
+    def _show_chart(self, result: Any) -> None:
+        charts = _module("_charts")
+        self.chart = None
+        if charts is None:
+            self.chart_box.children = (
+                w.HTML("branch chart: <code>workbench._charts</code> not available yet"),
+            )
+            return
+        try:
+            import altair as alt
+
+            task_ids = [str(t.get("taskId")) for t in self._wb.suite.tasks]
+            branches = result.branches(task_ids[0] if len(task_ids) == 1 else None)
+            chart = alt.JupyterChart(charts.branch_chart(branches))
+        except Exception as exc:  # the chart is an extra: the table and picker still work
+            self.chart_box.children = (w.HTML(f"branch chart unavailable: {esc(str(exc))}"),)
+            return
+        self.chart = chart
+        self.chart_box.children = (chart,)
+        # A chart without selections: the dropdown is the picker.
+        with contextlib.suppress(Exception):
+            chart.selections.observe(self._on_selection)
+
+    def _on_selection(self, change: Mapping[str, Any]) -> None:
+        selection = change.get("new")
+        values = getattr(selection, "value", None)
+        if not isinstance(values, Sequence) or isinstance(values, str):
+            return
+        for item in values:
+            if not isinstance(item, Mapping):
+                continue
+            for name in str(item.get("variants", "")).split(","):
+                name = name.strip()
+                if name and name in self.variant.options:
+                    self.variant.value = name
+                    return
+
+    def _steps(self, variant: str, task_id: str, trial: int = 0) -> list[StepView]:
+        steps = getattr(self.result, "steps", {}) or {}
+        found = steps.get((variant, task_id, trial))
+        return [_step_view(s) for s in found] if found else []
+
+    def _baseline_steps(self, task_id: str) -> list[StepView]:
+        steps = getattr(self.result, "steps", {}) or {}
+        for (variant, task, trial), found in steps.items():
+            if task == task_id and trial == 0 and self._is_baseline(str(variant)):
+                return [_step_view(s) for s in found]
+        return []
+
+    def show_variant(self) -> None:
+        """Show the picked variant's trajectory (trial 0) beside the baseline's."""
+        name = self.variant.value
+        if self.result is None or not name:
+            self.trajectory.value = ""
+            return
+        frame = self.result.frame
+        rows = frame[frame["variant"] == name]
+        task_id = str(rows["taskId"].iloc[0]) if len(rows) else ""
+        self.trajectory.value = trajectory_html(
+            self._baseline_steps(task_id), self._steps(name, task_id), label=name
+        )
