@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -51,6 +52,7 @@ STEP_TIMEOUT_MS = 30_000
 FLIPPED_BOUNDARY = 2  # billing:lookup: recorded as a success, so the flip is a new failure
 FLIPPED_TOOL = "billing:lookup"
 HOSTILE_FLAG = "__wbHostilePayloadRan"
+FAILURE_SHOT = Path(tempfile.gettempdir()) / "workbench-browser-test-failure.png"
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -84,12 +86,10 @@ def _free_port() -> int:
 def _hostile_notebook() -> dict[str, Any]:
     """A one-cell notebook that opens the Workbench on the two hostile recordings."""
     source = (
+        "from IPython.display import display\n"
         "from workbench.widgets import Workbench\n"
-        "from ipywidgets import VBox\n"
-        "VBox([\n"
-        "    Workbench('../fixtures/samples/hostile-payload.openwop.jsonl'),\n"
-        "    Workbench('hostile-flag.openwop.jsonl'),\n"
-        "])\n"
+        "display(Workbench('../fixtures/samples/hostile-payload.openwop.jsonl'))\n"
+        "display(Workbench('hostile-flag.openwop.jsonl'))\n"
     )
     return {
         "cells": [
@@ -137,11 +137,16 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         root / "notebooks" / "hostile-flag.openwop.jsonl",
     )
     (root / "notebooks" / "hostile.ipynb").write_text(json.dumps(_hostile_notebook()))
-    settings = base / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
+    settings = base / "settings" / "@jupyterlab"
+    (settings / "apputils-extension").mkdir(parents=True)
+    (settings / "notebook-extension").mkdir(parents=True)
     # No news or update checks: the toast would cover the page and there is no network anyway.
-    (settings / "notification.jupyterlab-settings").write_text(
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    # Start the notebook's own kernel (python3) without the Select Kernel dialog.
+    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"autoStartDefaultKernel": True})
     )
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(os.environ)
@@ -238,6 +243,14 @@ def _run_all_cells(page: Any) -> None:
 def _open_notebook(page: Any, lab: Lab, path: str) -> None:
     page.goto(lab.open_url(path))
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=STEP_TIMEOUT_MS)
+    # Should the settings above not apply, answer the Select Kernel dialog with its default.
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    try:
+        dialog.wait_for(state="visible", timeout=3000)
+    except sync_api.TimeoutError:
+        pass
+    else:
+        dialog.locator(".jp-mod-accept").click()
     # The kernel is ready when the toolbar's status reads Idle.
     page.wait_for_function(
         "() => [...document.querySelectorAll('.jp-Toolbar-kernelStatus, "
@@ -247,16 +260,49 @@ def _open_notebook(page: Any, lab: Lab, path: str) -> None:
     )
 
 
-def _shot(locator: Any, name: str) -> None:
+def _shot(page: Any, top: Any, name: str, bottom: Any = None, max_height: int = 1100) -> None:
+    """Save the page region from ``top``'s top to ``bottom``'s bottom (default: ``top``'s),
+    at most ``max_height`` pixels tall, as docs/screenshots/``name``."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    locator.scroll_into_view_if_needed()
-    locator.screenshot(path=str(SCREENSHOTS / name))
+    top.scroll_into_view_if_needed()
+    box = top.bounding_box()
+    end = (bottom or top).bounding_box()
+    assert box is not None and end is not None, f"{name}: nothing to photograph"
+    height = min(end["y"] + end["height"] - box["y"], max_height)
+    page.screenshot(
+        path=str(SCREENSHOTS / name),
+        clip={"x": box["x"], "y": box["y"], "width": box["width"], "height": height},
+    )
+
+
+def _cell_errors(page: Any) -> str:
+    """The text of any traceback in the open notebook (to say why a wait failed)."""
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    return "\n".join(errors.all_inner_texts())[-3000:]
+
+
+def _wait(page: Any, locator: Any, what: str, timeout_ms: int = STEP_TIMEOUT_MS) -> None:
+    """Wait for ``locator`` to be visible; on timeout fail with the notebook's tracebacks."""
+    try:
+        locator.wait_for(state="visible", timeout=timeout_ms)
+    except sync_api.TimeoutError:
+        page.screenshot(path=str(FAILURE_SHOT), full_page=True)
+        pytest.fail(
+            f"{what} did not appear in {timeout_ms / 1000:.0f} s (page: {FAILURE_SHOT})\n"
+            f"{_cell_errors(page)}"
+        )
+
+
+def _tab(widget: Any, title: str) -> None:
+    """Select one of the Workbench's tabs (an ipywidgets Tab: a Lumino tab bar)."""
+    widget.locator(".lm-TabBar-tab", has_text=title).first.click()
 
 
 def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
     """Run the quickstart in JupyterLab, flip a boundary in the widget and replay: the new
-    trajectory marks the flipped call failed (R17). Hostile payloads render as inert text."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    trajectory marks the flipped call failed (R17); sweep and see the branch chart; export and
+    replay the export with the CLI. Hostile payloads render as inert text."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1600})
     page = context.new_page()
     dialogs: list[str] = []
 
@@ -267,48 +313,78 @@ def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
     page.on("dialog", on_dialog)
     try:
         _open_notebook(page, lab, "notebooks/01-quickstart.ipynb")
+        page.keyboard.press("Control+b")  # hide the file browser: room for the widget
         _run_all_cells(page)
 
-        table = page.locator(".wb-boundary-table").last
-        table.wait_for(state="visible", timeout=RUN_ALL_TIMEOUT_MS)
-        chart = page.locator(".wb-branch-chart").last
-        chart.wait_for(state="visible", timeout=RUN_ALL_TIMEOUT_MS)
-        # The chart is drawn (vega renders an svg or a canvas) and the table has its rows.
-        chart.locator("svg, canvas").first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
-        assert table.locator("tr").count() > FLIPPED_BOUNDARY + 1
-
-        widget = page.locator(".jp-OutputArea-output").filter(has=table).last
-        _shot(widget, "load.png")
-
-        toggle = widget.locator(f".wb-toggle-{FLIPPED_BOUNDARY}").first
-        toggle.scroll_into_view_if_needed()
-        toggle.click()
-        _shot(widget, "flip.png")
-
-        widget.locator(".wb-replay-button").first.click()
-        trajectory = widget.locator(".wb-trajectory").first
-        page.wait_for_function(
-            "([el, tool]) => el.textContent.includes(tool + '!')",
-            arg=[trajectory.element_handle(), FLIPPED_TOOL],
-            timeout=STEP_TIMEOUT_MS,
+        # Load: the last cell shows the Workbench on the Boundaries tab.
+        widget = page.locator(".wb-workbench").last
+        table = widget.locator(".wb-boundary-table")
+        _wait(page, table, "the Workbench boundary table", RUN_ALL_TIMEOUT_MS)
+        rows = table.locator(".wb-boundary-row:visible")
+        assert rows.count() == 12, "the billing run has 12 boundaries"
+        # The notebook's own branch chart (a cell above) is drawn offline too.
+        page.locator(".jp-OutputArea-output .marks").first.wait_for(
+            state="visible", timeout=STEP_TIMEOUT_MS
         )
-        assert f"{FLIPPED_TOOL}!" in trajectory.inner_text()
-        _shot(widget, "replay.png")
-        _shot(chart, "sweep.png")
+        _shot(page, widget, "load.png", max_height=720)
 
-        # Hostile payloads: shown as text, never run.
+        # Flip: boundary 2 (billing:lookup) recorded as a success, now isError.
+        toggle = widget.locator(f".wb-toggle-{FLIPPED_BOUNDARY}")
+        toggle.click()
+        page.wait_for_function(
+            "el => el.textContent.includes('isError')", arg=toggle.element_handle()
+        )
+        _shot(page, widget, "flip.png", max_height=720)
+
+        # Replay: the new trajectory marks billing:lookup failed.
+        _tab(widget, "Replay")
+        widget.locator(".wb-replay-button").click()
+        failed = widget.locator(".wb-trajectory .wb-failed", has_text=FLIPPED_TOOL)
+        _wait(page, failed.first, "the failed call in the new trajectory")
+        assert "failed" in widget.locator(".wb-trajectory").inner_text()
+        _shot(page, widget, "replay.png", max_height=900)
+
+        # Export: save the edited suite; the CLI replays the file (exit 1: the flip fails it).
+        _tab(widget, "Export")
+        path = widget.locator(".wb-export-path input").input_value()
+        widget.locator(".wb-save-button").click()
+        _wait(page, widget.locator(".wb-export-output", has_text="saved"), "the save message")
+        _shot(page, widget, "export.png")
+        saved = Path(path) if Path(path).is_absolute() else lab.root / "notebooks" / path
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "replay", str(saved)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+
+        _tab(widget, "Boundaries")
+        widget.locator(".wb-reset-button").click()
+        page.wait_for_function(
+            "el => !el.textContent.includes('isError')", arg=toggle.element_handle()
+        )
+        # Sweep & branches: back to the suite as loaded, a single-fault sweep, the branch chart.
+        _tab(widget, "Sweep & branches")
+        widget.locator(".wb-sweep-button").click()
+        chart = widget.locator(".wb-branch-chart")
+        _wait(page, chart.locator(".marks").first, "the branch chart")
+        _shot(page, widget, "sweep.png", bottom=chart)
+
+        # Hostile payloads: shown as text, never run. A new page: leaving the edited notebook
+        # would ask "leave page?" (a beforeunload dialog, which is not what is tested here).
+        page = context.new_page()
+        page.on("dialog", on_dialog)
         _open_notebook(page, lab, "notebooks/hostile.ipynb")
         _run_all_cells(page)
-        hostile = page.locator(".wb-boundary-table")
-        page.wait_for_function(
-            "() => document.querySelectorAll('.wb-boundary-table').length >= 2",
-            timeout=RUN_ALL_TIMEOUT_MS,
-        )
+        tables = page.locator(".wb-boundary-table")
+        _wait(page, tables.nth(1), "the hostile payload tables", RUN_ALL_TIMEOUT_MS)
         page.wait_for_timeout(1000)  # give any injected handler the chance to fire
-        assert "<img src=x onerror=alert(1)>" in hostile.first.inner_text()
+        assert "onerror=alert(1)" in tables.first.inner_text()
+        assert f"onerror=window.{HOSTILE_FLAG}=1" in tables.nth(1).inner_text()
         assert dialogs == [], f"a dialog opened: {dialogs}"
         assert page.evaluate(f"() => window.{HOSTILE_FLAG} === undefined")
-        assert page.locator(".wb-boundary-table img").count() == 0
-        assert page.locator(".wb-boundary-table script").count() == 0
+        assert page.locator(".wb-workbench img, .wb-workbench script").count() == 0
     finally:
         context.close()
