@@ -97,7 +97,7 @@ class ToolBoundary:
         }
 
 
-_BOUNDARY_SETTERS = tuple(
+BOUNDARY_SETTERS = tuple(
     getattr(ToolBoundary, name).__set__
     for name in (
         "index",
@@ -136,7 +136,7 @@ def new_boundary(
     ``object.__setattr__`` once per field; this sets the slots directly. The result equals the
     boundary ``ToolBoundary(...)`` builds from the same values.
     """
-    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = _BOUNDARY_SETTERS
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = BOUNDARY_SETTERS
     boundary = _new_object(ToolBoundary)
     s0(boundary, index)
     s1(boundary, call_id)
@@ -155,7 +155,7 @@ def new_boundary(
 
 def set_boundary_index(boundary: ToolBoundary, index: int) -> None:
     """Renumber a boundary the loader has just built and not yet shared."""
-    _BOUNDARY_SETTERS[0](boundary, index)
+    BOUNDARY_SETTERS[0](boundary, index)
 
 
 _new_object = object.__new__

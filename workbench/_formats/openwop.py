@@ -21,13 +21,7 @@ from contextlib import AbstractContextManager, contextmanager
 from operator import attrgetter
 from typing import Any
 
-from .._boundary import (
-    LoadProblem,
-    PromotedRun,
-    ToolBoundary,
-    new_boundary,
-    set_boundary_index,
-)
+from .._boundary import BOUNDARY_SETTERS, LoadProblem, PromotedRun, ToolBoundary
 from .._toolresult import error_text
 
 __all__ = [
@@ -98,6 +92,23 @@ LineSource = Callable[[], AbstractContextManager[Iterable[str]]]
 """Opens the log's lines afresh (the loader may read them twice, see the module docstring)."""
 
 _index_of = attrgetter("index")
+# Building a boundary slot by slot is twice as fast as its frozen dataclass __init__ (see
+# workbench._boundary.new_boundary); the loader's inner loop does it inline.
+_new_object = object.__new__
+(
+    _set_index,
+    _set_call_id,
+    _set_tool,
+    _set_args,
+    _set_response,
+    _set_is_error,
+    _set_error_code,
+    _set_error_message,
+    _set_duration_ms,
+    _set_agent_id,
+    _set_location,
+    _set_extra,
+) = BOUNDARY_SETTERS
 
 
 def normalise_type(event_type: str) -> str:
@@ -368,6 +379,7 @@ class _RunBuilder:
         "open",
         "other",
         "outcome",
+        "prefix",
         "problems",
         "run_id",
         "shared",
@@ -378,6 +390,7 @@ class _RunBuilder:
         self.run_id = run_id
         self.file = file
         self.lines = lines
+        self.prefix = f"{file}:" if lines else f"{file}: item "  # a boundary's location
         self.shared = shared
         self.last: float = -1
         self.given_up = False
@@ -429,16 +442,10 @@ class _RunBuilder:
         else:
             self.problem(position, "type", "event has no string type")
 
-    def payload(self, doc: Mapping[str, Any], position: int) -> Mapping[str, Any] | None:
-        payload = doc.get("payload")
-        if type(payload) is dict or isinstance(payload, Mapping):
-            return payload
-        self.problem(position, "payload", "tool event has no payload object")
-        return None
-
     def call(self, doc: dict[str, Any], position: int) -> None:
-        payload = self.payload(doc, position)
-        if payload is None:
+        payload = doc.get("payload")
+        if type(payload) is not dict and not isinstance(payload, Mapping):
+            self.problem(position, "payload", "tool event has no payload object")
             return
         call_id = payload.get("callId")
         if not isinstance(call_id, str) or not call_id:
@@ -450,6 +457,16 @@ class _RunBuilder:
             return
         if call_id is None:
             return
+        open_calls = self.open
+        if call_id in open_calls:
+            first = open_calls[call_id]
+            self.problem(
+                position,
+                "payload.callId",
+                f"call id {call_id!r} is already open (made at {self.where(first[3])}, "
+                "not yet answered)",
+            )
+            return
         shared = self.shared
         tool = shared.get(tool) or self.share(tool)
         agent = payload.get("agentId")
@@ -458,48 +475,18 @@ class _RunBuilder:
             extra: dict[str, Any] = {}
         else:
             extra = _extras(doc, payload, _CALLED_KNOWN)
-        first = self.open.get(call_id)
-        if first is not None:
-            self.problem(
-                position,
-                "payload.callId",
-                f"call id {call_id!r} is already open (made at {self.where(first[3])}, "
-                "not yet answered)",
-            )
-            return
-        self.open[call_id] = (self.calls, tool, payload.get("inputs"), position, agent, extra)
+        open_calls[call_id] = (self.calls, tool, payload.get("inputs"), position, agent, extra)
         self.calls += 1
 
     def result(self, doc: dict[str, Any], position: int) -> None:
-        payload = self.payload(doc, position)
-        if payload is None:
+        payload = doc.get("payload")
+        if type(payload) is not dict and not isinstance(payload, Mapping):
+            self.problem(position, "payload", "tool event has no payload object")
             return
         call_id = payload.get("callId")
         if not isinstance(call_id, str) or not call_id:
             self.problem(position, "payload.callId", "missing or not a string")
             return
-        error = payload.get("error")
-        status = payload.get("status")
-        outcome = payload.get("outcome")
-        is_error = (
-            error is not None
-            or (isinstance(status, str) and status in _FAILED_STATUSES)
-            or (isinstance(outcome, Mapping) and outcome.get("isError") is True)
-        )
-        code: str | None = None
-        message: str | None = None
-        response: Any = outcome
-        if is_error:
-            code, message, response = _failure(error, status, outcome)
-        duration = payload.get("durationMs")
-        if type(duration) is not int and (
-            not isinstance(duration, int) or isinstance(duration, bool)
-        ):
-            duration = None
-        if _RETURNED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc):
-            returned = None
-        else:
-            returned = _extras(doc, payload, _RETURNED_KNOWN)
         opened = self.open.pop(call_id, None)
         if opened is None:
             self.problem(
@@ -507,25 +494,46 @@ class _RunBuilder:
             )
             return
         order, tool, args, called_at, agent, extra = opened
-        if returned:
-            extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
-        location = f"{self.file}:{called_at}" if self.lines else f"{self.file}: item {called_at}"
-        self.done.append(
-            new_boundary(
-                order,
-                call_id,
-                tool,
-                args,
-                response,
-                is_error,
-                code,
-                message,
-                duration,
-                agent,
-                location,
-                extra,
+        error = payload.get("error")
+        status = payload.get("status")
+        response = payload.get("outcome")
+        code: str | None = None
+        message: str | None = None
+        if (
+            error is not None
+            or (isinstance(status, str) and status in _FAILED_STATUSES)
+            or (
+                (type(response) is dict or isinstance(response, Mapping))
+                and response.get("isError") is True
             )
-        )
+        ):
+            is_error = True
+            code, message, response = _failure(error, status, response)
+        else:
+            is_error = False
+        duration = payload.get("durationMs")
+        if type(duration) is not int and (
+            not isinstance(duration, int) or isinstance(duration, bool)
+        ):
+            duration = None
+        if not (_RETURNED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc)):
+            returned = _extras(doc, payload, _RETURNED_KNOWN)
+            if returned:
+                extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
+        boundary = _new_object(ToolBoundary)
+        _set_index(boundary, order)
+        _set_call_id(boundary, call_id)
+        _set_tool(boundary, tool)
+        _set_args(boundary, args)
+        _set_response(boundary, response)
+        _set_is_error(boundary, is_error)
+        _set_error_code(boundary, code)
+        _set_error_message(boundary, message)
+        _set_duration_ms(boundary, duration)
+        _set_agent_id(boundary, agent)
+        _set_location(boundary, f"{self.prefix}{called_at}")
+        _set_extra(boundary, extra)
+        self.done.append(boundary)
         if order < self.top:
             self.in_order = False
         else:
@@ -567,7 +575,7 @@ class _RunBuilder:
         if unanswered or not self.in_order:
             for index, boundary in enumerate(done):
                 if boundary.index != index:
-                    set_boundary_index(boundary, index)
+                    _set_index(boundary, index)
         outcome = self.invocation_outcome if self.invocation_outcome is not None else self.outcome
         return PromotedRun(
             run_id=self.run_id or f"run-{number}",
