@@ -489,11 +489,6 @@ def test_openwop_call_never_answered_names_the_field(tmp_path: Path) -> None:
     assert problem.field == "payload.callId"
 
 
-@pytest.mark.xfail(
-    reason="_pairing.CallPairer.finish reports an unanswered chat call with field '' (R2 asks "
-    "for the field: id / tool_use_id); owned by the pairing rewrite",
-    strict=True,
-)
 @pytest.mark.parametrize("fmt", ["openai-chat", "anthropic"])
 def test_chat_call_never_answered_names_the_field(tmp_path: Path, fmt: str) -> None:
     """R2: the never-answered problem names the call id field in chat formats too."""
