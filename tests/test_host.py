@@ -345,11 +345,6 @@ def test_miss_under_live_without_a_callable_is_handled_as_fail() -> None:
     assert other.count == 0 and host.misses == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_replay._grade_trial fails a trial with misses only when onMiss == 'fail'; a miss "
-    "under onMiss 'live' with no callable is handled as fail (R16) yet the task can pass",
-)
 def test_task_with_unhandled_live_miss_cannot_pass() -> None:
     """R16: a miss under ``onMiss: "live"`` with no callable registered is handled as
     ``"fail"``, so the task cannot pass."""

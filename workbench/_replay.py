@@ -220,8 +220,6 @@ def _grade_trial(
     task: Mapping[str, Any],
     decision: Decision,
     calls: Sequence[CallRecord],
-    misses: int,
-    on_miss: str,
 ) -> tuple[bool | None, bool | None, bool]:
     golden: bool | None = None
     expected = task.get("expected")
@@ -244,7 +242,9 @@ def _grade_trial(
         )
         trajectory = report.matched
     passed = golden is not False and trajectory is not False
-    if misses and on_miss == "fail":
+    if any(c.served_by == "miss" for c in calls):
+        # A miss handled as a failure (onMiss "fail", or "live" with no live tool registered)
+        # means the task cannot pass (R16); a miss a live tool answered is graded as usual.
         passed = False
     return golden, trajectory, passed
 
@@ -455,11 +455,8 @@ class ReplaySession:
             },
         )
         calls = tuple(host.calls)
-        fixtures = self._fixtures[task_id]
         task = self.suite.tasks[t_index]
-        golden, trajectory, passed = _grade_trial(
-            task, decision, calls, host.misses, fixtures.on_miss
-        )
+        golden, trajectory, passed = _grade_trial(task, decision, calls)
         if agent_error is not None:
             passed = False
         result = TrialResult(
