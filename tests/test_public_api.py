@@ -37,11 +37,6 @@ def test_every_name_in_all_is_a_public_name() -> None:
     assert set(workbench.__all__) <= public_names()
 
 
-@pytest.mark.xfail(
-    reason="workbench/__init__.py binds `TYPE_CHECKING` as a public module attribute; import it "
-    "as `from typing import TYPE_CHECKING as _TYPE_CHECKING` (the lead's file)",
-    strict=True,
-)
 def test_all_equals_the_public_names() -> None:
     """Every public name is in ``__all__`` and every name in ``__all__`` is public."""
     assert set(workbench.__all__) == public_names()
