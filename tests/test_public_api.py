@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import types
 
-import pytest
-
 import workbench
 
 
