@@ -254,7 +254,8 @@ def test_x_figures_on_eval_events() -> None:
     result = replay(suite())
     scored = [e["payload"] for e in result.events if e["type"] == "eval.scored"]
     assert scored[0]["x-fixtureMissCount"] == 2  # one miss per trial
-    assert scored[0]["x-trials"] == {"n": 2, "passed": 2}
+    # onMiss "live" with no live tool registered is handled as "fail": the trials cannot pass (R16)
+    assert scored[0]["x-trials"] == {"n": 2, "passed": 0}
     assert scored[1]["x-passHatK"] == {"1": 0.0, "2": 0.0}
     completed = next(e["payload"] for e in result.events if e["type"] == "eval.completed")
     assert completed["x-fixtureMissCount"] == 2
