@@ -234,3 +234,39 @@ def test_toggle_error_flips_one_entry_and_back(billing: Suite) -> None:
     assert "isError" not in entries(off)[5]
     assert json.loads(off.to_json())["tasks"] == json.loads(billing.to_json())["tasks"]
     assert "isError" not in entries(billing)[5]
+
+
+def test_toggle_error_leaves_the_input_unchanged_and_shares_what_it_does_not_change() -> None:
+    """R32/R5: toggle_error is copy-on-write like inject: the input suite's bytes are unchanged,
+    only the path to the flipped entry is new, every other task and entry is shared."""
+    suite = two_task_suite()
+    before = suite.to_json()
+    on = toggle_error(suite, "two", 1)
+    assert suite.to_json() == before
+    assert "isError" not in task_tool_responses(suite.tasks[1])[1]
+    assert task_tool_responses(on.tasks[1])[1]["isError"] is True
+    # The untouched task, the untouched entry and the entry's members are the input's objects.
+    assert on.tasks[0] is suite.tasks[0]
+    assert task_tool_responses(on.tasks[1])[0] is task_tool_responses(suite.tasks[1])[0]
+    assert on.tasks[1]["input"] is suite.tasks[1]["input"]
+    flipped = task_tool_responses(on.tasks[1])[1]
+    assert flipped["response"] is task_tool_responses(suite.tasks[1])[1]["response"]
+    # The new path is new.
+    assert on.data is not suite.data and on.tasks is not suite.tasks
+    assert on.tasks[1] is not suite.tasks[1]
+    assert on.tasks[1]["fixtures"] is not suite.tasks[1]["fixtures"]
+    # Flipping back leaves the once-flipped suite as it was, too.
+    flipped_json = on.to_json()
+    off = toggle_error(on, "two", 1)
+    assert on.to_json() == flipped_json
+    assert off.to_json() == before
+
+
+def test_toggle_error_refuses_bad_boundaries_and_tasks(billing: Suite) -> None:
+    """Bad input gets a clear error naming the task and boundary."""
+    with pytest.raises(ValueError, match="task 'run': boundary 12 out of range"):
+        toggle_error(billing, "run", 12)
+    with pytest.raises(ValueError, match="boundary -1 out of range"):
+        toggle_error(billing, "run", -1)
+    with pytest.raises(KeyError, match="no task 'other'"):
+        toggle_error(billing, "other", 0)

@@ -19,12 +19,8 @@ from workbench import HostProfile, HostRefusal, Suite, promote, replay
 from workbench._capabilities import check_suite
 from workbench._payloads import error_payload
 from workbench._synthetic import write_synthetic_log
-from workbench.widgets import Workbench, _edits
-from workbench.widgets._edits import inject, make_fault
-
-_LIBRARY = _edits.library_variants()
-# The library's own function: what every widget toggle must equal.
-toggle_error = _LIBRARY.toggle_error if _LIBRARY is not None else _edits._toggle_error
+from workbench._variants import Fault, inject, toggle_error
+from workbench.widgets import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
 BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
@@ -90,7 +86,7 @@ def test_inject_button_matches_the_library_inject(wb: Workbench) -> None:
     """R32 transient, with the rate-limited preset: the held suite gets inject()'s task."""
     task_id = wb.suite.tasks[0]["taskId"]
     payload = error_payload("rate_limited")
-    variant = inject(wb.suite, [make_fault(task_id, 6, "transient")], payload=payload)
+    variant = inject(wb.suite, [Fault(task_id, 6, "transient")], payload=payload)
     panel = wb.boundaries
     panel.boundary.value = 6
     panel.kind.value = "transient"
@@ -169,18 +165,26 @@ def test_multi_run_files_show_a_task_picker(tmp_path: Path) -> None:
     assert wb.suite == expected
 
 
-def test_the_widgets_toggle_equals_the_library_call_on_every_boundary() -> None:
-    """The widget's O(1) toggle gives the library's suite, and leaves its input unchanged."""
-    suite = promote(__import__("workbench").load_runs(BILLING)).suite
-    before = suite.to_json()
-    task_id = suite.tasks[0]["taskId"]
+def test_a_toggle_never_edits_the_previous_json_in_place(wb: Workbench) -> None:
+    """R32: the widget's toggle is the library's copy-on-write ``toggle_error``: the JSON the
+    held suite had before (a snapshot a cell took with ``Suite(wb.suite.data)``) keeps its
+    bytes; the held suite object stays the same (the overwrite guard still knows its file)."""
+    suite = wb.suite
+    taken = Suite(suite.data)
+    before = taken.to_json()
     for boundary in range(len(entries(suite))):
-        assert _edits.toggle_error(suite, task_id, boundary) == toggle_error(
-            suite, task_id, boundary
-        )
-    assert suite.to_json() == before
-    with pytest.raises((ValueError, IndexError)):
-        _edits.toggle_error(suite, task_id, 99)
+        wb.boundaries.flip(boundary)
+    assert taken.to_json() == before
+    assert wb.suite is suite
+    flipped = [e.get("isError") is True for e in entries(wb.suite)]
+    assert flipped == [e.get("isError") is not True for e in entries(taken)]
+
+
+def test_a_toggle_out_of_range_is_shown_not_raised(wb: Workbench) -> None:
+    before = wb.suite.to_json()
+    wb.boundaries.flip(99)
+    assert "boundary 99 out of range" in wb.boundaries.message.value
+    assert wb.suite.to_json() == before
 
 
 # -- payload presets -------------------------------------------------------------------------

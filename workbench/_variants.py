@@ -240,23 +240,37 @@ def _inject_task(
 
 
 def toggle_error(suite: Suite | Mapping[str, Any], task_id: str, boundary: int) -> Suite:
-    """A copy of the suite with one entry's ``isError`` flag flipped (the widget's toggle).
+    """The suite with one entry's ``isError`` flag flipped (the widget's toggle), as a new suite.
 
     Every task is kept. Turning a failure into a success removes the ``isError`` member (its
     default is ``false``, R5), so a suite with no failures left uses no member it did not need.
+    Copy-on-write, like :func:`inject`: the input suite is not changed, and only the path to the
+    entry (root, task list, task, fixtures, entry list, entry) is new; everything else is shared
+    with the input, so a toggle costs the same on a 2,000-boundary suite as on a small one. Call
+    :meth:`~workbench.Suite.copy` on the result before editing it in place.
+
+    Raises:
+        KeyError: the suite has no task ``task_id``.
+        ValueError: ``boundary`` is out of range.
     """
-    copy = Suite.coerce(suite).copy()
-    entries = task_tool_responses(copy.task(task_id))
+    base = Suite.coerce(suite)
+    task = base.task(task_id)
+    entries = task_tool_responses(task)
     if not 0 <= boundary < len(entries):
         raise ValueError(
             f"task {task_id!r}: boundary {boundary} out of range (0..{len(entries) - 1})"
         )
     entry = entries[boundary]
     if entry.get("isError") is True:
-        del entry["isError"]
+        flipped = {k: v for k, v in entry.items() if k != "isError"}
     else:
-        entry["isError"] = True
-    return copy
+        flipped = {**entry, "isError": True}
+    new_entries = list(entries)
+    new_entries[boundary] = flipped
+    new_task = {**task, "fixtures": {**task["fixtures"], "toolResponses": new_entries}}
+    data = dict(base.data)
+    data["tasks"] = [new_task if t is task else t for t in base.tasks]
+    return Suite(data)
 
 
 def _make(

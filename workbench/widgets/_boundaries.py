@@ -14,7 +14,8 @@ import ipywidgets as w
 
 from .._boundary import preview
 from .._suite import task_tool_responses
-from ._edits import FAULT_KINDS, inject_into, make_fault, toggle_error
+from .._variants import Fault, toggle_error
+from ._edits import FAULT_KINDS, inject_into
 from ._escape import esc, mono
 from ._presets import PayloadEditor
 
@@ -231,7 +232,7 @@ class BoundaryPanel:
     def inject(self) -> None:
         """Inject the chosen fault kind at the chosen boundary with the editor's payload."""
         try:
-            fault = make_fault(self.task_id, int(self.boundary.value), self.kind.value)
+            fault = Fault(self.task_id, int(self.boundary.value), self.kind.value)
             payload = self.payload.payload()
             suite = inject_into(
                 self._wb.suite, [fault], hard_repeats=int(self.repeats.value), payload=payload
