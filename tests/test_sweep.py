@@ -226,3 +226,52 @@ def test_cli_sweep_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(["sweep", str(BILLING), "--faults", "nope", "--out", str(tmp_path)])
     assert code == 2
     assert "faults must be" in capsys.readouterr().err
+
+
+def test_on_progress_counts_variants_batch_by_batch_in_process() -> None:
+    """R32 sweep progress: (0, total) first, then one call per completed batch of 16, ending at
+    (total, total); the baseline is not counted."""
+    suite = promote(load_runs(BILLING)).suite
+    calls: list[tuple[int, int]] = []
+    result = sweep(suite, kinds=["hard", "transient"], progress=False,
+                   on_progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+    assert len(result.variants) == 24
+    assert calls == [(0, 24), (16, 24), (24, 24)]
+
+
+@pytest.mark.parametrize("how", ["executor", "workers"])
+def test_on_progress_is_called_in_this_process_as_executor_batches_complete(how: str) -> None:
+    """With an executor the callback runs here (not in the workers), once per batch, rising."""
+    suite = promote(load_runs(BILLING)).suite
+    calls: list[tuple[int, int]] = []
+
+    def record(done: int, total: int) -> None:
+        calls.append((done, total))
+
+    if how == "executor":
+        with ProcessPoolExecutor(2) as pool:
+            sweep(suite, faults="pairs", executor=pool, progress=False, on_progress=record)
+    else:
+        sweep(suite, faults="pairs", workers=2, progress=False, on_progress=record)
+    total = 66 * 2  # C(12, 2) pairs x 2 kinds
+    assert calls[0] == (0, total)
+    assert calls[-1] == (total, total)
+    assert len(calls) == 1 + 4 * 2  # 4 batches per worker
+    dones = [done for done, _ in calls]
+    assert dones == sorted(dones) and len(set(dones)) == len(dones)
+    assert {t for _, t in calls} == {total}
+
+
+def test_an_exception_in_on_progress_stops_the_sweep() -> None:
+    """A callback can cancel a sweep by raising; the error reaches the caller."""
+    suite = promote(load_runs(BILLING)).suite
+    calls: list[int] = []
+
+    def stop(done: int, total: int) -> None:
+        calls.append(done)
+        if done > 0:
+            raise KeyboardInterrupt("stop")
+
+    with pytest.raises(KeyboardInterrupt, match="stop"):
+        sweep(suite, faults="pairs", progress=False, on_progress=stop)
+    assert calls == [0, 16]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -402,6 +402,7 @@ def sweep(
     executor: Executor | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
     hard_repeats: int = 3,
     payload: Any = None,
     error_rule: ErrorRule | None = None,
@@ -415,7 +416,12 @@ def sweep(
     ``seed`` as the baseline, so a variant's trial is compared with the baseline's trial of the
     same number. ``executor``: any :class:`concurrent.futures.Executor` (not shut down here);
     ``workers=N`` (N > 1) runs a process pool of N; neither: in-process. ``progress``: a tqdm bar
-    (``None``: on when stderr is a terminal and there are more than 50 variants). The agent
+    (``None``: on when stderr is a terminal and there are more than 50 variants).
+    ``on_progress(done, total)``: called in this process with the number of variants replayed
+    so far and their total, once with ``done = 0`` before the first batch runs and again each
+    time a batch completes (in-process or on the executor), ending with ``done == total``; an
+    exception it raises stops the sweep (batches already submitted to an executor are
+    cancelled where they have not started). The baseline is not counted. The agent
     (default: the scripted agent) must be picklable to run in other processes.
     ``hard_repeats``/``payload``: see :func:`~workbench.inject`. ``error_rule``/``policy``: how
     a run file is promoted on the fly.
@@ -439,7 +445,7 @@ def sweep(
     try:
         outs = _execute(
             suite, items_by_task, executor, workers, trials, seed, agent, hard_repeats, payload,
-            _progress_bar(len(variants), progress),
+            _progress_bar(len(variants), progress), on_progress,
         )  # fmt: skip
     finally:
         if own_pool is not None:
@@ -468,6 +474,7 @@ def _execute(
     hard_repeats: int,
     payload: Any,
     bar: Any,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[int, list[tuple[str, float, list[_TrialOut]]]]:
     root = {k: v for k, v in suite.data.items() if k != "tasks"}
     n_workers = 1 if executor is None else (workers or _executor_workers(executor))
@@ -486,24 +493,30 @@ def _execute(
             _Batch(base, chunk, trials, seed, agent, hard_repeats, payload) for chunk in chunks
         )
     outs: dict[int, list[tuple[str, float, list[_TrialOut]]]] = {}
+    total = sum(len(b.items) for b in batches)
 
     def collect(result: list[_ItemOut]) -> None:
         for index, tasks in result:
             outs[index] = tasks
         if bar is not None:
             bar.update(len(result))
+        if on_progress is not None:
+            on_progress(len(outs), total)
 
+    futures: list[Future[list[_ItemOut]]] = []
     try:
+        if on_progress is not None:
+            on_progress(0, total)
         if executor is None:
             for batch in batches:
                 collect(_run_batch(batch))
         else:
-            futures: list[Future[list[_ItemOut]]] = [
-                executor.submit(_run_batch, b) for b in batches
-            ]
+            futures = [executor.submit(_run_batch, b) for b in batches]
             for future in as_completed(futures):
                 collect(future.result())
     finally:
+        for future in futures:
+            future.cancel()  # a no-op for futures done or running
         if bar is not None:
             bar.close()
     return outs
