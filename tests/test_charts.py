@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from workbench._charts import (
+    BRANCH_SELECTION,
     branch_chart,
     chart_spec,
     divergence_strip,
@@ -427,6 +428,49 @@ def test_branch_chart_merges_the_rest_into_other_branches(big: HandSweep) -> Non
     total = int(tree[(tree["depth"] == 1) & ~tree["onBaseline"]]["count"].sum())
     assert sum(r["count"] for r in depth1) == total
     assert "merged" in json.dumps(spec["title"])
+
+
+def test_branch_chart_has_no_selection_unless_asked(billing: HandSweep) -> None:
+    """The report and PNGs draw the static chart: no params, no ``variant`` field."""
+    spec = chart_spec(branch_chart(billing.branches()))
+    assert "params" not in json.dumps(spec)
+    assert all("variant" not in row for row in _by_colour(spec, "call"))
+
+
+def test_branch_chart_select_adds_a_point_selection_on_the_first_variant(
+    billing: HandSweep,
+) -> None:
+    """R33 chart: ``select=True`` adds the ``branch`` point selection (field ``variant``) to
+    the node marks; each node carries the first variant through it, in full."""
+    tree = billing.branches()
+    spec = chart_spec(branch_chart(tree, select=True))
+    (param,) = spec["params"]
+    assert param["name"] == BRANCH_SELECTION == "branch"
+    assert param["select"]["type"] == "point"
+    assert param["select"]["fields"] == ["variant"]
+    node_layer = next(
+        layer for layer in spec["layer"] if layer["encoding"].get("shape", {}).get("field")
+    )
+    assert param["views"] == [node_layer["name"]]
+    assert node_layer["encoding"]["opacity"]["condition"]["param"] == "branch"
+    nodes = _by_colour(spec, "call")
+    by_key = {row["key"]: row for row in nodes}
+    for rec in tree.to_dict("records"):
+        names = [n for n in str(rec["variants"] or "").split(",") if n]
+        assert by_key[f"n{rec['node']}"]["variant"] == (names[0] if names else "")
+    # The rest of the chart is the static one.
+    static = chart_spec(branch_chart(tree))
+    assert [len(rows) for rows in _datasets(spec)] == [len(rows) for rows in _datasets(static)]
+
+
+def test_a_selected_node_reaches_python_through_jupyterchart(billing: HandSweep) -> None:
+    """altair's JupyterChart turns the front end's ``_vl_selections`` into a PointSelection
+    on ``.selections.branch`` holding the clicked node's ``variant``."""
+    chart = alt.JupyterChart(branch_chart(billing.branches(), select=True))
+    assert chart.selections.branch.value == []
+    signal = {"vlPoint": {"or": [{"variant": "b03-hard"}]}, "variant": ["b03-hard"]}
+    chart._vl_selections = {"branch": {"value": signal, "store": []}}
+    assert chart.selections.branch.value == [{"variant": "b03-hard"}]
 
 
 def test_divergence_strip_shows_at_most_n_variants_with_a_note(big: HandSweep) -> None:

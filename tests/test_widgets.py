@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import altair as alt
 import ipywidgets as w
 import pytest
 
@@ -327,6 +328,63 @@ def test_sweep_button_runs_the_sweep_and_the_variant_picker_shows_trajectories(
     assert "b03-hard" in html
     assert "wb-failed" in html
     assert "wb-branch-chart" in panel.chart_box._dom_classes
+
+
+def test_the_sweep_progress_bar_fills_as_batches_complete(wb: Workbench) -> None:
+    """The bar follows ``sweep(on_progress=...)``: 24 variants in-process run in batches of
+    16, so it shows 16 of 24, then 24 of 24, while the sweep runs."""
+    panel = wb.sweep_panel
+    panel.kinds.value = ("transient", "hard")
+    seen: list[tuple[int, int]] = []
+    panel.progress.observe(lambda c: seen.append((c["new"], panel.progress.max)), names="value")
+    panel.button.click()
+    assert seen == [(16, 24), (24, 24)]
+    assert panel.progress.bar_style == "success"
+
+
+def _chart_nodes(chart: Any) -> list[dict[str, Any]]:
+    """The node rows of the branch chart a JupyterChart shows (the layer with the shapes)."""
+    spec = chart.spec
+    layer = next(x for x in spec["layer"] if x["encoding"].get("shape", {}).get("field"))
+    rows: list[dict[str, Any]] = spec["datasets"][layer["data"]["name"]]
+    return rows
+
+
+def test_selecting_a_branch_in_the_chart_shows_that_variants_trajectory(wb: Workbench) -> None:
+    """R33 chart: a click on a branch node reaches the kernel as the JupyterChart's
+    ``_vl_selections`` (what its front end sets); the trajectory view shows the node's first
+    variant and the dropdown follows. A double click (empty selection) keeps the variant."""
+    panel = wb.sweep_panel
+    panel.kinds.value = ("transient", "hard")
+    panel.button.click()
+    chart = panel.chart
+    assert chart is not None, panel.chart_box.children
+    assert isinstance(chart, alt.JupyterChart)
+    assert chart in panel.chart_box.children
+    first = panel.variant.value
+    # A branch node off the spine, carrying several variants: the first one is shown.
+    node = next(
+        r
+        for r in _chart_nodes(chart)
+        if not r["spine"] and "," in r["variants"] and r["variant"] != first
+    )
+    picked = node["variant"]
+    assert picked != first and picked == node["variants"].split(",")[0].strip()
+    before = panel.trajectory.value
+
+    def click(values: list[dict[str, Any]]) -> None:
+        signal = {"vlPoint": {"or": values}, "variant": [v["variant"] for v in values]}
+        chart._vl_selections = {"branch": {"value": signal if values else None, "store": []}}
+
+    click([{"variant": picked}])
+    assert panel.variant.value == picked
+    assert panel.trajectory.value != before
+    assert f"{picked}" in panel.trajectory.value
+    shown = panel.trajectory.value
+    click([])  # double click clears the selection
+    assert panel.variant.value == picked and panel.trajectory.value == shown
+    click([{"variant": ""}])  # the baseline's end (no variant through it): nothing changes
+    assert panel.variant.value == picked
 
 
 def test_sweep_offers_per_tool_sweeps(wb: Workbench) -> None:

@@ -35,6 +35,7 @@ import pandas as pd
 from ._jsonio import _fsync_folder, _umask
 
 __all__ = [
+    "BRANCH_SELECTION",
     "MAX_BRANCH_NODES",
     "MAX_STRIP_ROWS",
     "branch_chart",
@@ -45,6 +46,8 @@ __all__ = [
     "save_chart",
 ]
 
+BRANCH_SELECTION = "branch"
+"""The name of the point selection ``branch_chart(..., select=True)`` adds (field ``variant``)."""
 MAX_BRANCH_NODES = 160
 """Default number of tree nodes the branch chart draws besides the spine and the merged nodes."""
 MAX_STRIP_ROWS = 40
@@ -467,6 +470,7 @@ def branch_chart(
     *,
     max_nodes: int = MAX_BRANCH_NODES,
     title: str | None = None,
+    select: bool = False,
 ) -> alt.LayerChart:
     """The branch tree of a sweep (R33) from :func:`workbench.branch_tree`'s frame.
 
@@ -476,6 +480,12 @@ def branch_chart(
     trials end (passed, failed or mixed); edge width is the number of variant-trials through the
     edge that end passed. At most ``max_nodes`` nodes off the spine are drawn (the busiest); the
     rest are merged into one "other branches" node per depth on the bottom lane.
+
+    ``select=True`` makes the nodes clickable, for an interactive view (``alt.JupyterChart``):
+    a point selection named :data:`BRANCH_SELECTION` (``"branch"``) on a ``variant`` field that
+    each node carries, the first variant through it (empty on merged nodes); a click selects the
+    node, a double click clears the selection, and unselected nodes fade. The default
+    (``False``) draws exactly the static chart the report and the PNGs use.
     """
     _require(
         branches,
@@ -517,6 +527,8 @@ def branch_chart(
             "variants": variants_text,
             "spine": item.on_baseline,
         }
+        if select:
+            row["variant"] = names[0] if names else ""
         node_rows.append(row)
         end = _end_state(item.end_count, item.end_passed)
         if end is not None:
@@ -631,9 +643,10 @@ def branch_chart(
             tooltip=tooltip,
         )
     )
+    node_columns: tuple[str, ...] = (*_NODE_COLUMNS, "variant") if select else _NODE_COLUMNS
     node_layer = (
-        alt.Chart(_data(node_rows, _NODE_COLUMNS))
-        .mark_point(filled=True, size=70, opacity=1)
+        alt.Chart(_data(node_rows, node_columns))
+        .mark_point(filled=True, size=70, opacity=1, cursor="pointer" if select else alt.Undefined)
         .encode(
             x=x,
             y=y,
@@ -650,6 +663,13 @@ def branch_chart(
             tooltip=tooltip,
         )
     )
+    if select:
+        picked = alt.selection_point(
+            fields=["variant"], name=BRANCH_SELECTION, on="click", clear="dblclick"
+        )
+        node_layer = node_layer.add_params(picked).encode(
+            opacity=alt.condition(picked, alt.value(1.0), alt.value(0.35))
+        )
     label_layer = (
         alt.Chart(_data(label_rows, ("x", "y", "label")))
         .mark_text(align="left", baseline="middle", dx=11, fontSize=11, color="#333333")

@@ -2,16 +2,14 @@
 
 Run is one library call, ``workbench._sweep.sweep``; the chart is
 ``workbench._charts.branch_chart`` of ``result.branches(task)``, shown through
-``alt.JupyterChart``. Selecting a branch in the chart (a JupyterChart selection) or a variant in
-the dropdown (the fallback, and what headless tests drive) shows that variant's trajectory beside
-the baseline's. The imports are guarded: the part says what is missing instead of failing while
-those modules are still being written.
+``alt.JupyterChart`` with the chart's ``select=True`` point selection. Clicking a branch node
+in the chart (the selection, synced back to the kernel) or picking a variant in the dropdown
+(the fallback, for a front end without the chart) shows that variant's trajectory beside the
+baseline's. If the chart cannot be drawn the part says why, and the dropdown still works.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,13 +28,6 @@ _FRAME_COLUMNS = ("variant", "taskId", "trial", "passed", "outcome", "divergence
 _MAX_ROWS = 200
 _BASELINE = "baseline"
 """The baseline's name in a sweep's frame and steps (``workbench._sweep.BASELINE``)."""
-
-
-def _module(name: str) -> Any | None:
-    try:
-        return importlib.import_module(f"workbench.{name}")
-    except ImportError:
-        return None
 
 
 def _plain(value: Any) -> Any:
@@ -83,8 +74,9 @@ class SweepPanel:
         self.button = w.Button(description="Run sweep", button_style="success", icon="sitemap")
         self.button.add_class("wb-sweep-button")
         self.button.on_click(lambda _b: self.run())
-        # sweep() reports progress only as a terminal bar: this one fills when it finishes.
+        # Filled by sweep(on_progress=...) as batches of variants complete.
         self.progress = w.IntProgress(value=0, min=0, max=1, description="sweep")
+        self.progress.add_class("wb-sweep-progress")
         self.status = w.HTML()
         self.status.add_class("wb-sweep-status")
         self.table = w.HTML()
@@ -109,10 +101,6 @@ class SweepPanel:
             ]
         )
         self.widget.add_class("wb-sweep")
-        if _module("_sweep") is None:
-            self.status.value = (
-                "fault sweeps need <code>workbench._sweep</code> (not installed yet)"
-            )
 
     def reload(self) -> None:
         """A new suite: offer a per-tool sweep for each of its tools."""
@@ -131,11 +119,9 @@ class SweepPanel:
 
     def run(self) -> Any:
         """Sweep the held suite: ``sweep(suite, faults=..., kinds=..., trials=..., seed=...)``."""
+        from .._sweep import sweep  # pandas: imported on first use, not with the widget
+
         self.error = None
-        sweep_module = _module("_sweep")
-        if sweep_module is None:
-            self._fail(ImportError("workbench._sweep is not available yet"))
-            return None
         kinds = tuple(self.kinds.value)
         if not kinds:
             self._fail(ValueError("pick at least one fault kind"))
@@ -146,7 +132,7 @@ class SweepPanel:
         self.status.value = "sweeping&hellip;"
         try:
             agent = self._wb.replay_panel.agent()
-            result = sweep_module.sweep(
+            result = sweep(
                 self._wb.suite,
                 faults=self.faults.value,
                 kinds=kinds,
@@ -154,6 +140,7 @@ class SweepPanel:
                 seed=int(self.seed.value),
                 agent=agent,
                 progress=False,
+                on_progress=self._on_progress,
             )
         except Exception as exc:
             self._fail(exc)
@@ -163,6 +150,12 @@ class SweepPanel:
         self.progress.value = self.progress.max
         self._show_result(result)
         return result
+
+    def _on_progress(self, done: int, total: int) -> None:
+        """``sweep``'s progress callback: ``done`` of ``total`` variants replayed."""
+        self.progress.max = max(1, total)
+        self.progress.value = done
+        self.status.value = f"sweeping&hellip; {done} of {total} variant(s)"
 
     def _fail(self, exc: BaseException) -> None:
         self.error = exc
@@ -202,37 +195,35 @@ class SweepPanel:
         return name == _BASELINE
 
     def _show_chart(self, result: Any) -> None:
-        charts = _module("_charts")
         self.chart = None
-        if charts is None:
-            self.chart_box.children = (
-                w.HTML("branch chart: <code>workbench._charts</code> not available yet"),
-            )
-            return
         try:
             import altair as alt
 
+            from .. import _charts as charts
+
             task_ids = [str(t.get("taskId")) for t in self._wb.suite.tasks]
             branches = result.branches(task_ids[0] if len(task_ids) == 1 else None)
-            chart = alt.JupyterChart(charts.branch_chart(branches))
+            chart = alt.JupyterChart(charts.branch_chart(branches, select=True))
         except Exception as exc:  # the chart is an extra: the table and picker still work
             self.chart_box.children = (w.HTML(f"branch chart unavailable: {esc(str(exc))}"),)
             return
         self.chart = chart
         self.chart_box.children = (chart,)
-        # A chart without selections: the dropdown is the picker.
-        with contextlib.suppress(Exception):
-            chart.selections.observe(self._on_selection)
+        # JupyterChart.selections holds one trait per selection parameter of the chart, a
+        # PointSelection set (by _on_change_selections) when the front end syncs _vl_selections.
+        chart.selections.observe(self._on_selection, names=[charts.BRANCH_SELECTION])
 
     def _on_selection(self, change: Mapping[str, Any]) -> None:
-        selection = change.get("new")
-        values = getattr(selection, "value", None)
+        """A branch node was clicked: show the first variant through it (a double click clears
+        the selection and leaves the variant shown as it was)."""
+        values = getattr(change.get("new"), "value", None)
         if not isinstance(values, Sequence) or isinstance(values, str):
             return
         for item in values:
             if not isinstance(item, Mapping):
                 continue
-            for name in str(item.get("variants", "")).split(","):
+            names = [str(item.get("variant", "")), *str(item.get("variants", "")).split(",")]
+            for name in names:
                 name = name.strip()
                 if name and name in self.variant.options:
                     self.variant.value = name
