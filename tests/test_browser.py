@@ -3,13 +3,19 @@
 The test starts ``jupyter lab`` on a free port with a random token, serving a scratch copy of
 ``notebooks/`` and ``fixtures/``; opens the quickstart notebook; runs all cells from the Run menu;
 waits for the Workbench widget's boundary table and branch chart; flips one boundary's isError
-toggle, replays, and checks the new trajectory marks the flipped call failed (SPEC R17). Then it
-loads recorded runs whose tool results hold ``<img src=x onerror=...>`` and checks nothing ran:
-no dialog opened and no flag was set on ``window``; the payload shows as text.
+toggle, replays, and checks the new trajectory marks the flipped call failed (SPEC R17); runs a
+sweep, clicks a branch node in the branch chart (drawn as SVG, found by its ARIA label) and checks
+the variant trajectory view switches to that branch's variant (R33). Then it loads recorded
+runs whose tool results hold ``<img src=x onerror=...>`` and checks nothing ran: no dialog
+opened and no flag was set on ``window``; the payload shows as text.
 
 It uses the system Chromium (/usr/bin/chromium, Debian's ``chromium`` package, which ``.ci/run``
 installs); it never downloads a browser. Without /usr/bin/chromium it skips. Screenshots of each
-step are written to docs/screenshots/ for the user guide (docs/guide.md).
+step go to pytest's temporary folder; with ``WORKBENCH_SCREENSHOTS=docs/screenshots`` (a folder,
+relative to the current directory) they go there instead, which is how the user guide's
+(docs/guide.md) are refreshed:
+
+    WORKBENCH_SCREENSHOTS=docs/screenshots python -m pytest tests/test_browser.py
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS_ENV = "WORKBENCH_SCREENSHOTS"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -51,6 +57,7 @@ RUN_ALL_TIMEOUT_MS = 90_000
 STEP_TIMEOUT_MS = 30_000
 FLIPPED_BOUNDARY = 2  # billing:lookup: recorded as a success, so the flip is a new failure
 FLIPPED_TOOL = "billing:lookup"
+SELECTED_VARIANT = "b07-transient"  # the first variant on the branch where boundary 7 fails
 HOSTILE_FLAG = "__wbHostilePayloadRan"
 FAILURE_SHOT = Path(tempfile.gettempdir()) / "workbench-browser-test-failure.png"
 
@@ -260,17 +267,27 @@ def _open_notebook(page: Any, lab: Lab, path: str) -> None:
     )
 
 
-def _shot(page: Any, top: Any, name: str, bottom: Any = None, max_height: int = 1100) -> None:
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: $WORKBENCH_SCREENSHOTS if set, else a pytest temporary folder."""
+    chosen = os.environ.get(SCREENSHOTS_ENV)
+    folder = Path(chosen).resolve() if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _shot(
+    page: Any, folder: Path, top: Any, name: str, bottom: Any = None, max_height: int = 1100
+) -> None:
     """Save the page region from ``top``'s top to ``bottom``'s bottom (default: ``top``'s),
-    at most ``max_height`` pixels tall, as docs/screenshots/``name``."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    at most ``max_height`` pixels tall, as ``folder/name``."""
     top.scroll_into_view_if_needed()
     box = top.bounding_box()
     end = (bottom or top).bounding_box()
     assert box is not None and end is not None, f"{name}: nothing to photograph"
     height = min(end["y"] + end["height"] - box["y"], max_height)
     page.screenshot(
-        path=str(SCREENSHOTS / name),
+        path=str(folder / name),
         clip={"x": box["x"], "y": box["y"], "width": box["width"], "height": height},
     )
 
@@ -298,10 +315,11 @@ def _tab(widget: Any, title: str) -> None:
     widget.locator(".lm-TabBar-tab", has_text=title).first.click()
 
 
-def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
+def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any, shots: Path) -> None:
     """Run the quickstart in JupyterLab, flip a boundary in the widget and replay: the new
-    trajectory marks the flipped call failed (R17); sweep and see the branch chart; export and
-    replay the export with the CLI. Hostile payloads render as inert text."""
+    trajectory marks the flipped call failed (R17); export and replay the export with the CLI;
+    sweep, click a branch in the chart and see its variant's trajectory (R33). Hostile payloads
+    render as inert text."""
     context = browser.new_context(viewport={"width": 1500, "height": 1600})
     page = context.new_page()
     dialogs: list[str] = []
@@ -326,7 +344,7 @@ def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
         page.locator(".jp-OutputArea-output .marks").first.wait_for(
             state="visible", timeout=STEP_TIMEOUT_MS
         )
-        _shot(page, widget, "load.png", max_height=720)
+        _shot(page, shots, widget, "load.png", max_height=720)
 
         # Flip: boundary 2 (billing:lookup) recorded as a success, now isError.
         toggle = widget.locator(f".wb-toggle-{FLIPPED_BOUNDARY}")
@@ -334,7 +352,7 @@ def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
         page.wait_for_function(
             "el => el.textContent.includes('isError')", arg=toggle.element_handle()
         )
-        _shot(page, widget, "flip.png", max_height=720)
+        _shot(page, shots, widget, "flip.png", max_height=720)
 
         # Replay: the new trajectory marks billing:lookup failed.
         _tab(widget, "Replay")
@@ -342,14 +360,14 @@ def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
         failed = widget.locator(".wb-trajectory .wb-failed", has_text=FLIPPED_TOOL)
         _wait(page, failed.first, "the failed call in the new trajectory")
         assert "failed" in widget.locator(".wb-trajectory").inner_text()
-        _shot(page, widget, "replay.png", max_height=900)
+        _shot(page, shots, widget, "replay.png", max_height=900)
 
         # Export: save the edited suite; the CLI replays the file (exit 1: the flip fails it).
         _tab(widget, "Export")
         path = widget.locator(".wb-export-path input").input_value()
         widget.locator(".wb-save-button").click()
         _wait(page, widget.locator(".wb-export-output", has_text="saved"), "the save message")
-        _shot(page, widget, "export.png")
+        _shot(page, shots, widget, "export.png")
         saved = Path(path) if Path(path).is_absolute() else lab.root / "notebooks" / path
         done = subprocess.run(
             [sys.executable, "-m", "workbench.cli", "replay", str(saved)],
@@ -370,7 +388,20 @@ def test_workbench_end_to_end_in_jupyterlab(lab: Lab, browser: Any) -> None:
         widget.locator(".wb-sweep-button").click()
         chart = widget.locator(".wb-branch-chart")
         _wait(page, chart.locator(".marks").first, "the branch chart")
-        _shot(page, widget, "sweep.png", bottom=chart)
+        # Select a branch in the chart (drawn as SVG: each node is an element with an ARIA
+        # label): the variant trajectory view shows the branch's first variant.
+        trajectory = widget.locator(".wb-variant-trajectory")
+        _wait(page, trajectory.locator("table").first, "the variant trajectory")
+        assert SELECTED_VARIANT not in trajectory.inner_text()
+        node = chart.locator(
+            f"svg .mark-symbol path[aria-label*='call: error served'][aria-label$="
+            f"'variants: {SELECTED_VARIANT}, {SELECTED_VARIANT.replace('transient', 'hard')}']"
+        )
+        assert node.count() == 1, "one branch node carries both b07 variants"
+        node.click()
+        _wait(page, trajectory.locator("th", has_text=SELECTED_VARIANT), "the clicked variant")
+        assert widget.locator(".wb-variant-picker select").input_value() == SELECTED_VARIANT
+        _shot(page, shots, widget, "sweep.png", bottom=trajectory, max_height=1400)
 
         # Hostile payloads: shown as text, never run. A new page: leaving the edited notebook
         # would ask "leave page?" (a beforeunload dialog, which is not what is tested here).

@@ -203,7 +203,10 @@ class SweepPanel:
 
             task_ids = [str(t.get("taskId")) for t in self._wb.suite.tasks]
             branches = result.branches(task_ids[0] if len(task_ids) == 1 else None)
-            chart = alt.JupyterChart(charts.branch_chart(branches, select=True))
+            # SVG: at most a few hundred marks, and each node is an element a click lands on.
+            chart = alt.JupyterChart(
+                charts.branch_chart(branches, select=True), embed_options={"renderer": "svg"}
+            )
         except Exception as exc:  # the chart is an extra: the table and picker still work
             self.chart_box.children = (w.HTML(f"branch chart unavailable: {esc(str(exc))}"),)
             return
