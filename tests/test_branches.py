@@ -16,7 +16,7 @@ BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
 
 
 def three_boundary_suite() -> Suite:
-    from tests.test_sweep import three_boundary_suite as make
+    from test_sweep import three_boundary_suite as make
 
     return make()
 
