@@ -9,13 +9,17 @@ itself, problems still name file, line and field, and unknown things are still c
 from __future__ import annotations
 
 import gc
+import io
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import workbench as wb
 from workbench import LoadError, ToolBoundary
@@ -321,3 +325,305 @@ def test_loading_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> 
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# --- orjson decoding: the same results as json.loads in text mode ----------------------------
+#
+# ``load_runs`` reads a JSONL file as bytes and decodes each line with orjson, falling back to
+# ``json`` for any line orjson refuses or might get wrong. These tests load the same bytes both
+# ways (``openwop._FAST_DECODE`` off reads the file in text mode with ``json`` only, as before)
+# and compare everything: runs, boundaries, locations, problems, exceptions. ``repr`` tells
+# 1 from 1.0, -0.0 from 0.0 and key order apart, and NaN compares equal to itself there.
+
+
+@contextmanager
+def text_mode_decoding() -> Iterator[None]:
+    saved = openwop._FAST_DECODE
+    openwop._FAST_DECODE = False
+    try:
+        yield
+    finally:
+        openwop._FAST_DECODE = saved
+
+
+def outcome_of(path: Path) -> str:
+    """Everything a non-strict load gives (or the error it raises), as comparable text."""
+    try:
+        result = wb.load_runs(path, strict=False)
+    except LoadError as exc:
+        return f"LoadError {[(p.where, p.field, p.message) for p in exc.problems]!r}"
+    except UnicodeDecodeError as exc:  # pragma: no cover - load_runs turns this into LoadError
+        return f"UnicodeDecodeError {exc.reason}"
+    return repr((result.format, result.runs, result.problems))
+
+
+def both_ways(path: Path) -> tuple[str, str]:
+    fast = outcome_of(path)
+    with text_mode_decoding():
+        slow = outcome_of(path)
+    return fast, slow
+
+
+def call_line(seq: int, call_id: str, inputs: str, run: str = RUN) -> bytes:
+    """A tool call whose ``inputs`` is the given raw JSON text (spelt exactly as given)."""
+    head = json.dumps(
+        {"runId": run, "type": "agent.tool-called", "sequence": seq, "payload": {"callId": call_id}}
+    )[:-2]
+    return f'{head}, "toolName": "t", "inputs": {inputs}}}}}'.encode()
+
+
+def result_line(seq: int, call_id: str, outcome: str = '"ok"', run: str = RUN) -> bytes:
+    payload = f'{{"callId": "{call_id}", "outcome": {outcome}}}'
+    envelope = {"runId": run, "type": "agent.tool-returned", "sequence": seq}
+    return f'{json.dumps(envelope)[:-1]}, "payload": {payload}}}'.encode()
+
+
+def pair(seq: int, inputs: str, outcome: str = '"ok"') -> bytes:
+    return call_line(seq, f"c{seq}", inputs) + b"\n" + result_line(seq + 1, f"c{seq}", outcome)
+
+
+EDGE_CASES: dict[str, bytes] = {
+    "duplicate keys: the last value wins, at the first key's place": pair(
+        0, '{"a": 1, "b": 2, "a": 3}', '{"x": [1], "x": {"y": 2}}'
+    ),
+    "integers beyond 64 bits stay exact integers": pair(
+        0, '{"big": 18446744073709551616, "neg": -9223372036854775809, "huge": 1' + "0" * 40 + "}"
+    ),
+    "64-bit edge integers": pair(
+        0,
+        '{"u": 18446744073709551615, "i": -9223372036854775808, "z": -0, "s": 9223372036854775807}',
+    ),
+    "a long digit run inside a string only": pair(0, '{"id": "12345678901234567890123"}'),
+    "floats round-trip": pair(
+        0,
+        '{"a": 0.1, "b": 1e308, "c": 5e-324, "d": 1.7976931348623157e308, "e": -0.0, "f": 1E5,'
+        ' "g": 123456789.123456789e-5, "h": 2.2250738585072014e-308, "i": 1.5e-400}',
+    ),
+    "floats beyond a double are infinities (json only)": pair(0, '{"a": 1e400, "b": -1e400}'),
+    "NaN and Infinity (json only)": pair(0, '{"a": NaN, "b": Infinity, "c": -Infinity}'),
+    "a lone surrogate escape (json only)": pair(0, '{"a": "\\ud800", "\\udc00": 1}'),
+    "escapes and non-ASCII text": pair(0, '{"a": "\\u00e9\\n\\"\\\\ \\ud83d\\ude00 é 😀 \u2028"}'),
+    "a UTF-8 BOM at the file start": b"\xef\xbb\xbf" + pair(0, "{}"),
+    "CRLF line endings": pair(0, "{}").replace(b"\n", b"\r\n") + b"\r\n",
+    "a lone CR between tokens is a line break in text mode": (
+        call_line(0, "c0", '{"a":\r 1}') + b"\n" + pair(2, "{}")
+    ),
+    "lone CRs as line ends": pair(0, "{}").replace(b"\n", b"\r") + b"\r" + pair(2, "[]"),
+    "CR CR LF": pair(0, "{}").replace(b"\n", b"\r\r\n") + b"\r\n" + pair(2, "{}"),
+    "a CR at the very end": pair(0, "{}") + b"\r",
+    "blank and whitespace-only lines": b"\n \n\t\n"
+    + pair(0, "{}").replace(b"\n", b"\n\n  \n")
+    + b"\n\n",
+    "no line break at the end": pair(0, "{}"),
+    "lines that are not objects": b'[1, 2]\n"text"\n3\nnull\n' + pair(4, "{}"),
+    "bad JSON lines": b'{"a": 1} x\n{"a": 1}{"b": 2}\n{"a": \n{"a": "\t"}\n01\n1.\n'
+    + pair(6, "{}"),
+    "a non-UTF-8 byte": pair(0, '{"a": "\xff"}'.replace("\xff", "X")).replace(b"X", b"\xff"),
+    "an overlong UTF-8 encoding": pair(0, '{"a": "X"}').replace(b"X", b"\xc0\x80"),
+    "UTF-8 encoded surrogates": pair(0, '{"a": "X"}').replace(b"X", b"\xed\xa0\x80"),
+    "a code point beyond U+10FFFF": pair(0, '{"a": "X"}').replace(b"X", b"\xf4\x90\x80\x80"),
+    "a lone CR line, then a long number line, then plain lines": (
+        call_line(0, "c0", "{}")
+        + b"\r"
+        + result_line(1, "c0")
+        + b"\n"
+        + pair(2, "[1, 2]")
+        + b"\n"
+        + pair(4, '{"n": 1' + "0" * 25 + "}")
+        + b"\n"
+        + pair(6, '{"n": 3' + "0" * 17 + "}")
+    ),
+    "out of order, with json-only and CR lines, reread": (
+        pair(4, '{"n": 1' + "0" * 25 + "}")
+        + b"\n"
+        + call_line(2, "c2", '{"a": NaN}')
+        + b"\r"
+        + result_line(3, "c2")
+        + b"\n"
+        + pair(0, '{"a": 1, "a": 2}')
+        + b"\n{bad\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("content", EDGE_CASES.values(), ids=list(EDGE_CASES))
+def test_orjson_decoding_loads_every_edge_case_exactly_as_json_in_text_mode(
+    tmp_path: Path, content: bytes
+) -> None:
+    """R1, R2: reading the log as bytes through orjson changes no value, type, key order, line
+    number, problem or error: lines orjson refuses or might get wrong go through ``json``."""
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(content)
+    fast, slow = both_ways(path)
+    assert fast == slow
+
+
+def test_edge_cases_that_orjson_would_get_wrong_still_load_exactly(tmp_path: Path) -> None:
+    """R1: integers beyond 64 bits stay integers (orjson alone would make them floats), NaN and
+    lone surrogates load (orjson alone refuses them), the last of duplicate keys wins."""
+    path = tmp_path / "exact.jsonl"
+    path.write_bytes(EDGE_CASES["integers beyond 64 bits stay exact integers"])
+    args = wb.load_runs(path).run.boundaries[0].args
+    assert args == {"big": 2**64, "neg": -(2**63) - 1, "huge": 10**40}
+    assert all(type(value) is int for value in args.values())
+    path.write_bytes(pair(0, '{"a": NaN, "s": "\\ud800", "d": 1, "d": 2}'))
+    args = wb.load_runs(path).run.boundaries[0].args
+    assert args["a"] != args["a"] and args["s"] == "\ud800" and args["d"] == 2
+
+
+def test_a_non_utf8_byte_is_a_cannot_read_error_both_ways(tmp_path: Path) -> None:
+    """R2: invalid UTF-8 makes the whole file unreadable, as in text mode (the byte offset in the
+    message may differ: text mode counts from its read buffer, the byte path from the line)."""
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(EDGE_CASES["a non-UTF-8 byte"])
+    for decoding in (nullcontext, text_mode_decoding):
+        with decoding(), pytest.raises(LoadError, match=r"cannot read: 'utf-8' codec can't"):
+            wb.load_runs(path)
+
+
+def test_load_runs_decodes_jsonl_with_orjson_and_only_refused_lines_with_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path is really taken: orjson decodes every line it can; ``json`` sees only the
+    line orjson refuses (NaN) and the line with a long number."""
+    seen: list[bytes] = []
+    orjson_loads = openwop._FAST_LOADS
+
+    def counting(line: bytes) -> Any:
+        seen.append(line)
+        return orjson_loads(line)
+
+    slow: list[str] = []
+    decode_line = openwop._decode_line
+
+    def counting_slow(raw: str) -> Any:
+        slow.append(raw)
+        return decode_line(raw)
+
+    monkeypatch.setattr(openwop, "_FAST_LOADS", counting)
+    monkeypatch.setattr(openwop, "_decode_line", counting_slow)
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(pair(0, "{}") + b"\n" + pair(2, '{"a": NaN}') + b"\n" + pair(4, "1" * 20))
+    run = wb.load_runs(path).run
+    assert [b.args for b in run.boundaries][1:] == [
+        {"a": pytest.approx(float("nan"), nan_ok=True)},
+        11111111111111111111,
+    ]
+    assert len(seen) == 5  # every line but the one with a 20-digit number
+    assert [raw.strip()[-15:] for raw in slow] == [
+        call_line(2, "c2", '{"a": NaN}').decode()[-15:],
+        call_line(4, "c4", "1" * 20).decode()[-15:],
+    ]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
+def test_chunk_boundaries_do_not_change_lines_or_line_numbers(chunk: int) -> None:
+    """R1, R2: the byte reader joins lines split across read chunks, wherever the split falls."""
+    content = b"\r\n".join(EDGE_CASES.values()).replace(b"\xff", b"?").replace(b"\xc0\x80", b"")
+    content = content.replace(b"\xed\xa0\x80", b"").replace(b"\xf4\x90\x80\x80", b"")
+    content = content.replace(b"\xef\xbb\xbf", b"")
+
+    @contextmanager
+    def chunks() -> Iterator[Iterable[bytes]]:
+        yield (content[i : i + chunk] for i in range(0, len(content), chunk))
+
+    @contextmanager
+    def text_lines() -> Iterator[Iterable[str]]:
+        yield io.StringIO(content.decode("utf-8"), newline=None)
+
+    fast = openwop.load_openwop_bytes(chunks, "f.jsonl")
+    slow = openwop.load_openwop_lines(text_lines, "f.jsonl")
+    assert repr(fast) == repr(slow)
+    assert fast[1], "the mix holds bad lines, so problems are compared too"
+
+
+JSON_TOKENS = [
+    *'{}[]:,"\\ \t\r',
+    "a",
+    "0",
+    "1",
+    "9" * 19,
+    "-",
+    ".",
+    "e",
+    "E+",
+    "u00e9",
+    "ud800",
+    "true",
+    "false",
+    "null",
+    "NaN",
+    "Infinity",
+    '"k"',
+    '"v"',
+    "1.5",
+    "é",
+    "\x00",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(JSON_TOKENS), max_size=14))
+def test_orjson_accepts_no_line_json_refuses_and_decodes_alike(tokens: list[str]) -> None:
+    """The fallback rests on this: when orjson accepts a line (with no 19-digit run, which the
+    loader never gives it), ``json.loads`` accepts the same text and gives the same value."""
+    line = "".join(tokens).encode()
+    if openwop._LONG_NUMBER in line.translate(openwop._DIGITS_AS_ZERO):
+        return
+    try:
+        fast = openwop._FAST_LOADS(line)
+    except openwop._FAST_ERROR:
+        return
+    assert repr(json.loads(line.decode("utf-8"))) == repr(fast)
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["call", "result", "other", "bad", "blank"]),
+            st.integers(min_value=0, max_value=5),
+            st.sampled_from(["r1", "r2"]),
+            json_values,
+            st.sampled_from(["\n", "\r\n", "\r"]),
+            st.booleans(),
+        ),
+        max_size=12,
+    )
+)
+def test_random_logs_load_the_same_through_orjson_and_json(
+    tmp_path_factory: pytest.TempPathFactory, spec: list[tuple[str, int, str, Any, str, bool]]
+) -> None:
+    """R1-R4 over generated logs (several runs, out of order, bad and blank lines, CR, CRLF,
+    NaN, big integers, lone surrogates, any float): both decoders give the same load."""
+    out: list[str] = []
+    for kind, seq, run, value, newline, ascii_only in spec:
+        call_id = f"c{seq % 3}"
+        if kind == "call":
+            doc = called(seq, call_id, "t", run)
+            doc["payload"]["inputs"] = value
+        elif kind == "result":
+            doc = returned(seq, call_id, run, outcome=value)
+        elif kind == "other":
+            doc = event(seq, "vendor.thing", {"v": value}, run)
+        else:
+            out.append(("{oops" if kind == "bad" else " ") + newline)
+            continue
+        out.append(json.dumps(doc, ensure_ascii=ascii_only) + newline)
+    path = tmp_path_factory.mktemp("logs") / "random.jsonl"
+    path.write_bytes("".join(out).encode("utf-8", "surrogatepass"))
+    fast, slow = both_ways(path)
+    assert fast == slow

@@ -6,6 +6,9 @@ boundaries; every other event is carried opaquely on the run's metadata (R4).
 
 The loader streams. A JSONL log is read a line at a time and each event is handled as it arrives:
 a call is held open until its result comes, then becomes a boundary, and the event dict is let go.
+A file is read as bytes and its lines decoded by orjson; any line orjson refuses or might decode
+differently goes through ``json`` as text, so the result is what ``json.loads`` on each line of
+the file read in text mode gives (see ``_FAST_LOADS``).
 Only when a run's ``sequence`` goes backwards does the loader need the run's events in order: it
 then reads the source a second time, keeps that run's events, sorts them and builds the run again.
 Either way the result is the same as sorting every run's events first.
@@ -21,13 +24,17 @@ from contextlib import AbstractContextManager, contextmanager
 from operator import attrgetter
 from typing import Any
 
+import orjson
+
 from .._boundary import BOUNDARY_SETTERS, LoadProblem, PromotedRun, ToolBoundary
 from .._toolresult import error_text
 
 __all__ = [
     "V1_TO_V2",
+    "ByteSource",
     "LineSource",
     "load_openwop",
+    "load_openwop_bytes",
     "load_openwop_lines",
     "load_openwop_text",
     "normalise_type",
@@ -91,6 +98,9 @@ _MAX_SHARED_STRINGS = 4096
 LineSource = Callable[[], AbstractContextManager[Iterable[str]]]
 """Opens the log's lines afresh (the loader may read them twice, see the module docstring)."""
 
+ByteSource = Callable[[], AbstractContextManager[Iterable[bytes]]]
+"""Opens the log's bytes afresh, as chunks of any size in file order (UTF-8 JSONL)."""
+
 _index_of = attrgetter("index")
 # Building a boundary slot by slot is twice as fast as its frozen dataclass __init__ (see
 # workbench._boundary.new_boundary); the loader's inner loop does it inline.
@@ -141,6 +151,171 @@ def _decode_line(raw: str) -> Any:
     return doc
 
 
+# orjson decodes a line of bytes 2-3x faster than ``json``. It is stricter (it refuses NaN,
+# Infinity, lone surrogate escapes and numbers that overflow a double, and a UTF-8 BOM), and for
+# any line it refuses, the loader decodes that line as text with ``json`` exactly as before. Where
+# orjson accepts a line it returns what ``json.loads`` returns (same values, same key order, the
+# last of duplicate keys wins), with one exception the loader checks for: it turns an integer
+# beyond 64 bits into a float. Such an integer has 19 digits or more, so a line holding a run of
+# 19 digits anywhere goes to ``json`` without asking orjson (conservative: a digit run inside a
+# string costs only speed). ``_FAST_DECODE = False`` makes ``load_runs`` read JSONL files in text
+# mode with ``json`` only, the reference the tests compare with.
+_FAST_DECODE = True
+_FAST_LOADS: Callable[[bytes], Any] = orjson.loads
+_FAST_ERROR = orjson.JSONDecodeError
+# Digits as "0", line breaks kept, everything else a space: a long run of digits is then a long
+# run of "0" (found by ``bytes.find``), and its line is found by counting line breaks.
+_DIGITS_AS_ZERO = bytes(
+    0x30 if 0x30 <= byte <= 0x39 else 0x0A if byte == 0x0A else 0x20 for byte in range(256)
+)
+_LONG_NUMBER = b"0" * 19
+
+
+def _line_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bool, frozenset[int]]]:
+    """A file's lines, split at ``b"\\n"`` only, a block at a time.
+
+    Yields ``(lines, ended, special)``: the lines without their ``b"\\n"``, whether they had
+    one (only a last line may not), and the indexes of the lines orjson must not decode: those
+    holding a run of 19 digits or more, or a carriage return other than a last byte (a line
+    break in text mode). Both are found once per block, by a few ``bytes`` scans.
+    """
+    digits = _DIGITS_AS_ZERO
+    long_number = _LONG_NUMBER
+    pending: list[bytes] = []  # the start of a line that has not ended yet
+    for chunk in chunks:
+        end = chunk.rfind(b"\n") + 1
+        if not end:
+            pending.append(chunk)
+            continue
+        block = chunk[:end] if end < len(chunk) else chunk
+        if pending:
+            pending.append(block)
+            block = b"".join(pending)
+            pending.clear()
+        if end < len(chunk):
+            pending.append(chunk[end:])
+        lines = block.split(b"\n")
+        lines.pop()  # the empty piece after the block's last b"\n"
+        yield lines, True, _special_lines(block, lines, digits, long_number)
+    if pending:
+        last = b"".join(pending)
+        if last:
+            yield [last], False, _special_lines(last, [last], digits, long_number)
+
+
+def _special_lines(
+    block: bytes, lines: list[bytes], digits: bytes, long_number: bytes
+) -> frozenset[int]:
+    """The indexes of a block's lines that go to ``json`` (see :func:`_line_blocks`)."""
+    special = _long_number_lines(block.translate(digits), long_number)
+    crs = block.count(b"\r")
+    if crs and crs != block.count(b"\r\n"):
+        special = special.union(
+            index
+            for index, line in enumerate(lines)
+            if b"\r" in line and line.find(b"\r") != len(line) - 1
+        )
+    return special
+
+
+def _long_number_lines(digits: bytes, long_number: bytes) -> frozenset[int]:
+    """Indexes of the lines of a block (``_DIGITS_AS_ZERO``) holding a long run of digits."""
+    found = digits.find(long_number)
+    if found < 0:
+        return frozenset()
+    hits: set[int] = set()
+    index = 0
+    start = 0
+    while found >= 0:
+        index += digits.count(b"\n", start, found)
+        hits.add(index)
+        start = found
+        found = digits.find(long_number, digits.find(b"\n", found) + 1 or len(digits))
+    return frozenset(hits)
+
+
+def _byte_line_docs(
+    chunks: Iterable[bytes], file: str, problems: list[LoadProblem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, event)`` for each JSON object line of a log's bytes (read in chunks).
+
+    Gives the same events, line numbers and problems as reading the file in text mode (UTF-8,
+    universal newlines) and decoding each line with ``json.loads``: a line orjson cannot vouch
+    for is decoded as text (:func:`_slow_line_docs`). Invalid UTF-8 raises UnicodeDecodeError,
+    as reading it in text mode does. :meth:`_Assembler.feed_bytes` inlines this loop.
+    """
+    fast = _FAST_LOADS
+    fast_error = _FAST_ERROR
+    lineno = 0
+    for lines, ended, special in _line_blocks(chunks):
+        first = lineno + 1  # the block's first line, whose index is 0
+        for line in lines:
+            lineno += 1
+            if not special or lineno - first not in special:
+                try:
+                    doc = fast(line)
+                except fast_error:
+                    pass
+                else:
+                    if type(doc) is dict:
+                        yield lineno, doc
+                    else:
+                        problems.append(_not_an_object(file, lineno))
+                    continue
+            found, last = _slow_line_docs(line, ended, lineno, file, problems)
+            first += last - lineno  # a lone CR made more than one text line
+            lineno = last
+            yield from found
+
+
+def _slow_line_docs(
+    line: bytes, ended: bool, lineno: int, file: str, problems: list[LoadProblem]
+) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The events of a raw line orjson cannot vouch for, decoded as text mode would have it.
+
+    Returns them with the number of the line's last text line: a lone carriage return (a line
+    break in text mode) splits the raw line into the text lines it would have been.
+    """
+    text = line.decode("utf-8")
+    newline = "\n" if ended else ""
+    found: list[tuple[int, dict[str, Any]]] = []
+    if "\r" in text and text.find("\r") != len(text) - 1:
+        raws = list(io.StringIO(text + newline, newline=None))
+    else:
+        raws = [(text[:-1] if text.endswith("\r") else text) + newline]
+    for number, raw in enumerate(raws, start=lineno):
+        doc = _text_line_doc(raw, file, number, problems)
+        if doc is not None:
+            found.append((number, doc))
+    return found, lineno + len(raws) - 1
+
+
+def _text_line_docs(
+    lines: Iterable[str], file: str, problems: list[LoadProblem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, event)`` for each JSON object line of a log's text lines."""
+    for lineno, raw in enumerate(lines, start=1):
+        doc = _text_line_doc(raw, file, lineno, problems)
+        if doc is not None:
+            yield lineno, doc
+
+
+def _text_line_doc(
+    raw: str, file: str, lineno: int, problems: list[LoadProblem]
+) -> dict[str, Any] | None:
+    """The event on a text line, or ``None`` after noting why there is none (blank: no problem)."""
+    try:
+        doc = _decode_line(raw)
+    except json.JSONDecodeError:
+        if raw.strip():
+            problems.append(_invalid_line(raw, file, lineno))
+        return None
+    if type(doc) is not dict:
+        problems.append(_not_an_object(file, lineno))
+        return None
+    return doc
+
+
 def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
     # Decode the line without its line break, so the message reads as it would for the line alone
     # (a break inside an unterminated string would otherwise be reported as a control character).
@@ -182,6 +357,12 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
+_Events = Callable[
+    [list[LoadProblem]], AbstractContextManager[Iterator[tuple[int, dict[str, Any]]]]
+]
+"""Opens a JSONL log's ``(line number, event)`` pairs afresh, noting bad lines in the list."""
+
+
 # --- public entry points ---------------------------------------------------------------------
 
 
@@ -189,22 +370,62 @@ def load_openwop_lines(
     source: LineSource, file: str
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """Promoted runs from a JSONL log, streamed; ``source()`` opens its lines (maybe twice)."""
+    return _load_lines(_text_docs(source, file), file)
+
+
+def load_openwop_bytes(
+    source: ByteSource, file: str
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Like :func:`load_openwop_lines` from the bytes of a UTF-8 file (faster: orjson)."""
+
+    def first_read(assembler: _Assembler, problems: list[LoadProblem]) -> None:
+        with source() as chunks:
+            assembler.feed_bytes(chunks, problems)
+
+    return _load_lines(_byte_docs(source, file), file, first_read)
+
+
+def _text_docs(source: LineSource, file: str) -> _Events:
+    @contextmanager
+    def events(problems: list[LoadProblem]) -> Iterator[Iterator[tuple[int, dict[str, Any]]]]:
+        with source() as lines:
+            yield _text_line_docs(lines, file, problems)
+
+    return events
+
+
+def _byte_docs(source: ByteSource, file: str) -> _Events:
+    @contextmanager
+    def events(problems: list[LoadProblem]) -> Iterator[Iterator[tuple[int, dict[str, Any]]]]:
+        with source() as chunks:
+            yield _byte_line_docs(chunks, file, problems)
+
+    return events
+
+
+def _load_lines(
+    events: _Events,
+    file: str,
+    first_read: Callable[[_Assembler, list[LoadProblem]], None] | None = None,
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Promoted runs from a JSONL log; ``events(problems)`` reads its events (maybe twice).
+
+    ``first_read(assembler, problems)``, when given, does the first read instead (faster, the
+    same events).
+    """
     problems: list[LoadProblem] = []
     assembler = _Assembler(file, lines=True)
     with _gc_paused():
-        with source() as lines:
-            assembler.feed_lines(lines, problems)
+        if first_read is not None:
+            first_read(assembler, problems)
+        else:
+            with events(problems) as docs:
+                assembler.feed(docs)
         if assembler.reread:
 
             def again() -> Iterator[tuple[int, dict[str, Any]]]:
-                with source() as lines:
-                    for lineno, raw in enumerate(lines, start=1):
-                        try:
-                            doc = _decode_line(raw)
-                        except json.JSONDecodeError:
-                            continue  # reported on the first read
-                        if type(doc) is dict:
-                            yield lineno, doc
+                with events([]) as docs:  # problems were reported on the first read
+                    yield from docs
 
             assembler.rebuild(again())
         runs = assembler.finish(problems)
@@ -298,29 +519,12 @@ class _Assembler:
             builder.last = order
             builder.feed(doc, position)
 
-    def feed_lines(self, lines: Iterable[str], problems: list[LoadProblem]) -> None:
-        """The first read of a JSONL log: :meth:`route` and :meth:`_RunBuilder.feed` inlined."""
-        file = self.file
-        scan = _SCAN
-        space = _JSON_SPACE
-        decode_error = json.JSONDecodeError
+    def feed(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
+        """The first read of a JSONL log's events: :meth:`route` and :meth:`_RunBuilder.feed`
+        inlined."""
         key: str | None = None
         builder: _RunBuilder | None = None
-        for lineno, raw in enumerate(lines, start=1):
-            try:
-                doc, end = scan(raw, 0)
-                if end != len(raw) and raw[end:].strip(space):
-                    doc = json.loads(raw)
-            except (StopIteration, ValueError):
-                try:
-                    doc = json.loads(raw)
-                except decode_error:
-                    if raw.strip():
-                        problems.append(_invalid_line(raw, file, lineno))
-                    continue
-            if type(doc) is not dict:
-                problems.append(_not_an_object(file, lineno))
-                continue
+        for lineno, doc in events:
             run_id = doc.get("runId")
             if run_id != key or builder is None:
                 builder = self.builder(run_id if isinstance(run_id, str) else "")
@@ -338,6 +542,51 @@ class _Assembler:
                 builder.result(doc, lineno)
             else:
                 builder.feed(doc, lineno)
+
+    def feed_bytes(self, chunks: Iterable[bytes], problems: list[LoadProblem]) -> None:
+        """The first read of a JSONL log's bytes: :func:`_byte_line_docs` and :meth:`feed`
+        inlined (the same events, line numbers and problems, about 10% faster)."""
+        file = self.file
+        fast = _FAST_LOADS
+        fast_error = _FAST_ERROR
+        key: str | None = None
+        builder: _RunBuilder | None = None
+        lineno = 0
+        for lines, ended, special in _line_blocks(chunks):
+            first = lineno + 1  # the block's first line, whose index is 0
+            for line in lines:
+                lineno += 1
+                if not special or lineno - first not in special:
+                    try:
+                        doc = fast(line)
+                    except fast_error:
+                        pass
+                    else:
+                        if type(doc) is not dict:
+                            problems.append(_not_an_object(file, lineno))
+                            continue
+                        run_id = doc.get("runId")
+                        if run_id != key or builder is None:
+                            builder = self.builder(run_id if isinstance(run_id, str) else "")
+                            key = run_id if isinstance(run_id, str) else None
+                        seq = doc.get("sequence")
+                        order = seq if type(seq) is int else _order_of(doc, lineno)
+                        if order < builder.last:
+                            self.give_up(builder)
+                            continue
+                        builder.last = order
+                        event_type = doc.get("type")
+                        if event_type == TOOL_CALLED:
+                            builder.call(doc, lineno)
+                        elif event_type == TOOL_RETURNED:
+                            builder.result(doc, lineno)
+                        else:
+                            builder.feed(doc, lineno)
+                        continue
+                found, last = _slow_line_docs(line, ended, lineno, file, problems)
+                first += last - lineno  # a lone CR made more than one text line
+                lineno = last
+                self.feed(found)
 
     def rebuild(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """Build the given-up runs again from ``events`` (every event, read again), sorted."""
