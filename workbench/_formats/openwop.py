@@ -208,8 +208,7 @@ def _special_lines(
 ) -> frozenset[int]:
     """The indexes of a block's lines that go to ``json`` (see :func:`_line_blocks`)."""
     special = _long_number_lines(block.translate(digits), long_number)
-    crs = block.count(b"\r")
-    if crs and crs != block.count(b"\r\n"):
+    if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
         special = special.union(
             index
             for index, line in enumerate(lines)
