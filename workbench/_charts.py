@@ -18,12 +18,9 @@ Rendering uses vl-convert (no browser, no network): :func:`save_chart` writes PN
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +29,7 @@ from typing import Any, Literal, cast
 import altair as alt
 import pandas as pd
 
-from ._jsonio import _fsync_folder, _umask
+from ._jsonio import write_bytes_atomic
 
 __all__ = [
     "BRANCH_SELECTION",
@@ -1026,29 +1023,6 @@ def render_svg(chart: alt.TopLevelMixin) -> str:
     return str(vl_convert.vegalite_to_svg(chart_spec(chart), vl_version=_vl_version()))
 
 
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-    _fsync_folder(folder)
-
-
 def save_chart(
     chart: alt.TopLevelMixin, path: str | os.PathLike[str], *, scale: float = 2.0
 ) -> Path:
@@ -1064,7 +1038,7 @@ def save_chart(
         data = render_svg(chart).encode("utf-8")
     else:
         raise ValueError(f"{target}: save_chart writes .png or .svg, not {suffix or 'no suffix'!r}")
-    _write_bytes_atomic(target, data)
+    write_bytes_atomic(target, data)
     return target
 
 

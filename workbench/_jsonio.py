@@ -21,6 +21,7 @@ __all__ = [
     "JSONFileError",
     "dumps_stable",
     "read_json",
+    "write_bytes_atomic",
     "write_json_atomic",
     "write_text_atomic",
 ]
@@ -150,6 +151,11 @@ def write_text_atomic(path: StrPath, text: str) -> None:
     """
     if not isinstance(text, str):
         raise TypeError(f"write_text_atomic needs str text, got {type(text).__name__}")
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: StrPath, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, as :func:`write_text_atomic` does (PNGs, SVGs)."""
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
@@ -162,8 +168,8 @@ def write_text_atomic(path: StrPath, text: str) -> None:
 
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)

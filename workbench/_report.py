@@ -30,7 +30,6 @@ import altair as alt
 import pandas as pd
 
 from ._charts import (
-    _write_bytes_atomic,
     branch_chart,
     chart_spec,
     divergence_strip,
@@ -38,7 +37,7 @@ from ._charts import (
     render_png,
     render_svg,
 )
-from ._jsonio import write_text_atomic
+from ._jsonio import write_bytes_atomic, write_text_atomic
 
 __all__ = ["REPORT_FILES", "write_report"]
 
@@ -319,7 +318,7 @@ def write_report(
     figures: list[str] = []
     specs: list[str] = []
     for name, heading, chart, caption in charts:
-        _write_bytes_atomic(folder / f"{name}.png", render_png(chart))
+        write_bytes_atomic(folder / f"{name}.png", render_png(chart))
         svg = _inline_svg(render_svg(chart), name)
         figures.append(
             f'<h2 id="{name}">{html.escape(heading)}</h2>\n<figure>'
