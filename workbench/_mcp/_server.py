@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import mcp_types as types
 import uvicorn
@@ -36,18 +36,34 @@ from .._host import FixtureHost, LiveTool
 from .._replay import ReplayResult, ReplaySession
 from .._suite import Suite
 from .._toolresult import ToolResult, text_content
+from ._lean import LeanHttpApp, LeanProtocol, serve_stdio
 from ._names import ToolSpec, task_tool_specs
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-__all__ = ["DEFAULT_AGENT_ID", "McpBridge", "build_tool_server", "to_call_tool_result"]
+__all__ = [
+    "DEFAULT_AGENT_ID",
+    "DEFAULT_TRANSPORT_IMPL",
+    "McpBridge",
+    "TransportImpl",
+    "build_tool_server",
+    "call_tool_result_body",
+    "to_call_tool_result",
+]
 
 DEFAULT_AGENT_ID = "workbench.mcp-agent"
 """The agent id the bridge writes on agent events unless told another."""
 
 ToolCaller = Callable[[str, dict[str, Any]], ToolResult]
 """Serves one call by MCP name and arguments."""
+
+TransportImpl = Literal["lean", "sdk"]
+"""How a transport is served: ``"lean"``, the bridge's own handshake-era JSON-RPC loop
+(:mod:`workbench._mcp._lean`), or ``"sdk"``, the SDK's low-level ``Server`` and transports."""
+
+DEFAULT_TRANSPORT_IMPL: TransportImpl = "lean"
+"""The lean transports by default: the SDK's server costs several times the call itself."""
 
 
 def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
@@ -62,6 +78,22 @@ def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
         text = result.error if result.is_error else result.text
         body: dict[str, Any] = {"content": text_content(text or ""), "isError": result.is_error}
         return types.CallToolResult.model_validate(body)
+
+
+def call_tool_result_body(result: ToolResult) -> dict[str, Any]:
+    """The ``CallToolResult`` JSON body the SDK path sends for a host result (both paths send
+    this: the lean transports build it with the same SDK model, so the shapes cannot drift)."""
+    return to_call_tool_result(result).model_dump(
+        mode="json", by_alias=True, exclude_unset=True, exclude_none=True
+    )
+
+
+def tool_bodies(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """The ``tools/list`` entries as the SDK sends them (validated by the SDK's ``Tool``)."""
+    return [
+        types.Tool.model_validate(t).model_dump(mode="json", by_alias=True, exclude_none=True)
+        for t in tools
+    ]
 
 
 def build_tool_server(
@@ -155,14 +187,20 @@ class McpBridge:
         self.host: FixtureHost = self.session.begin_trial(chosen, trial)
         """The trial's fixture host: every call is served by ``host.call``."""
         self._result: ReplayResult | None = None
+        instructions = f"Recorded tools of task {chosen!r} of suite {the_suite.suite_id!r}."
         self.server: Server[Any] = build_tool_server(
-            server_name,
-            specs,
-            self.call,
-            version=the_suite.version,
-            instructions=f"Recorded tools of task {chosen!r} of suite {the_suite.suite_id!r}.",
+            server_name, specs, self.call, version=the_suite.version, instructions=instructions
         )
-        """The low-level MCP server."""
+        """The SDK's low-level MCP server (the ``"sdk"`` transports and in-process clients)."""
+        self.protocol = LeanProtocol(
+            name=server_name,
+            version=the_suite.version,
+            instructions=instructions,
+            tools=tool_bodies(specs),
+            call=self.call,
+            shape=call_tool_result_body,
+        )
+        """The lean transports' JSON-RPC handler: the same tools, the same :meth:`call`."""
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """Serve one call by its MCP name: mapped back to the tool id, served by the host."""
@@ -195,8 +233,18 @@ class McpBridge:
             result.write_summary(summary)
         return result
 
+    def serve_stdio(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdin/stdout with the lean transport until the client closes stdin;
+        blocking (SIGINT and SIGTERM raise ``KeyboardInterrupt``). The default transport."""
+        serve_stdio(
+            self.protocol,
+            stdin if stdin is not None else sys.stdin.buffer,
+            stdout if stdout is not None else sys.stdout.buffer,
+        )
+
     async def run_stdio(self) -> None:
-        """Serve over stdin/stdout until the client closes stdin (or the task is cancelled)."""
+        """Serve over stdin/stdout with the SDK's server and stdio transport until the client
+        closes stdin (or the task is cancelled)."""
         from mcp.server.stdio import stdio_server
 
         async with stdio_server() as (read_stream, write_stream):
@@ -204,8 +252,17 @@ class McpBridge:
                 read_stream, write_stream, self.server.create_initialization_options()
             )
 
-    def http_app(self, *, host: str = "127.0.0.1", path: str = "/mcp") -> Starlette:
-        """The streamable-HTTP ASGI app (JSON responses; DNS-rebinding protection on loopback)."""
+    def http_app(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        path: str = "/mcp",
+        impl: TransportImpl = DEFAULT_TRANSPORT_IMPL,
+    ) -> LeanHttpApp | Starlette:
+        """The streamable-HTTP ASGI app (JSON responses; DNS-rebinding protection on loopback):
+        the lean app by default, the SDK's with ``impl="sdk"``."""
+        if impl == "lean":
+            return LeanHttpApp(self.protocol, host=host, path=path)
         return self.server.streamable_http_app(
             streamable_http_path=path, json_response=True, host=host
         )
@@ -217,15 +274,19 @@ class McpBridge:
         *,
         path: str = "/mcp",
         on_ready: Callable[[str], Awaitable[None] | None] | None = None,
+        impl: TransportImpl = DEFAULT_TRANSPORT_IMPL,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until SIGINT/SIGTERM; ``on_ready(url)`` is
-        called once the socket listens."""
+        called once the socket listens. ``impl`` picks the lean app or the SDK's."""
         config = uvicorn.Config(
-            self.http_app(host=host, path=path),
+            self.http_app(host=host, path=path, impl=impl),
             host=host,
             port=port,
             log_level="warning",
-            lifespan="on",
+            access_log=False,
+            lifespan="on" if impl == "sdk" else "off",
+            server_header=impl == "sdk",
+            date_header=impl == "sdk",
         )
         server = _QuietExitServer(config)
         if on_ready is None:

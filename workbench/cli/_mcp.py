@@ -12,6 +12,7 @@ Nothing but MCP traffic goes to stdout in stdio mode; reports go to stderr.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from typing import Any
@@ -39,6 +40,13 @@ def register(sub: Any) -> None:
         default=None,
         metavar="[HOST:]PORT",
         help="serve streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--transport-impl",
+        choices=("lean", "sdk"),
+        default="lean",
+        help="lean: the bridge's own JSON-RPC loop (default, fastest; protocol versions "
+        "2024-11-05 to 2025-11-25); sdk: the MCP SDK's low-level server and transports",
     )
     serve.add_argument("--events", default=None, metavar="OUT.jsonl", help="write the event log")
     serve.add_argument("--summary", default=None, metavar="OUT.json", help="write the summary")
@@ -117,6 +125,12 @@ def run_serve(args: argparse.Namespace) -> int:
         return fail(str(exc))
     import anyio
 
+    impl = args.transport_impl
+    # Everything built so far (the SDK, the suite, the host) lives until exit: moved out of the
+    # collector's reach, a full collection no longer walks it in the middle of a call.
+    gc.collect()
+    gc.freeze()
+
     async def serve() -> None:
         if http is None:
             await _until_signal(bridge.run_stdio)
@@ -126,10 +140,13 @@ def run_serve(args: argparse.Namespace) -> int:
             def ready(url: str) -> None:
                 print(f"workbench serve-mcp: serving {url}", file=sys.stderr, flush=True)
 
-            await bridge.run_http(host, port, on_ready=ready)
+            await bridge.run_http(host, port, on_ready=ready, impl=impl)
 
     try:
-        anyio.run(serve)
+        if http is None and impl == "lean":
+            bridge.serve_stdio()  # blocking, no event loop: SIGINT/SIGTERM end it
+        else:
+            anyio.run(serve)
     except KeyboardInterrupt:
         pass
     finally:
