@@ -10,10 +10,12 @@
    separate venv because it needs ``starlette<1``).
 3. The SDK client replays the N calls, timing each ``call_tool`` (connection set-up excluded),
    against: ``workbench serve-mcp`` over stdio, ``workbench serve-mcp --http`` (streamable HTTP,
-   127.0.0.1), and ``mcp-recorder replay`` (HTTP only). Every result is checked against the
+   127.0.0.1), both with the default lean transports and with ``--transport-impl sdk`` (the
+   SDK's server), and ``mcp-recorder replay`` (HTTP only). Every result is checked against the
    recording (isError included) so a fast wrong answer cannot win.
 
-Prints median / p90 / p99 per transport (ms) and a JSON line with the figures.
+Prints median / p90 / p99 per server (ms), the protocol version each negotiated with the
+client, the load average before and after, and a JSON line with the figures.
 """
 
 from __future__ import annotations
@@ -115,7 +117,11 @@ def seen(result: Any) -> tuple[bool, str]:
     return (bool(result.is_error), result.content[0].text if result.content else "")
 
 
-def drive(server: Any, n: int) -> tuple[list[float], list[tuple[bool, str]]]:
+PROTOCOLS: dict[str, str] = {}
+"""The protocol version each server negotiated with the client, by the last ``drive`` label."""
+
+
+def drive(server: Any, n: int, label: str = "") -> tuple[list[float], list[tuple[bool, str]]]:
     """N ``call_tool`` calls; per-call seconds and what each returned."""
 
     async def main() -> tuple[list[float], list[tuple[bool, str]]]:
@@ -123,6 +129,7 @@ def drive(server: Any, n: int) -> tuple[list[float], list[tuple[bool, str]]]:
         results: list[tuple[bool, str]] = []
         with anyio.fail_after(600):
             async with Client(server) as client:
+                PROTOCOLS[label] = client.protocol_version
                 await client.list_tools()
                 for i in range(n):
                     start = time.perf_counter()
@@ -134,7 +141,7 @@ def drive(server: Any, n: int) -> tuple[list[float], list[tuple[bool, str]]]:
     return anyio.run(main)
 
 
-def stats(times: list[float]) -> dict[str, float]:
+def stats(times: list[float]) -> dict[str, Any]:
     ordered = sorted(times)
     q = statistics.quantiles(ordered, n=100, method="inclusive")
     return {
@@ -151,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = args.calls
     py = sys.executable
-    figures: dict[str, Any] = {"calls": n}
+    figures: dict[str, Any] = {"calls": n, "loadavg_before": list(os.getloadavg())}
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         live = tmp / "live_server.py"
@@ -175,19 +182,22 @@ def main(argv: list[str] | None = None) -> int:
 
         rows: list[tuple[str, dict[str, float]]] = []
 
-        # 2. bridge over stdio
+        # 2. bridge over stdio, 3. over streamable HTTP: the lean transports, then the SDK's
         serve = ["-m", "workbench.cli", "serve-mcp", str(tmp / "suite.json"), "--task", task_id]
-        stdio = StdioServerParameters(command=py, args=serve, env=_env())
-        times, results = drive(stdio, n)
-        assert results == recorded, "bridge (stdio) answered differently from the recording"
-        rows.append(("workbench serve-mcp (stdio)", stats(times)))
+        for impl, suffix in (("lean", ""), ("sdk", ", --transport-impl sdk")):
+            command = [*serve, "--transport-impl", impl]
+            label = f"workbench serve-mcp (stdio{suffix})"
+            stdio = StdioServerParameters(command=py, args=command, env=_env())
+            times, results = drive(stdio, n, label)
+            assert results == recorded, f"{label} answered differently from the recording"
+            rows.append((label, stats(times)))
 
-        # 3. bridge over streamable HTTP
-        port = free_port()
-        with running([py, *serve, "--http", f"127.0.0.1:{port}"], port, tmp):
-            times, results = drive(f"http://127.0.0.1:{port}/mcp", n)
-        assert results == recorded, "bridge (HTTP) answered differently from the recording"
-        rows.append(("workbench serve-mcp (streamable HTTP)", stats(times)))
+            label = f"workbench serve-mcp (streamable HTTP{suffix})"
+            port = free_port()
+            with running([py, *command, "--http", f"127.0.0.1:{port}"], port, tmp):
+                times, results = drive(f"http://127.0.0.1:{port}/mcp", n, label)
+            assert results == recorded, f"{label} answered differently from the recording"
+            rows.append((label, stats(times)))
 
         # 4. mcp-recorder: record its own cassette of the same calls, replay it over HTTP
         recorder = args.mcp_recorder
@@ -206,16 +216,24 @@ def main(argv: list[str] | None = None) -> int:
             with running(
                 [recorder, "replay", "--cassette", str(cassette), "--port", str(port)], port, tmp
             ):
-                times, results = drive(f"http://127.0.0.1:{port}/mcp", n)
+                label = "mcp-recorder replay (HTTP)"
+                times, results = drive(f"http://127.0.0.1:{port}/mcp", n, label)
             assert results == recorded, "mcp-recorder's replay answered differently"
             rows.append(("mcp-recorder replay (HTTP)", stats(times)))
         else:
             print(f"mcp-recorder not found at {recorder}: skipped", file=sys.stderr)
 
-    print(f"{n} calls, {figures['isErrorResults']} isError results; per-call latency (ms)")
-    print(f"{'server':40} {'median':>8} {'p90':>8} {'p99':>8}")
+    figures["loadavg_after"] = list(os.getloadavg())
     for name, row in rows:
-        print(f"{name:40} {row['median_ms']:8.3f} {row['p90_ms']:8.3f} {row['p99_ms']:8.3f}")
+        row["protocol"] = PROTOCOLS.get(name, "")
+    print(f"{n} calls, {figures['isErrorResults']} isError results; per-call latency (ms)")
+    print(f"{'server':60} {'median':>8} {'p90':>8} {'p99':>8}  protocol")
+    for name, row in rows:
+        figs = f"{row['median_ms']:8.3f} {row['p90_ms']:8.3f} {row['p99_ms']:8.3f}"
+        print(f"{name:60} {figs}  {row['protocol']}")
+    before = " ".join(f"{x:.2f}" for x in figures["loadavg_before"])
+    after = " ".join(f"{x:.2f}" for x in figures["loadavg_after"])
+    print(f"load average: {before} before, {after} after")
     figures["rows"] = {name: row for name, row in rows}
     print(json.dumps(figures, sort_keys=True))
     return 0
