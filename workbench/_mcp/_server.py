@@ -11,8 +11,11 @@ session's, so it is the log an in-process replay writes for the same calls (R18-
 shutdown :meth:`McpBridge.finish` scores the trial and builds the summary (with
 ``fixtureMissCount``).
 
-Transports: stdio (:meth:`McpBridge.run_stdio`) and streamable HTTP on 127.0.0.1 unless told
-otherwise (:meth:`McpBridge.run_http`). Needs the ``mcp`` extra (``pip install workbench[mcp]``).
+Transports: stdio and streamable HTTP on 127.0.0.1 unless told otherwise, each in two
+implementations that serve calls through the same :meth:`McpBridge.call`: the lean ones
+(:meth:`McpBridge.serve_stdio`, ``run_http(impl="lean")``; :mod:`workbench._mcp._lean`), the
+default, and the SDK's (:meth:`McpBridge.run_stdio`, ``run_http(impl="sdk")``). Needs the ``mcp``
+extra (``pip install workbench[mcp]``).
 """
 
 from __future__ import annotations
