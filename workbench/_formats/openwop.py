@@ -719,11 +719,14 @@ class _RunBuilder:
         tool = shared.get(tool) or self.share(tool)
         agent = payload.get("agentId")
         agent = (shared.get(agent) or self.share(agent)) if isinstance(agent, str) else None
+        args = payload.get("inputs")
         if _CALLED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc):
             extra: dict[str, Any] = {}
         else:
             extra = _extras(doc, payload, _CALLED_KNOWN)
-        open_calls[call_id] = (self.calls, tool, payload.get("inputs"), position, agent, extra)
+            if "inputs" not in payload:
+                args = _v1_alias(extra, _V1_INPUTS, args)
+        open_calls[call_id] = (self.calls, tool, args, position, agent, extra)
         self.calls += 1
 
     def result(self, doc: dict[str, Any], position: int) -> None:
@@ -745,6 +748,12 @@ class _RunBuilder:
         error = payload.get("error")
         status = payload.get("status")
         response = payload.get("outcome")
+        plain = _RETURNED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc)
+        returned: dict[str, Any] | None = None
+        if not plain:
+            returned = _extras(doc, payload, _RETURNED_KNOWN)
+            if "outcome" not in payload:
+                response = _v1_alias(returned, _V1_OUTCOMES, response)
         code: str | None = None
         message: str | None = None
         if (
@@ -764,10 +773,8 @@ class _RunBuilder:
             not isinstance(duration, int) or isinstance(duration, bool)
         ):
             duration = None
-        if not (_RETURNED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc)):
-            returned = _extras(doc, payload, _RETURNED_KNOWN)
-            if returned:
-                extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
+        if returned:
+            extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
         boundary = _new_object(ToolBoundary)
         _set_index(boundary, order)
         _set_call_id(boundary, call_id)
@@ -859,6 +866,21 @@ def _failure(error: Any, status: Any, outcome: Any) -> tuple[str | None, str | N
         content = outcome.get("content") if isinstance(outcome, Mapping) else None
         message = error_text(content) if content is not None else (code or "tool call failed")
     return code, message, response
+
+
+# Payload names some v1 hosts use for a call's inputs and a result's outcome. They are read only
+# when the v2 name is absent, and only on the slow path (a payload with members beyond the v2
+# ones), so a v2 log pays nothing for them.
+_V1_INPUTS = ("input", "args", "arguments")
+_V1_OUTCOMES = ("result", "output")
+
+
+def _v1_alias(extra: dict[str, Any], names: tuple[str, ...], default: Any) -> Any:
+    """The value of the first of ``names`` in ``extra`` (taken out of it), else ``default``."""
+    for name in names:
+        if name in extra:
+            return extra.pop(name)
+    return default
 
 
 def _task_key(run_id: str, number: int, total: int) -> str:
