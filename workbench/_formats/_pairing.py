@@ -40,12 +40,15 @@ class CallPairer:
     """The file's name, for problems."""
     problems: list[LoadProblem] = field(default_factory=list)
     """Problems found so far."""
+    current_line: int | None = None
+    """The file line being read (JSONL chat files), used when a call gives no ``line``."""
     _open: dict[str, _OpenCall] = field(default_factory=dict)
     _done: list[tuple[int, ToolBoundary]] = field(default_factory=list)
     _calls: int = 0
 
     def problem(self, where: str, field_name: str, message: str, line: int | None = None) -> None:
         """Record a problem at ``where``."""
+        line = self.current_line if line is None else line
         self.problems.append(LoadProblem(self.file, where, field_name, message, line))
 
     def call(
@@ -61,6 +64,7 @@ class CallPairer:
         extra: Mapping[str, Any] | None = None,
     ) -> None:
         """A call was made."""
+        line = self.current_line if line is None else line
         if call_id in self._open:
             first = self._open[call_id]
             self.problem(
@@ -100,6 +104,7 @@ class CallPairer:
         extra: Mapping[str, Any] | None = None,
     ) -> None:
         """A result arrived for ``call_id``."""
+        line = self.current_line if line is None else line
         opened = self._open.pop(call_id, None)
         if opened is None:
             self.problem(

@@ -17,7 +17,7 @@ from .._boundary import ErrorRule, LoadProblem, PromotedRun, RunFormat
 from .._toolresult import result_text, text_content
 from ._pairing import CallPairer
 
-__all__ = ["ChatShape", "chat_records", "load_anthropic", "load_openai_chat"]
+__all__ = ["ChatShape", "chat_records", "explain_shape", "load_anthropic", "load_openai_chat"]
 
 ChatShape = Literal["messages", "record", "records"]
 
@@ -71,6 +71,23 @@ def _slug(text: str) -> str:
     return slug or "run"
 
 
+def _place(
+    path: str, number: int, total: int, message: int, lines: Sequence[int] | None
+) -> tuple[str, int | None]:
+    """Where a message is, for problems, and its file line when the file is JSONL.
+
+    ``lines`` gives the line of each record (a file of records) or of each message (a file of
+    one run's messages, ``path == "(root)"``).
+    """
+    if lines is None:
+        return _where(path, number, total, message), None
+    if path == "(root)" and message < len(lines):
+        return f"line {lines[message]}", lines[message]
+    if number < len(lines):
+        return f"line {lines[number]}, message {message}", lines[number]
+    return _where(path, number, total, message), None
+
+
 def _where(path: str, number: int, total: int, message: int) -> str:
     if total > 1:
         return f"record {number}, message {message}"
@@ -110,12 +127,16 @@ def _openai_args(raw: Any) -> Any:
 
 
 def load_openai_chat(
-    data: Any, file: str, error_rule: ErrorRule
+    data: Any, file: str, error_rule: ErrorRule, *, lines: Sequence[int] | None = None
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """Promoted runs from OpenAI chat messages (``tool_calls`` and ``role: tool`` replies)."""
+    """Promoted runs from OpenAI chat messages (``tool_calls`` and ``role: tool`` replies).
+
+    ``lines``: the file line of each record, or of each message of a one-run file (JSONL).
+    """
     records = chat_records(data)
     if records is None:
-        return [], [LoadProblem(file, "(root)", "", "not an OpenAI chat transcript")]
+        message = explain_shape(data) or "not an OpenAI chat transcript"
+        return [], [LoadProblem(file, "(root)", "", message)]
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
     for number, (path, record, messages) in enumerate(records):
@@ -123,7 +144,7 @@ def load_openai_chat(
         answer: Any = None
         legacy_open: list[str] = []
         for m_index, message in enumerate(messages):
-            where = _where(path, number, len(records), m_index)
+            where, pairer.current_line = _place(path, number, len(records), m_index, lines)
             if not isinstance(message, Mapping):
                 pairer.problem(where, "", "a message must be an object")
                 continue
@@ -226,18 +247,24 @@ def _blocks(content: Any) -> list[Any]:
     return []
 
 
-def load_anthropic(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """Promoted runs from Anthropic messages (``tool_use`` / ``tool_result`` blocks)."""
+def load_anthropic(
+    data: Any, file: str, *, lines: Sequence[int] | None = None
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Promoted runs from Anthropic messages (``tool_use`` / ``tool_result`` blocks).
+
+    ``lines``: the file line of each record, or of each message of a one-run file (JSONL).
+    """
     records = chat_records(data)
     if records is None:
-        return [], [LoadProblem(file, "(root)", "", "not an Anthropic messages transcript")]
+        message = explain_shape(data) or "not an Anthropic messages transcript"
+        return [], [LoadProblem(file, "(root)", "", message)]
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
     for number, (path, record, messages) in enumerate(records):
         pairer = CallPairer(file)
         answer: Any = None
         for m_index, message in enumerate(messages):
-            where = _where(path, number, len(records), m_index)
+            where, pairer.current_line = _place(path, number, len(records), m_index, lines)
             if not isinstance(message, Mapping):
                 pairer.problem(where, "", "a message must be an object")
                 continue
@@ -279,6 +306,15 @@ def load_anthropic(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                         field_name="tool_use_id",
                         error_message=(result_text(result_blocks) or None) if is_error else None,
                     )
+                elif isinstance(kind, str) and kind.endswith("tool_use"):
+                    # server_tool_use, mcp_tool_use, ...: a call the API ran for the agent. It
+                    # is a tool call the agent made and saw the result of, so it is a boundary.
+                    # Its result comes in the same message, and the text after it may be the
+                    # answer: text before it is not.
+                    texts.clear()
+                    _server_call(block, kind, pairer, block_where)
+                elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                    _server_result(block, kind, pairer, block_where)
                 elif kind == "text" and isinstance(block.get("text"), str):
                     texts.append(block["text"])
             # The answer is the last assistant text with no tool call beside it, as for OpenAI
@@ -306,6 +342,61 @@ def load_anthropic(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     return runs, problems
 
 
+def _server_call(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> None:
+    call_id = block.get("id")
+    name = block.get("name")
+    if not isinstance(call_id, str) or not call_id:
+        pairer.problem(where, "id", "missing or not a string")
+        return
+    if not isinstance(name, str) or not name:
+        pairer.problem(where, "name", "missing or not a string")
+        return
+    extra: dict[str, Any] = {"blockType": kind}
+    extra.update((k, v) for k, v in block.items() if k not in ("type", "id", "name", "input"))
+    pairer.call(call_id, name, block.get("input"), where=where, field_name="id", extra=extra)
+
+
+def _server_result(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> None:
+    """A server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ...).
+
+    Its content is kept as recorded: a list of blocks becomes the response's ``content``, any
+    other value is the response itself. It failed when it says ``is_error: true`` or its
+    content is an error object (a ``type`` ending in ``_error``, e.g.
+    ``web_search_tool_result_error``).
+    """
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str) or not call_id:
+        pairer.problem(where, "tool_use_id", "missing or not a string")
+        return
+    content = block.get("content")
+    error_type = content.get("type") if isinstance(content, Mapping) else None
+    failed = isinstance(error_type, str) and error_type.endswith("_error")
+    is_error = block.get("is_error") is True or failed
+    code: str | None = None
+    message: str | None = None
+    response: Any
+    if isinstance(content, list):
+        response = {"content": _blocks(content)}
+        message = result_text(response["content"]) or None
+    else:
+        response = content
+    if failed and isinstance(content, Mapping):
+        raw_code = content.get("error_code")
+        code = raw_code if isinstance(raw_code, str) else None
+        message = code or str(error_type)
+    extra = {"resultType": kind}
+    pairer.result(
+        call_id,
+        response,
+        is_error,
+        where=where,
+        field_name="tool_use_id",
+        error_code=code,
+        error_message=(message or "tool call failed") if is_error else None,
+        extra=extra,
+    )
+
+
 def detect_chat_format(data: Any) -> RunFormat | None:
     """``anthropic`` or ``openai-chat`` for chat-shaped data, ``None`` otherwise."""
     records = chat_records(data)
@@ -316,9 +407,41 @@ def detect_chat_format(data: Any) -> RunFormat | None:
             if not isinstance(message, Mapping):
                 continue
             content = message.get("content")
-            if isinstance(content, list) and any(
-                isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result")
-                for b in content
-            ):
+            if isinstance(content, list) and any(_is_anthropic_block(b) for b in content):
                 return "anthropic"
     return "openai-chat"
+
+
+def _is_anthropic_block(block: Any) -> bool:
+    """A content block only Anthropic messages have: a tool use or tool result of any kind."""
+    if not isinstance(block, Mapping):
+        return False
+    kind = block.get("type")
+    return isinstance(kind, str) and (kind.endswith("tool_use") or kind.endswith("tool_result"))
+
+
+def explain_shape(data: Any) -> str | None:
+    """Why well-known JSON that is not a transcript cannot be loaded, or ``None``.
+
+    A single API response (an OpenAI chat completion, an Anthropic Messages response) holds one
+    assistant turn: its tool calls have no results, so it records no tool boundary.
+    """
+    if isinstance(data, Mapping):
+        choices = data.get("choices")
+        if (
+            isinstance(choices, list)
+            and data.get("object") in ("chat.completion", None)
+            and any(isinstance(c, Mapping) and "message" in c for c in choices)
+        ):
+            return (
+                "this is one chat completion response (choices[].message), not a "
+                "transcript: its tool calls have no results; save the request's messages "
+                "with the reply and the tool messages that answered it"
+            )
+        if data.get("type") == "message" and data.get("role") == "assistant":
+            return (
+                "this is one Anthropic Messages API response (type: message), not a "
+                "transcript: its tool_use blocks have no results; save the conversation's "
+                "messages list (with the user turns holding the tool_result blocks)"
+            )
+    return None
