@@ -26,7 +26,7 @@ __all__ = [
     "ToolBoundary",
 ]
 
-RunFormat = Literal["openwop", "openai-chat", "anthropic"]
+RunFormat = Literal["openwop", "openai-chat", "openai-responses", "anthropic"]
 """The promoted-run formats the workbench reads (R1)."""
 
 BOUNDARY_COLUMNS = (

@@ -21,18 +21,20 @@ from .._boundary import (
     RunFormat,
 )
 from . import openwop
-from .chat import detect_chat_format, load_anthropic, load_openai_chat
+from .chat import detect_chat_format, explain_shape, load_anthropic, load_openai_chat
 from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines, load_openwop_text
+from .responses import is_responses_data, load_openai_responses
 
 __all__ = ["FORMATS", "FormatChoice", "detect_format", "load_runs"]
 
-FormatChoice = Literal["auto", "openwop", "openai-chat", "anthropic"]
-FORMATS: tuple[str, ...] = ("auto", "openwop", "openai-chat", "anthropic")
+FormatChoice = Literal["auto", "openwop", "openai-chat", "openai-responses", "anthropic"]
+FORMATS: tuple[str, ...] = ("auto", "openwop", "openai-chat", "openai-responses", "anthropic")
 _CHUNK_BYTES = 1 << 20
 _ALIASES = {
     "openai": "openai-chat",
     "oai": "openai-chat",
     "claude": "anthropic",
+    "responses": "openai-responses",
     "jsonl": "openwop",
 }
 
@@ -51,6 +53,8 @@ def detect_format(data: Any) -> RunFormat | None:
         return "openwop"
     if isinstance(data, Mapping) and isinstance(data.get("events"), list):
         return "openwop"
+    if is_responses_data(data):
+        return "openai-responses"
     return detect_chat_format(data)
 
 
@@ -107,6 +111,9 @@ def _stream_openwop(file: str, name: str) -> tuple[list[PromotedRun], list[LoadP
         identity = _identity(os.fstat(handle.fileno()))
         if identity is None or not _sniff_jsonl(handle, name):
             return None
+        handle.seek(0)
+        if _chat_jsonl_head(handle):
+            return None  # JSONL chat records or messages: read whole by the caller
 
     @contextmanager
     def lines() -> Iterator[Iterable[str]]:
@@ -155,6 +162,74 @@ def _sniff_jsonl(lines: Iterable[str], name: str) -> bool:
     return next(found, None) is not None
 
 
+def _chat_jsonl_head(lines: Iterable[str]) -> bool:
+    """Whether a JSONL file's first object is a chat record, message or item, not an event.
+
+    JSONL chat files are common (one ``{"messages": [...]}`` record a line, as fine-tuning and
+    eval datasets are kept, or one message a line); an OpenWOP event has a ``payload``,
+    ``eventId`` or ``sequence``. Reads only the first non-blank line.
+    """
+    first = next(iter(line for line in lines if line.strip()), None)
+    if first is None:
+        return False
+    try:
+        head = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return _is_chat_line(head)
+
+
+def _is_chat_line(head: Any) -> bool:
+    if not isinstance(head, Mapping) or _looks_like_event(head):
+        return False
+    if "payload" in head:
+        return False
+    if any(isinstance(head.get(key), list) for key in ("messages", "traj", "input", "output")):
+        return True
+    if "role" in head or isinstance(head.get("message"), Mapping):
+        return True
+    return head.get("type") in ("function_call", "function_call_output", "message", "mcp_call")
+
+
+def _jsonl_chat(text: str, file: str) -> tuple[list[Any] | None, list[int], list[LoadProblem]]:
+    """The lines of a JSONL chat file as decoded JSON with their line numbers.
+
+    Each line is a record (``{"messages": [...]}``, a run each) or one message of a single run
+    (a bare message, or one wrapped as ``{"message": {...}}``, which is unwrapped). Returns
+    ``(data, lines, problems)``; ``data`` is ``None`` when no line holds JSON.
+    """
+    docs: list[Any] = []
+    lines: list[int] = []
+    problems: list[LoadProblem] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            doc = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                LoadProblem(file, f"line {number}", "", f"invalid JSON: {exc.msg}", number)
+            )
+            continue
+        docs.append(doc)
+        lines.append(number)
+    if not docs:
+        return None, lines, problems
+    record_keys = ("messages", "traj", "input", "output")
+    if all(
+        isinstance(d, Mapping) and any(isinstance(d.get(k), list) for k in record_keys)
+        for d in docs
+    ):
+        return docs, lines, problems
+    unwrapped = [
+        d["message"]
+        if isinstance(d, Mapping) and "role" not in d and isinstance(d.get("message"), Mapping)
+        else d
+        for d in docs
+    ]
+    return unwrapped, lines, problems
+
+
 def _is_jsonl(text: str, name: str) -> bool:
     if name.endswith((".jsonl", ".ndjson")):
         return True
@@ -174,23 +249,39 @@ def _is_jsonl(text: str, name: str) -> bool:
 def _load_text(
     text: str, file: str, name: str, chosen: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
-    if chosen in ("auto", "openwop") and _is_jsonl(text, name):
-        runs, problems = load_openwop_text(text, file)
-        return runs, problems, "openwop"
+    lines: list[int] | None = None
+    if _is_jsonl(text, name):
+        head = text.lstrip().partition("\n")[0]
+        chat_head = chosen not in ("auto", "openwop") or _chat_jsonl_head([head])
+        if chosen == "openwop" or not chat_head:
+            runs, problems = load_openwop_text(text, file)
+            return runs, problems, "openwop"
+        docs, lines, line_problems = _jsonl_chat(text, file)
+        if line_problems or docs is None:
+            fmt_seen = _as_format(chosen) if chosen != "auto" else "openai-chat"
+            return [], line_problems, fmt_seen
+        return _load_data(docs, file, chosen, rule, lines)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         problem = LoadProblem(file, where, "", f"invalid JSON: {exc.msg}", exc.lineno)
         return [], [problem], "openwop" if chosen == "auto" else _as_format(chosen)
+    return _load_data(data, file, chosen, rule, lines)
+
+
+def _load_data(
+    data: Any, file: str, chosen: str, rule: ErrorRule, lines: list[int] | None
+) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
     fmt: RunFormat | None = _as_format(chosen) if chosen != "auto" else detect_format(data)
     if fmt is None:
         problem = LoadProblem(
             file,
             "(root)",
             "",
-            "cannot tell the format: expected OpenWOP events, OpenAI chat messages or "
-            "Anthropic messages; pass format= (--format) to say which",
+            explain_shape(data)
+            or "cannot tell the format: expected OpenWOP events, OpenAI chat messages, OpenAI "
+            "Responses API items or Anthropic messages; pass format= (--format) to say which",
         )
         return [], [problem], "openwop"
     if fmt == "openwop":
@@ -201,9 +292,12 @@ def _load_text(
         runs, problems = load_openwop(items, file)
         return runs, problems, fmt
     if fmt == "anthropic":
-        runs, problems = load_anthropic(data, file)
+        runs, problems = load_anthropic(data, file, lines=lines)
         return runs, problems, fmt
-    runs, problems = load_openai_chat(data, file, rule)
+    if fmt == "openai-responses":
+        runs, problems = load_openai_responses(data, file, rule, lines=lines)
+        return runs, problems, fmt
+    runs, problems = load_openai_chat(data, file, rule, lines=lines)
     return runs, problems, fmt
 
 
@@ -212,4 +306,6 @@ def _as_format(chosen: str) -> RunFormat:
         return "openai-chat"
     if chosen == "anthropic":
         return "anthropic"
+    if chosen == "openai-responses":
+        return "openai-responses"
     return "openwop"
