@@ -50,6 +50,8 @@ class Promotion:
     """The self-test (R30), when it was run."""
     task_ids: tuple[str, ...] = field(default_factory=tuple)
     """The task ids, one per promoted run, in order."""
+    empty_tasks: tuple[str, ...] = ()
+    """The tasks whose run recorded no tool boundary (valid, but only the answer is graded)."""
 
     def summary_lines(self) -> list[str]:
         """A short human summary (what the CLI prints)."""
@@ -62,6 +64,11 @@ class Promotion:
             lines.extend(f"  {r.path}: {r.reason}" for r in self.redactions)
         else:
             lines.append("redacted nothing")
+        if self.empty_tasks:
+            lines.append(
+                f"note: {len(self.empty_tasks)} task(s) recorded no tool call (nothing to "
+                f"replay but the answer): {', '.join(self.empty_tasks)}"
+            )
         if self.self_test is not None:
             lines.extend(self.self_test.summary_lines())
         return lines
@@ -82,7 +89,7 @@ def fixture_response(boundary: ToolBoundary) -> dict[str, Any]:
     """The recorded result as an MCP ``CallToolResult`` body (text content, R5)."""
     response = boundary.response
     if isinstance(response, Mapping) and isinstance(response.get("content"), list):
-        body: dict[str, Any] = {"content": response["content"]}
+        body: dict[str, Any] = {"content": _mcp_blocks(response["content"])}
         if "structuredContent" in response:
             body["structuredContent"] = response["structuredContent"]
         return body
@@ -90,7 +97,7 @@ def fixture_response(boundary: ToolBoundary) -> dict[str, Any]:
         return {"content": text_content(response)}
     if isinstance(response, list) and all(isinstance(b, Mapping) and "type" in b for b in response):
         # OpenAI content parts: keep them as the content blocks they are.
-        return {"content": list(response)}
+        return {"content": _mcp_blocks(response)}
     if response is None:
         text = boundary.error_message or "" if boundary.is_error else ""
         return {"content": text_content(text) if text else []}
@@ -98,6 +105,20 @@ def fixture_response(boundary: ToolBoundary) -> dict[str, Any]:
     if isinstance(response, Mapping) and not boundary.is_error:
         body["structuredContent"] = dict(response)
     return body
+
+
+def _mcp_blocks(blocks: Sequence[Any]) -> list[Any]:
+    """Content blocks with OpenAI's ``input_text`` / ``output_text`` parts as MCP ``text``.
+
+    The served error text is built from ``text`` blocks only (R17); a recorded failure whose
+    text sat in an ``input_text`` part would otherwise replay with none of it.
+    """
+    out: list[Any] = []
+    for block in blocks:
+        if isinstance(block, Mapping) and block.get("type") in ("input_text", "output_text"):
+            block = {**block, "type": "text"}
+        out.append(block)
+    return out
 
 
 def _task_for(
@@ -233,6 +254,7 @@ def promote(
         redactions=tuple(redactions),
         self_test=report,
         task_ids=tuple(task_ids),
+        empty_tasks=tuple(t for t, run in zip(task_ids, runs, strict=True) if not run.boundaries),
     )
 
 
