@@ -72,6 +72,16 @@ Without it ``basic information`` or ``Basic membership`` would read as credentia
 _JSON_PAIR = re.compile(
     r'"(?P<key>[A-Za-z0-9_.-]{1,64})"(?P<sep>\s*:\s*)"(?P<value>(?:[^"\\]|\\.)+)"'
 )
+# The same written with escaped quotes (JSON text inside a JSON string: ``{\"token\": \"...\"}``)
+# or with single quotes (a Python dict's repr, as tools often print them).
+_ESCAPED_JSON_PAIR = re.compile(
+    r'\\"(?P<key>[A-Za-z0-9_.-]{1,64})\\"(?P<sep>\s*:\s*)\\"(?P<value>[^"\\]+)\\"'
+)
+_SINGLE_QUOTED_PAIR = re.compile(
+    r"'(?P<key>[A-Za-z0-9_.-]{1,64})'(?P<sep>\s*:\s*)'(?P<value>(?:[^'\\]|\\.)+)'"
+)
+# A password in a URL's user info: ``scheme://user:password@host``.
+_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:)(?P<value>[^\s/@]+)@")
 _QUERY_PAIR = re.compile(
     r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,63})=(?P<value>[^&\s\"'<>]+)"
 )
@@ -127,9 +137,25 @@ def _redact_string(text: str) -> tuple[str, list[str]]:
 
     if '"' in text:
         text = _JSON_PAIR.sub(pair, text)
+        if '\\"' in text:
+            text = _ESCAPED_JSON_PAIR.sub(pair, text)
+    if "'" in text:
+        text = _SINGLE_QUOTED_PAIR.sub(pair, text)
     if "=" in text:
         text = _QUERY_PAIR.sub(pair, text)
     reasons.extend(f"credential key {key!r} in text" for key in dict.fromkeys(keys))
+    if "@" in text:
+        passwords: list[str] = []
+
+        def userinfo(match: re.Match[str]) -> str:
+            if match.group("value") == REDACTED:
+                return match.group(0)
+            passwords.append(match.group("value"))
+            return f"{match.group('scheme')}{REDACTED}@"
+
+        text = _URL_USERINFO.sub(userinfo, text)
+        if passwords:
+            reasons.append("password in URL")
 
     bearers: list[str] = []
 
@@ -157,6 +183,21 @@ def _child(path: str, key: str | int) -> str:
     return f"{path}[{key!r}]"
 
 
+def _named_credential(value: Mapping[str, Any]) -> str | None:
+    """The credential a name/value pair names (``{"name": "Authorization", "value": ...}``).
+
+    Header and parameter lists (HAR files, HTTP tools) hold a credential's name and its value
+    in sibling members; the ``value`` is redacted as if it sat under that name.
+    """
+    if "value" not in value:
+        return None
+    for name_key in ("name", "key"):
+        name = value.get(name_key)
+        if isinstance(name, str) and is_credential_key(name):
+            return name
+    return None
+
+
 def redact(value: Any, path: str = "") -> tuple[Any, list[Redaction]]:
     """A copy of ``value`` with secrets replaced, and the list of what was replaced.
 
@@ -174,9 +215,12 @@ def redact(value: Any, path: str = "") -> tuple[Any, list[Redaction]]:
 def _walk(value: Any, path: str, found: list[Redaction], under_key: str | None) -> Any:
     if isinstance(value, Mapping):
         result: dict[str, Any] = {}
+        named = _named_credential(value)
         for key, item in value.items():
             child = _child(path, str(key))
             credential = str(key) if is_credential_key(str(key)) else under_key
+            if named is not None and key == "value":
+                credential = named
             result[key] = _walk(item, child, found, credential)
         return result
     if isinstance(value, list):
