@@ -29,7 +29,14 @@ if TYPE_CHECKING:
 
 __all__ = ["LOAD_FORMATS", "LoadPanel", "Loaded", "load_source"]
 
-LOAD_FORMATS: tuple[str, ...] = ("auto", "suite", "openwop", "openai-chat", "anthropic")
+LOAD_FORMATS: tuple[str, ...] = (
+    "auto",
+    "suite",
+    "openwop",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+)
 """The format picker's choices: ``auto`` tells a suite from a run file by its content."""
 
 
