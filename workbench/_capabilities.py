@@ -8,7 +8,10 @@ on another host.
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -114,36 +117,45 @@ class HostProfile:
 
 
 def _gated_fields(suite: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """Every gated member the suite uses, as ``(JSON path, capability)``, in document order."""
-    modes = suite.get("modes")
-    if isinstance(modes, list):
-        for index, mode in enumerate(modes):
-            yield f"modes[{index}]", f"mode:{mode}"
-    if "trials" in suite:
-        yield "trials", "trials"
-    tasks = suite.get("tasks")
-    if not isinstance(tasks, list):
-        return
-    for t_index, task in enumerate(tasks):
-        if not isinstance(task, Mapping):
-            continue
-        fixtures = task.get("fixtures")
-        entries = fixtures.get("toolResponses") if isinstance(fixtures, Mapping) else None
-        if isinstance(entries, list):
+    """Every gated member the suite uses, as ``(JSON path, capability)``, in document order.
+
+    Document order is the order of the members in the suite's JSON object as loaded (a file's
+    own order; Python keeps it), at every level: a suite whose root ``trials`` comes after
+    ``tasks`` names a task's field first. ``fixtures.onMiss`` is not gated: R11 lists the gated
+    members and R10 advertises no capability for it (the workbench's host implements it).
+    """
+    for key, value in suite.items():
+        if key == "modes" and isinstance(value, list):
+            for index, mode in enumerate(value):
+                yield f"modes[{index}]", f"mode:{mode}"
+        elif key == "trials":
+            yield "trials", "trials"
+        elif key == "tasks" and isinstance(value, list):
+            for t_index, task in enumerate(value):
+                if isinstance(task, Mapping):
+                    yield from _task_gated_fields(task, f"tasks[{t_index}]")
+
+
+def _task_gated_fields(task: Mapping[str, Any], base: str) -> Iterator[tuple[str, str]]:
+    """A task's gated members in document order (see :func:`_gated_fields`)."""
+    for key, value in task.items():
+        if key == "fixtures" and isinstance(value, Mapping):
+            entries = value.get("toolResponses")
+            if not isinstance(entries, list):
+                continue
             for e_index, entry in enumerate(entries):
                 if not isinstance(entry, Mapping):
                     continue
-                base = f"tasks[{t_index}].fixtures.toolResponses[{e_index}]"
-                if "args" in entry:
-                    yield f"{base}.args", "fixtureMatching"
-                if "argsMatch" in entry:
-                    yield f"{base}.argsMatch", "fixtureMatching"
-                if entry.get("isError") is True:
-                    yield f"{base}.isError", "fixtureErrors"
-        if "trials" in task:
-            yield f"tasks[{t_index}].trials", "trials"
-        if "trajectory" in task:
-            yield f"tasks[{t_index}].trajectory", "trajectory"
+                at = f"{base}.fixtures.toolResponses[{e_index}]"
+                for member, item in entry.items():
+                    if member in ("args", "argsMatch"):
+                        yield f"{at}.{member}", "fixtureMatching"
+                    elif member == "isError" and item is True:
+                        yield f"{at}.isError", "fixtureErrors"
+        elif key == "trials":
+            yield f"{base}.trials", "trials"
+        elif key == "trajectory":
+            yield f"{base}.trajectory", "trajectory"
 
 
 def _advertised(profile: HostProfile, capability: str) -> bool:
@@ -192,20 +204,72 @@ def first_unadvertised_field(
     return None
 
 
+_PATH_PART = re.compile(r'\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.\[]+)')
+
+
+def _document_position(data: Any, path: str) -> tuple[int, ...]:
+    """Where a problem's JSON path (``tasks[0].fixtures.toolResponses[1].isError``) sits in
+    the document: per level, the member's position among its object's members as loaded, or
+    the array index. A path that does not resolve sorts after the ones that do at that level."""
+    position: list[int] = []
+    node = data
+    for match in _PATH_PART.finditer("" if path == "(root)" else path):
+        index, quoted, name = match.groups()
+        if index is not None:
+            position.append(int(index))
+            node = node[int(index)] if isinstance(node, list) and int(index) < len(node) else None
+            continue
+        key = json.loads(quoted) if quoted is not None else name
+        if isinstance(node, Mapping) and key in node:
+            position.append(list(node).index(key))
+            node = node[key]
+        else:
+            position.append(sys.maxsize)
+            node = None
+    return tuple(position)
+
+
+def _duplicate_task_ids(suite: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, message)`` for every task whose ``taskId`` an earlier task already has: the
+    official schema says task ids are suite-unique, and a replay could not tell them apart."""
+    tasks = suite.get("tasks")
+    if not isinstance(tasks, list):
+        return []
+    seen: dict[str, int] = {}
+    found: list[tuple[str, str]] = []
+    for index, task in enumerate(tasks):
+        task_id = task.get("taskId") if isinstance(task, Mapping) else None
+        if not isinstance(task_id, str):
+            continue
+        if task_id in seen:
+            found.append(
+                (
+                    f"tasks[{index}].taskId",
+                    f"taskId {task_id!r} is already used by tasks[{seen[task_id]}] "
+                    "(task ids are suite-unique)",
+                )
+            )
+        else:
+            seen[task_id] = index
+    return found
+
+
 def check_suite(suite: Mapping[str, Any], profile: HostProfile, *, validate: bool = True) -> None:
     """Refuse a suite the host cannot run faithfully, before anything runs (R11).
 
-    An invalid suite (against the extension schema) is refused naming its first problem's path;
-    then a suite using an unadvertised member is refused naming the first such field. A host
-    never serves an ``isError`` entry as a success instead of refusing.
+    An invalid suite (against the extension schema, or with a ``taskId`` used twice) is refused
+    naming its first problem in document order; then a suite using an unadvertised member is
+    refused naming the first such field in document order. A host never serves an ``isError``
+    entry as a success instead of refusing.
     """
     if validate:
         from ._schemas import validate_suite
 
-        problems = validate_suite(suite)
+        problems = [(p.path, str(p)) for p in validate_suite(suite)]
+        problems += [(field, f"{field}: {why}") for field, why in _duplicate_task_ids(suite)]
         if problems:
-            first = problems[0]
-            raise HostRefusal(first.path, f"suite is not valid: {first}")
+            field, text = min(problems, key=lambda p: _document_position(suite, p[0]))
+            raise HostRefusal(field, f"suite is not valid: {text}")
     found = first_unadvertised_field(suite, profile)
     if found is not None:
         raise HostRefusal(*found)
