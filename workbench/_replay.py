@@ -9,6 +9,7 @@ R16) and each task over its trials (R28), and builds the summary (R29).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -211,9 +212,29 @@ class ReplayResult:
         write_json_atomic(path, self.summary)
 
 
+_AGENT_ID = re.compile(r"[A-Za-z0-9._~:-]{1,128}")
+_NOT_AGENT_ID_CHARS = re.compile(r"[^A-Za-z0-9._~:-]+")
+
+
+def agent_id_for(value: Any) -> str:
+    """An OpenWOP ``agentId`` (``ids.schema.json``: ``[A-Za-z0-9._~:-]{1,128}``) for a name.
+
+    A valid id is kept; another string has each run of other characters replaced by ``-`` and
+    is cut to 128 characters (so ``"My agent"`` is ``My-agent``), so every agent event stays
+    valid (R18) whatever a hand-written agent calls itself (R25); nothing usable gives
+    ``workbench.agent``.
+    """
+    if isinstance(value, str) and _AGENT_ID.fullmatch(value):
+        return value
+    if isinstance(value, str):
+        cleaned = _NOT_AGENT_ID_CHARS.sub("-", value)[:128]
+        if cleaned.strip("-"):
+            return cleaned
+    return "workbench.agent"
+
+
 def _agent_id(agent: Any) -> str:
-    value = getattr(agent, "agent_id", None)
-    return value if isinstance(value, str) and value else "workbench.agent"
+    return agent_id_for(getattr(agent, "agent_id", None))
 
 
 def _grade_trial(
@@ -321,8 +342,8 @@ class ReplaySession:
         """The host profile it runs under."""
         self.seed = seed
         """The run's seed (ids, the scripted agent's draws)."""
-        self.agent_id = agent_id
-        """The agent id written on the agent events."""
+        self.agent_id = agent_id_for(agent_id)
+        """The agent id written on the agent events (made a valid ``agentId``, R18)."""
         self.live_tools = live_tools
         """The live tools answering misses under ``onMiss: "live"`` (R16)."""
         self.include_content = include_content
@@ -485,7 +506,11 @@ class ReplaySession:
             raise RuntimeError(f"task {task_id!r} has been scored already")
         trial_results = self._trials.get(task_id, [])
         stats = trial_stats([r.passed for r in trial_results])
-        passed = task_passed(stats, self._thresholds)
+        # R16: a miss handled as a failure means the task cannot pass, even where thresholds
+        # would pass it on its score (a passScore below 1 with the missing trial among the
+        # failures); a miss a live tool answered is graded as usual.
+        missed = any(c.served_by == "miss" for r in trial_results for c in r.calls)
+        passed = task_passed(stats, self._thresholds) and not missed
         task_result = TaskResult(task_id, tuple(trial_results), stats, passed)
         self._results.append(task_result)
         self._done.add(task_id)
