@@ -26,7 +26,7 @@ from ._events import (
     TOOL_ERROR,
     EventLog,
 )
-from ._matching import args_match, canonical_json, json_equal
+from ._matching import args_match, jcs_text, json_equal
 from ._suite import OnMiss, task_on_miss, task_tool_responses
 from ._toolresult import ToolResult, error_text, text_content
 
@@ -214,23 +214,36 @@ _CALL_TOOL_RESULT_KEYS = frozenset({"content", "isError", "structuredContent", "
 _SCALARS = (str, int, bool, type(None))
 
 
+_MAX_SAFE = 2**53
+
+
 def _needs_canonical(value: Any) -> bool:
-    """Whether ``value``'s compact sorted-key JSON may differ from its canonical JSON: it holds
-    a float (``1.0`` is written ``1`` canonically) or a non-string key (canonical JSON refuses
-    it). Other JSON values have the same text both ways."""
+    """Whether ``value``'s compact sorted-key JSON may differ from its JCS text (RFC 8785): it
+    holds a float (``1.0`` is ``1``, ``1e-05`` is ``0.00001``), a non-string key (refused), a
+    non-ASCII key (JCS sorts keys by UTF-16 code units, not code points) or an integer beyond
+    2**53 (JCS writes the double it reads as). Other JSON values have the same text both ways
+    (lone surrogates aside, which the caller catches when encoding)."""
     kind = type(value)
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str:
+            if type(key) is not str or not key.isascii():
                 return True
-            if type(item) not in _SCALARS and _needs_canonical(item):
+            if type(item) not in _SCALARS:
+                if _needs_canonical(item):
+                    return True
+            elif type(item) is int and not -_MAX_SAFE <= item <= _MAX_SAFE:
                 return True
         return False
     if kind is list or kind is tuple:
-        for item in value:  # noqa: SIM110 - a plain loop is faster on the hot path
-            if type(item) not in _SCALARS and _needs_canonical(item):
+        for item in value:
+            if type(item) not in _SCALARS:
+                if _needs_canonical(item):
+                    return True
+            elif type(item) is int and not -_MAX_SAFE <= item <= _MAX_SAFE:
                 return True
         return False
+    if kind is int:
+        return not -_MAX_SAFE <= value <= _MAX_SAFE
     return kind not in _SCALARS
 
 
@@ -414,13 +427,18 @@ class FixtureHost:
         call_key: str | None = _UNSET
         if self._pre_post:
             call_key = _fast_key(args)
-            # The fast key is the canonical text unless a float or a non-string key is in there.
-            canon = (
-                call_key
-                if call_key is not None and not _needs_canonical(args)
-                else canonical_json(args)
-            )
-            payload["argsHash"] = hashlib.sha256(canon.encode("utf-8")).hexdigest()
+            # argsHash is SHA-256 over the RFC 8785 (JCS) text of the args (RFC 0064). The fast
+            # key is that text unless the args hold a float, a non-ASCII or non-string key, an
+            # integer beyond 2**53 or a lone surrogate (UTF-8 refuses it): then JCS proper.
+            data: bytes | None = None
+            if call_key is not None and not _needs_canonical(args):
+                try:
+                    data = call_key.encode("utf-8")
+                except UnicodeEncodeError:
+                    data = None
+            if data is None:
+                data = jcs_text(args).encode("utf-8")
+            payload["argsHash"] = hashlib.sha256(data).hexdigest()
             payload["transport"] = "native"
         log.emit("agent.tool-called", payload)
         return call_key

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any, Final, Literal, cast, get_args
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "args_match",
     "canonical_json",
     "default_args_match",
+    "jcs_text",
     "json_equal",
 ]
 
@@ -102,6 +105,106 @@ def canonical_json(value: Any) -> str:
     return json.dumps(
         normalised, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
+
+
+_SAFE_INTEGER = 2**53
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _jcs_float(number: float) -> str:
+    """ECMAScript ``Number.prototype.toString`` of a finite double (RFC 8785 section 3.2.2.3).
+
+    Python's ``repr`` gives the same shortest round-trip digits; only the layout differs
+    (``1e-05`` is ``0.00001``, ``1e+21`` stays, ``1e-07`` is ``1e-7``).
+    """
+    if number == 0:
+        return "0"
+    _, digits_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
+    digits = "".join(map(str, digits_tuple)).rstrip("0")
+    exponent = int(exponent) + len(digits_tuple) - len(digits)
+    k = len(digits)
+    n = exponent + k  # the value is 0.digits * 10**n
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        power = n - 1
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        text = f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
+    return ("-" if number < 0 else "") + text
+
+
+def _jcs_string(text: str) -> str:
+    out = json.dumps(text, ensure_ascii=False)
+    if _LONE_SURROGATE.search(out):  # ES2019 JSON.stringify escapes them; UTF-8 cannot hold them
+        out = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return out
+
+
+def _jcs(value: Any, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(_jcs_string(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int):
+        inside = -_SAFE_INTEGER <= value <= _SAFE_INTEGER
+        parts.append(str(int(value)) if inside else _jcs_float(float(value)))
+    elif isinstance(value, float):
+        parts.append(_jcs_float(value))
+    elif isinstance(value, dict):
+        parts.append("{")
+        keys = sorted(value, key=lambda key: key.encode("utf-16-be", "surrogatepass"))
+        for number, key in enumerate(keys):
+            if number:
+                parts.append(",")
+            parts.append(_jcs_string(key))
+            parts.append(":")
+            _jcs(value[key], parts)
+        parts.append("}")
+    else:
+        parts.append("[")
+        for number, item in enumerate(value):
+            if number:
+                parts.append(",")
+            _jcs(item, parts)
+        parts.append("]")
+
+
+def jcs_text(value: Any) -> str:
+    """The RFC 8785 (JCS) text of a JSON value: what ``argsHash`` hashes (RFC 0064).
+
+    Keys sorted by UTF-16 code units, numbers laid out as ECMAScript does (integral values as
+    integers, ``0.00001``, ``1e-7``, ``1e+21``; integers beyond 2**53 as the double they read
+    as), strings escaped as ``JSON.stringify`` does (lone surrogates as ``\\udxxx``).
+
+    Raises:
+        ValueError: NaN or an infinity (named by JSON path).
+        TypeError: something that is not a JSON value, or a non-string key.
+    """
+    normalised = canonical_value(value)
+    parts: list[str] = []
+    _jcs(normalised, parts)
+    return "".join(parts)
+
+
+def canonical_value(value: Any) -> Any:
+    """`value` checked as JSON, with integral floats as ints and tuples as lists.
+
+    Raises as :func:`canonical_json` does.
+    """
+    try:
+        return _normalise(value)
+    except _PathError as err:
+        raise err.exc_type(
+            f"cannot write canonical JSON: {err.reason} at {_json_path(err.segments)}"
+        ) from None
 
 
 def _check_finite(number: float) -> None:
