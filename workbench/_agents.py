@@ -135,6 +135,15 @@ def _call_problems(value: Any, field: str) -> list[str]:
     return []
 
 
+_POLICY_MEMBERS: dict[str, tuple[str, ...]] = {
+    "retry": ("retry", "then"),
+    "fallback": ("fallback", "then"),
+    "escalate": ("escalate",),
+    "choose": ("choose",),
+}
+"""R23: each policy object's kind and the members it may have (``x-`` members are carried)."""
+
+
 def _policy_problems(policy: Any, field: str) -> list[str]:
     if policy in ("abort", "skip"):
         return []
@@ -142,6 +151,17 @@ def _policy_problems(policy: Any, field: str) -> list[str]:
         return [
             f"{field}: unknown policy {policy!r} (abort, skip, retry, fallback, escalate, choose)"
         ]
+    kinds = [kind for kind in _POLICY_MEMBERS if kind in policy]
+    if len(kinds) > 1:
+        return [f"{field}: one policy per object, not {' and '.join(kinds)}"]
+    if kinds:
+        allowed = _POLICY_MEMBERS[kinds[0]]
+        unknown = [k for k in policy if k not in allowed and not str(k).startswith("x-")]
+        if unknown:
+            return [
+                f"{field}.{unknown[0]}: not a member of a {kinds[0]} policy "
+                f"(members: {', '.join(allowed)})"
+            ]
     problems: list[str] = []
     if "retry" in policy:
         n = policy["retry"]
@@ -189,6 +209,10 @@ def script_problems(task_input: Any, field: str = "input") -> list[str]:
                 policy = step["onError"]
                 if type(policy) is str and (policy == "abort" or policy == "skip"):
                     continue
+                if type(policy) is dict and len(policy) == 1:  # {"retry": n}: promotion's default
+                    n = policy.get("retry")
+                    if type(n) is int and n >= 0:
+                        continue
         where = f"{field}.script[{i}]"
         problems += _call_problems(step, where)
         if isinstance(step, Mapping) and "onError" in step:
