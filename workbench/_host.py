@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -224,27 +224,25 @@ def _needs_canonical(value: Any) -> bool:
     2**53 (JCS writes the double it reads as). Other JSON values have the same text both ways
     (lone surrogates aside, which the caller catches when encoding)."""
     kind = type(value)
+    items: Iterable[Any]
     if kind is dict:
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str or not key.isascii():
                 return True
-            if type(item) not in _SCALARS:
-                if _needs_canonical(item):
-                    return True
-            elif type(item) is int and not -_MAX_SAFE <= item <= _MAX_SAFE:
-                return True
-        return False
-    if kind is list or kind is tuple:
-        for item in value:
-            if type(item) not in _SCALARS:
-                if _needs_canonical(item):
-                    return True
-            elif type(item) is int and not -_MAX_SAFE <= item <= _MAX_SAFE:
-                return True
-        return False
-    if kind is int:
+        items = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind is int:
         return not -_MAX_SAFE <= value <= _MAX_SAFE
-    return kind not in _SCALARS
+    else:
+        return kind not in _SCALARS
+    for item in items:
+        if type(item) not in _SCALARS:
+            if _needs_canonical(item):
+                return True
+        elif type(item) is int and not -_MAX_SAFE <= item <= _MAX_SAFE:
+            return True
+    return False
 
 
 def _is_call_tool_result(value: Any) -> bool:

@@ -14,11 +14,13 @@ import math
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 __all__ = [
     "JSONFileError",
+    "atomic_file",
     "dumps_stable",
     "read_json",
     "write_bytes_atomic",
@@ -156,6 +158,20 @@ def write_text_atomic(path: StrPath, text: str) -> None:
 
 def write_bytes_atomic(path: StrPath, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically, as :func:`write_text_atomic` does (PNGs, SVGs)."""
+    with atomic_file(path) as handle:
+        handle.write(data)
+
+
+@contextlib.contextmanager
+def atomic_file(path: StrPath) -> Iterator[BinaryIO]:
+    """A binary file handle whose contents replace ``path`` atomically when the block ends.
+
+    For writers that stream (a million-event log): the bytes go to a temporary file in the same
+    folder, which is flushed, fsynced and renamed over ``path`` when the ``with`` block ends
+    without an error. If the block raises, the temporary file is removed and ``path`` is left as
+    it was. Permission bits, symbolic links and missing folders are handled as
+    :func:`write_text_atomic` describes.
+    """
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
@@ -169,7 +185,7 @@ def write_bytes_atomic(path: StrPath, data: bytes) -> None:
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)

@@ -20,10 +20,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,6 +36,8 @@ from jsonschema import FormatChecker, validators
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 from referencing.jsonschema import DRAFT202012
+
+from ._jsonio import write_text_atomic
 
 __all__ = [
     "HOST_PROFILE",
@@ -595,24 +595,11 @@ def render_generated_schema(name: str) -> str:
     return json.dumps(build(_schema(official)), indent=2, ensure_ascii=False) + "\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main() -> int:
     """Regenerate the generated extension schemas in place."""
     directory = schema_path(HOST_PROFILE).parent
     for name in _GENERATED:
-        _write_atomic(directory / name, render_generated_schema(name))
+        write_text_atomic(directory / name, render_generated_schema(name))
         print(f"wrote {directory / name}")
     return 0
 

@@ -27,11 +27,12 @@ import json
 import os
 import random
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from ._jsonio import atomic_file
 
 __all__ = ["SYNTHETIC_TOOL_NAMES", "synthetic_events", "write_synthetic_log"]
 
@@ -298,26 +299,17 @@ def write_synthetic_log(
     assert n_calls is not None
     events = _events(n_calls, seed, error_every, tools, runs, pad)
 
-    target = Path(path)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            batch: list[str] = []
-            for event in events:
-                batch.append(_line(event))
-                if len(batch) == 4096:
-                    f.write("".join(batch))
-                    count += len(batch)
-                    batch.clear()
-            f.write("".join(batch))
-            count += len(batch)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as f:
+        batch: list[str] = []
+        for event in events:
+            batch.append(_line(event))
+            if len(batch) == 4096:
+                f.write("".join(batch).encode("utf-8"))
+                count += len(batch)
+                batch.clear()
+        f.write("".join(batch).encode("utf-8"))
+        count += len(batch)
     return count
 
 
