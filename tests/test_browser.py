@@ -62,6 +62,9 @@ HOSTILE_FLAG = "__wbHostilePayloadRan"
 FAILURE_SHOT = Path(tempfile.gettempdir()) / "workbench-browser-test-failure.png"
 
 if not CHROMIUM.exists():
+    if os.environ.get("CI") == "true":
+        # .ci/run installs chromium first; in CI a missing browser is a failure, never a skip.
+        raise RuntimeError("CI=true but /usr/bin/chromium is missing: .ci/run did not install it")
     pytest.skip(
         "needs Debian's chromium at /usr/bin/chromium (CI installs it: apt-get install chromium)",
         allow_module_level=True,

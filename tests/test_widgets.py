@@ -19,8 +19,9 @@ import pytest
 from workbench import HostProfile, HostRefusal, Suite, promote, replay
 from workbench._capabilities import check_suite
 from workbench._payloads import error_payload
+from workbench._sweep import sweep
 from workbench._synthetic import write_synthetic_log
-from workbench._variants import Fault, inject, toggle_error
+from workbench._variants import DEFAULT_PAYLOAD, Fault, inject, toggle_error
 from workbench.widgets import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,8 +223,7 @@ def test_preset_message_and_custom_text() -> None:
 
 def test_upstream_down_preset_is_the_sweeps_default_payload() -> None:
     """The preset and inject()'s default serve the same bytes."""
-    variants = pytest.importorskip("workbench._variants")
-    assert error_payload("upstream_down") == variants.DEFAULT_PAYLOAD
+    assert error_payload("upstream_down") == DEFAULT_PAYLOAD
 
 
 def test_payload_editor_preview_follows_the_preset(wb: Workbench) -> None:
@@ -314,11 +314,10 @@ def test_object_agent_choice_without_an_object_says_so(wb: Workbench) -> None:
 def test_sweep_button_runs_the_sweep_and_the_variant_picker_shows_trajectories(
     wb: Workbench,
 ) -> None:
-    sweep_module = pytest.importorskip("workbench._sweep")
     panel = wb.sweep_panel
     panel.kinds.value = ("hard",)
     panel.button.click()
-    direct = sweep_module.sweep(wb.suite, faults="single", kinds=("hard",), progress=False)
+    direct = sweep(wb.suite, faults="single", kinds=("hard",), progress=False)
     got = wb.sweep_result
     assert got is not None, panel.status.value
     assert list(got.frame["variant"]) == list(direct.frame["variant"])
@@ -394,7 +393,6 @@ def test_sweep_offers_per_tool_sweeps(wb: Workbench) -> None:
 
 
 def test_sweep_errors_are_shown(wb: Workbench) -> None:
-    pytest.importorskip("workbench._sweep")
     wb.sweep_panel.kinds.value = ()
     wb.sweep_panel.button.click()
     assert "at least one fault kind" in wb.sweep_panel.status.value
