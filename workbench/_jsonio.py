@@ -22,6 +22,7 @@ __all__ = [
     "JSONFileError",
     "atomic_file",
     "dumps_stable",
+    "parse_json_bytes",
     "read_json",
     "write_bytes_atomic",
     "write_json_atomic",
@@ -264,6 +265,13 @@ def read_json(path: StrPath) -> Any:
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise JSONFileError(path, f"cannot read the file: {reason}") from exc
+    return parse_json_bytes(data, path)
+
+
+def parse_json_bytes(data: bytes, path: StrPath) -> Any:
+    """Parse a JSON file's bytes, already read, as :func:`read_json` does (errors name ``path``).
+
+    For callers that need the bytes too (a digest of exactly what was parsed)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._jsonio import dumps_stable, read_json, write_text_atomic
+from ._jsonio import JSONFileError, dumps_stable, parse_json_bytes, write_text_atomic
 
 if TYPE_CHECKING:
     from ._schemas import SchemaProblem
@@ -77,13 +77,19 @@ class Suite:
     def load(cls, path: str | os.PathLike[str]) -> Suite:
         """Read a suite file (errors name the file, line and column of invalid JSON)."""
         file = os.fspath(path)
-        data = read_json(file)
+        # One read: the digest the overwrite guard compares against is of the bytes parsed.
+        try:
+            raw = Path(file).read_bytes()
+        except OSError as exc:
+            reason = exc.strerror or exc.__class__.__name__
+            raise JSONFileError(file, f"cannot read the file: {reason}") from exc
+        data = parse_json_bytes(raw, file)
         if not isinstance(data, Mapping):
             raise SuiteError(f"{file}: a suite must be a JSON object, not {type(data).__name__}")
         tasks = data.get("tasks")
         if not isinstance(tasks, list):
             raise SuiteError(f"{file}: field 'tasks' must be a list of tasks")
-        digest = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+        digest = hashlib.sha256(raw).hexdigest()
         return cls(data, path=file, loaded_digest=digest)
 
     @classmethod
