@@ -1,6 +1,6 @@
 """Loading an OpenWOP JSONL log: events per second and peak memory, beside what a user would do.
 
-Four contenders read the same synthetic log (``workbench._synthetic``), each in a fresh child
+Four contenders read the same synthetic log (``workbench._load.synthetic``), each in a fresh child
 process so that its peak memory is its own:
 
 - ``workbench``: ``workbench.load_runs(path)``, the full load (boundaries paired, problems checked).
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         path = args.log
         if path is None:
             sys.path.insert(0, str(ROOT))
-            from workbench._synthetic import write_synthetic_log
+            from workbench._load.synthetic import write_synthetic_log
 
             path = Path(folder) / f"synthetic-{args.events}.jsonl"
             start = time.perf_counter()

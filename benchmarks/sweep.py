@@ -1,6 +1,6 @@
 """Sweep throughput: variants per second in-process and on a 2-worker process pool.
 
-Two synthetic suites, promoted from ``workbench._synthetic`` logs with no recorded errors:
+Two synthetic suites, promoted from ``workbench._load.synthetic`` logs with no recorded errors:
 
 - single: a 200-boundary suite, one ``hard`` fault per boundary (200 variants), in-process;
   target: under 2 s on one core.
@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbench._formats import load_runs
-from workbench._promote import promote
-from workbench._suite import Suite
-from workbench._sweep import sweep
-from workbench._synthetic import write_synthetic_log
+from workbench._load.loader import load_runs
+from workbench._load.synthetic import write_synthetic_log
+from workbench._promote.promote import promote
+from workbench._suite.model import Suite
+from workbench._sweep.run import sweep
 
 
 def synthetic_suite(folder: Path, n_calls: int) -> Suite:

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import workbench
-    from workbench._synthetic import write_synthetic_log
+    from workbench._load.synthetic import write_synthetic_log
     from workbench.widgets import Workbench
 
     with tempfile.TemporaryDirectory() as folder:

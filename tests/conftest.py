@@ -1,9 +1,9 @@
 """Shared test fixtures.
 
 Every replay any test makes is checked against the official OpenWOP schemas (SPEC R18): an
-autouse fixture wraps ``workbench._replay.replay`` (and every module-level alias of it, such as
+autouse fixture wraps the library's ``replay`` (and every module-level alias of it, such as
 ``workbench.replay`` and the CLI's import) so that each :class:`~workbench.ReplayResult` has its
-``events`` validated with :func:`workbench._schemas.validate_events` (envelope + payload schemas),
+``events`` validated with the library's ``validate_events`` (envelope + payload schemas),
 its sequence checked (0, 1, 2, ... strictly increasing, R18) and every ``agent.tool-returned``
 checked to carry ``error`` xor ``outcome`` (R20). Any problem fails the test that made the
 replay, at teardown, listing the problems. A test that means to look at the problems itself can
@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 import workbench
-import workbench._replay as replay_module
-from workbench._schemas import validate_events
+import workbench._replay.session as replay_module
+from workbench._suite.schemas import validate_events
 
 _ORIGINAL_REPLAY = replay_module.replay
 
@@ -70,7 +70,7 @@ def replay_event_problems() -> list[str]:
 def _validate_every_replay(
     monkeypatch: pytest.MonkeyPatch, replay_event_problems: list[str]
 ) -> Iterator[list[int]]:
-    """Wrap every alias of ``workbench._replay.replay`` so each replay's events are validated."""
+    """Wrap every alias of the library's ``replay`` so each replay's events are validated."""
     counter = [0]
 
     def checked_replay(*args: Any, **kwargs: Any) -> Any:

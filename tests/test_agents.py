@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import workbench._agents as agents_module
+import workbench._replay.agents as agents_module
 from workbench import (
     Agent,
     Decision,
@@ -16,7 +16,7 @@ from workbench import (
     TrialResult,
     replay,
 )
-from workbench._agents import as_decision, script_problems, seeded_draw
+from workbench._replay.agents import as_decision, script_problems, seeded_draw
 
 SUITE_ID = "local.test.evals.agents"
 OK = {"content": [{"type": "text", "text": "ok"}]}
@@ -307,12 +307,12 @@ def test_valid_scripts_have_no_problems() -> None:
 
 
 def docstring_agent() -> Any:
-    """The hand-written agent of ``workbench._agents``' module docstring, executed as shown."""
+    """The hand-written agent of the agents module's docstring, executed as shown."""
     doc = agents_module.__doc__ or ""
     block = doc.split("::", 1)[1]
     lines = [line[4:] for line in block.splitlines() if line.strip()]
     namespace: dict[str, Any] = {"Decision": Decision}
-    exec(compile("\n".join(lines), "workbench._agents docstring", "exec"), namespace)
+    exec(compile("\n".join(lines), "workbench._replay.agents docstring", "exec"), namespace)
     return namespace["CheckTwice"]()
 
 
@@ -335,7 +335,7 @@ def docstring_agent() -> Any:
 def test_hand_written_agent_from_the_docstring_replays(
     entries: list[dict[str, Any]], outcome: str, path_: str
 ) -> None:
-    """R25: the hand-written agent in ``workbench._agents``' docstring replays: it calls tools,
+    """R25: the hand-written agent in the agents module's docstring replays: it calls tools,
     reads ``is_error`` and returns a Decision graded like the scripted agent's."""
     agent = docstring_agent()
     assert isinstance(agent, Agent)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workbench._branches import BRANCH_COLUMNS, branch_tree
-from workbench._suite import Suite
-from workbench._sweep import SweepResult, sweep
+from workbench._suite.model import Suite
+from workbench._sweep.branches import BRANCH_COLUMNS, branch_tree
+from workbench._sweep.run import SweepResult, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"

@@ -1,4 +1,4 @@
-"""Sweep charts (workbench._charts): the branch tree, the recovery matrix, the divergence strip.
+"""Sweep charts: the branch tree, the recovery matrix, the divergence strip.
 
 The charts take the sweep contract's DataFrames. ``hand_sweep`` builds them by hand for a
 billing-like sweep (a baseline of 12 calls, 24 single-fault variants: hard ones end failed,
@@ -17,7 +17,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from workbench._charts import (
+from workbench._report.charts import (
     BRANCH_SELECTION,
     branch_chart,
     chart_spec,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import workbench as wb
-from workbench._boundary import BOUNDARY_COLUMNS
+from workbench._load.records import BOUNDARY_COLUMNS
 from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from workbench import HostProfile
-from workbench._events import events_to_jsonl
-from workbench._schemas import validate_events, validate_summary
+from workbench._replay.events import events_to_jsonl
+from workbench._suite.schemas import validate_events, validate_summary
 from workbench.cli import main
 
 SUITE_ID = "local.test.evals.cli"

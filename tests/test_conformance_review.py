@@ -21,15 +21,15 @@ import jsonschema
 import pytest
 
 from workbench import HostProfile, HostRefusal, Suite, load_runs, promote, replay
-from workbench._agents import Decision, ScriptedAgent, ScriptError, TaskContext, seeded_draw
-from workbench._branches import branch_tree
-from workbench._capabilities import check_suite
-from workbench._host import FixtureHost, TaskFixtures, live_result
-from workbench._matching import jcs_text
-from workbench._replay import ReplaySession, agent_id_for
-from workbench._schemas import validate_suite, validate_summary
-from workbench._sweep import sweep
-from workbench._variants import Fault, inject, single_fault_variants, toggle_error
+from workbench._common.canonical import jcs_text
+from workbench._replay.agents import Decision, ScriptedAgent, ScriptError, TaskContext, seeded_draw
+from workbench._replay.host import FixtureHost, TaskFixtures, live_result
+from workbench._replay.session import ReplaySession, agent_id_for
+from workbench._suite.capabilities import check_suite
+from workbench._suite.schemas import validate_suite, validate_summary
+from workbench._sweep.branches import branch_tree
+from workbench._sweep.run import sweep
+from workbench._sweep.variants import Fault, inject, single_fault_variants, toggle_error
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL = ROOT / "workbench" / "schemas" / "openwop"

@@ -19,10 +19,10 @@ import pytest
 import referencing
 
 import workbench
-import workbench._replay as replay_module
+import workbench._replay.session as replay_module
 from workbench import HostProfile, load_runs, promote, replay
-from workbench._events import EventLog, events_to_jsonl, run_id_for
-from workbench._schemas import validate_event
+from workbench._replay.events import EventLog, events_to_jsonl, run_id_for
+from workbench._suite.schemas import validate_event
 
 Checker = Callable[[list[dict[str, Any]]], list[str]]
 
@@ -186,7 +186,7 @@ def test_conftest_check_catches_bad_events(check_event_log: Checker) -> None:
 
 
 def test_conftest_wraps_every_replay_alias() -> None:
-    """The conftest wrapper is installed on ``workbench.replay`` and ``workbench._replay``."""
+    """The conftest wrapper is installed on ``workbench.replay`` and the session module."""
     assert workbench.replay is replay_module.replay
     assert getattr(workbench.replay, "__name__", "") == "checked_replay"
 
@@ -354,9 +354,9 @@ def test_args_hash_is_the_sha256_of_canonical_json(args: Any) -> None:
     canonical JSON, so ``1`` and ``1.0`` (and key order) give the same hash."""
     import hashlib
 
-    from workbench._agents import TaskContext
-    from workbench._host import FixtureHost, TaskFixtures
-    from workbench._matching import canonical_json
+    from workbench._common.canonical import canonical_json
+    from workbench._replay.agents import TaskContext
+    from workbench._replay.host import FixtureHost, TaskFixtures
 
     log = EventLog("local/x")
     host = FixtureHost(TaskFixtures({"fixtures": {}}), TaskContext("t", 0), log=log)

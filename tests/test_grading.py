@@ -11,7 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from workbench._grading import (
+from workbench._common.canonical import args_match
+from workbench._grade.grading import (
     TrialStats,
     aggregate_score,
     golden_match,
@@ -24,7 +25,6 @@ from workbench._grading import (
     trajectory_report,
     trial_stats,
 )
-from workbench._matching import args_match
 
 # ---------------------------------------------------------------------------------------------
 # Golden (R26)

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from workbench import ReplayResult, ScriptedAgent, ToolResult, replay
-from workbench._agents import TaskContext
-from workbench._events import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, EventLog
-from workbench._host import FixtureHost, TaskFixtures, live_result
+from workbench._replay.agents import TaskContext
+from workbench._replay.events import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, EventLog
+from workbench._replay.host import FixtureHost, TaskFixtures, live_result
 
 SUITE_ID = "local.test.evals.host"
 

@@ -1,4 +1,4 @@
-"""Stable JSON text, atomic writes and JSON reading with clear errors (workbench._jsonio)."""
+"""Stable JSON text, atomic writes and JSON reading with clear errors (workbench._common.jsonio)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench._jsonio import (
+from workbench._common.jsonio import (
     JSONFileError,
     dumps_stable,
     read_json,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench._matching import args_match, canonical_json, default_args_match, json_equal
+from workbench._common.canonical import args_match, canonical_json, default_args_match, json_equal
 
 json_scalars = (
     st.none()

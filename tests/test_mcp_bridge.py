@@ -32,12 +32,12 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from workbench._jsonio import read_json
-from workbench._mcp import mcp_tool_names
-from workbench._mcp._names import MCP_TOOL_NAME, infer_input_schema, task_tool_specs
-from workbench._mcp._server import McpBridge
-from workbench._replay import replay
-from workbench._schemas import validate_events
+from workbench._common.jsonio import read_json
+from workbench._replay.session import replay
+from workbench._suite.schemas import validate_events
+from workbench.bridge import mcp_tool_names
+from workbench.bridge._names import MCP_TOOL_NAME, infer_input_schema, task_tool_specs
+from workbench.bridge._server import McpBridge
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTED = "workbench.scripted-agent"

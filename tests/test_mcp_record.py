@@ -24,10 +24,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from workbench import load_runs, promote
-from workbench._agents import Decision
-from workbench._mcp import McpClientAgent
-from workbench._replay import replay
-from workbench._schemas import validate_events
+from workbench._replay.agents import Decision
+from workbench._replay.session import replay
+from workbench._suite.schemas import validate_events
+from workbench.bridge import McpClientAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 

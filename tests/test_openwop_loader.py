@@ -1,4 +1,4 @@
-"""The streaming OpenWOP loader (workbench._formats.openwop): order, forms, problems (SPEC R1-R4).
+"""The streaming OpenWOP loader (workbench._load.openwop): order, forms, problems (SPEC R1-R4).
 
 The loader handles each event as it is read and keeps no event dict for tool events. These tests
 pin what must not change when it does so: runs come out in ``sequence`` order even when the file
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 import workbench as wb
 from workbench import LoadError, ToolBoundary
-from workbench._formats import openwop
-from workbench._synthetic import write_synthetic_log
+from workbench._load.loader import openwop
+from workbench._load.synthetic import write_synthetic_log
 
 RUN = "acme/run-1"
 

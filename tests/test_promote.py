@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import workbench as wb
-from workbench._redact import REDACTED
+from workbench._promote.redact import REDACTED
 
 ROOT = Path(__file__).resolve().parent.parent
 TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"

@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 
 from workbench import ErrorRule, LoadError, load_runs, promote
-from workbench._redact import REDACTED, redact
-from workbench._schemas import validate_suite
+from workbench._promote.redact import REDACTED, redact
+from workbench._suite.schemas import validate_suite
 from workbench.cli import main
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "workbench" / "schemas" / "openwop"

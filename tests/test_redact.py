@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import workbench as wb
-from workbench._redact import REDACTED, is_credential_key, redact
+from workbench._promote.redact import REDACTED, is_credential_key, redact
 
 
 @pytest.mark.parametrize(

@@ -25,10 +25,10 @@ from workbench import (
     promote,
     replay,
 )
-from workbench._agents import seeded_draw
-from workbench._schemas import validate_suite, validate_summary
-from workbench._selftest import run_self_test
-from workbench._suite import task_tool_responses
+from workbench._promote.selftest import run_self_test
+from workbench._replay.agents import seeded_draw
+from workbench._suite.model import task_tool_responses
+from workbench._suite.schemas import validate_suite, validate_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL_SUMMARY = ROOT / "workbench" / "schemas" / "openwop" / "eval-summary.schema.json"

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench import ReplayResult, replay
-from workbench._events import events_to_jsonl
+from workbench._replay.events import events_to_jsonl
 
 TOOLS = ["a", "b", "c"]
 ARGS: list[dict[str, Any]] = [{}, {"k": 0}, {"k": 1}, {"k": 1, "j": [1, 2]}]

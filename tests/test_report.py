@@ -1,4 +1,4 @@
-"""The sweep report (workbench._report): self-contained, offline, escaped, deterministic."""
+"""The sweep report (workbench._report.html): self-contained, offline, escaped, deterministic."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_charts import PNG_SIGNATURE, HandSweep, hand_sweep
 
-from workbench._capabilities import HostProfile
-from workbench._report import REPORT_FILES, write_report
+from workbench._report.html import REPORT_FILES, write_report
+from workbench._suite.capabilities import HostProfile
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 

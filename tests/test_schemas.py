@@ -1,7 +1,7 @@
 """The schema layer: vendored official schemas, the project's extension schemas, and validation.
 
-Official validity is checked twice: through workbench._schemas and with a validator this module
-builds itself from the official files, so a bug in the library cannot vouch for itself.
+Official validity is checked twice: through the library's validators and with a validator this
+module builds itself from the official files, so a bug in the library cannot vouch for itself.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing.jsonschema import DRAFT202012
 
-from workbench import _schemas
-from workbench._schemas import (
+from workbench._suite import schemas as _schemas
+from workbench._suite.generate import render_generated_schema
+from workbench._suite.schemas import (
     HOST_PROFILE,
     OFFICIAL_SUITE,
     RUN_EVENT,
@@ -28,7 +29,6 @@ from workbench._schemas import (
     SUMMARY_EXT,
     SchemaProblem,
     load_schema,
-    render_generated_schema,
     schema_path,
     uses_extension_members,
     validate_event,

@@ -9,11 +9,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from workbench._formats import load_runs
-from workbench._promote import promote
-from workbench._suite import Suite
-from workbench._sweep import FRAME_COLUMNS, sweep
-from workbench._variants import Fault, Variant, inject
+from workbench._load.loader import load_runs
+from workbench._promote.promote import promote
+from workbench._suite.model import Suite
+from workbench._sweep.run import FRAME_COLUMNS, sweep
+from workbench._sweep.variants import Fault, Variant, inject
 from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The synthetic OpenWOP log generator (workbench._synthetic): determinism, shape, validity."""
+"""The synthetic OpenWOP log generator (workbench._load.synthetic): determinism, shape, validity."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 # Shared validation helpers: they load the official schema files themselves (SPEC R18).
 from test_fixtures_data import event_problems, read_jsonl, tool_calls
 
-from workbench import _synthetic
-from workbench._synthetic import SYNTHETIC_TOOL_NAMES, synthetic_events, write_synthetic_log
+from workbench._load import synthetic as _synthetic
+from workbench._load.synthetic import SYNTHETIC_TOOL_NAMES, synthetic_events, write_synthetic_log
 
 
 def _by_run(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from workbench._formats import load_runs
-from workbench._promote import promote
-from workbench._replay import replay
-from workbench._schemas import validate_suite
-from workbench._suite import Suite, task_tool_responses
-from workbench._variants import (
+from workbench._load.loader import load_runs
+from workbench._promote.promote import promote
+from workbench._replay.session import replay
+from workbench._suite.model import Suite, task_tool_responses
+from workbench._suite.schemas import validate_suite
+from workbench._sweep.variants import (
     DEFAULT_PAYLOAD,
     Fault,
     inject,

@@ -14,8 +14,11 @@ and chart how trajectories branch.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from ._agents import Agent, Decision, ScriptedAgent, ScriptError, TaskContext, ToolInterface
-from ._boundary import (
+from ._common.jsonio import JSONFileError, dumps_stable, write_json_atomic
+from ._common.toolresult import ToolResult, error_text
+from ._grade.grading import golden_match, pass_at_k, pass_hat_k, trajectory_match
+from ._load.loader import detect_format, load_runs
+from ._load.records import (
     ErrorRule,
     LoadError,
     LoadProblem,
@@ -23,26 +26,23 @@ from ._boundary import (
     PromotedRun,
     ToolBoundary,
 )
-from ._capabilities import HostProfile, HostRefusal
-from ._formats import detect_format, load_runs
-from ._grading import golden_match, pass_at_k, pass_hat_k, trajectory_match
-from ._host import CallRecord, FixtureHost, TaskFixtures
-from ._jsonio import JSONFileError, dumps_stable, write_json_atomic
-from ._payloads import error_payload
-from ._promote import Promotion, promote
-from ._redact import Redaction
-from ._replay import ReplayResult, ReplaySession, TaskResult, TrialResult, replay
-from ._selftest import SelfTestReport
-from ._suite import FileChangedError, Suite, SuiteError
-from ._toolresult import ToolResult, error_text
-from ._variants import Fault, Variant, inject, toggle_error
+from ._promote.promote import Promotion, promote
+from ._promote.redact import Redaction
+from ._promote.selftest import SelfTestReport
+from ._replay.agents import Agent, Decision, ScriptedAgent, ScriptError, TaskContext, ToolInterface
+from ._replay.host import CallRecord, FixtureHost, TaskFixtures
+from ._replay.session import ReplayResult, ReplaySession, TaskResult, TrialResult, replay
+from ._suite.capabilities import HostProfile, HostRefusal
+from ._suite.model import FileChangedError, Suite, SuiteError
+from ._sweep.payloads import error_payload
+from ._sweep.variants import Fault, Variant, inject, toggle_error
 
 if _TYPE_CHECKING:
-    from ._branches import branch_tree
-    from ._charts import branch_chart, divergence_strip, recovery_matrix, save_chart
-    from ._report import write_report
-    from ._schemas import SchemaProblem, validate_event, validate_suite, validate_summary
-    from ._sweep import SweepResult, sweep
+    from ._report.charts import branch_chart, divergence_strip, recovery_matrix, save_chart
+    from ._report.html import write_report
+    from ._suite.schemas import SchemaProblem, validate_event, validate_suite, validate_summary
+    from ._sweep.branches import branch_tree
+    from ._sweep.run import SweepResult, sweep
 
 __version__ = "0.1.0"
 
@@ -50,18 +50,18 @@ __version__ = "0.1.0"
 # worker processes never pay for them): jsonschema's format checkers take about a second, and
 # pandas and Altair more.
 _LAZY = {
-    "SchemaProblem": "_schemas",
-    "SweepResult": "_sweep",
-    "branch_chart": "_charts",
-    "branch_tree": "_branches",
-    "divergence_strip": "_charts",
-    "recovery_matrix": "_charts",
-    "save_chart": "_charts",
-    "sweep": "_sweep",
-    "validate_event": "_schemas",
-    "validate_suite": "_schemas",
-    "validate_summary": "_schemas",
-    "write_report": "_report",
+    "SchemaProblem": "_suite.schemas",
+    "SweepResult": "_sweep.run",
+    "branch_chart": "_report.charts",
+    "branch_tree": "_sweep.branches",
+    "divergence_strip": "_report.charts",
+    "recovery_matrix": "_report.charts",
+    "save_chart": "_report.charts",
+    "sweep": "_sweep.run",
+    "validate_event": "_suite.schemas",
+    "validate_suite": "_suite.schemas",
+    "validate_summary": "_suite.schemas",
+    "write_report": "_report.html",
 }
 
 

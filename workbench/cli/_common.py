@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from .._boundary import ErrorRule, LoadError, LoadResult
-from .._formats import FORMATS, load_runs
-from .._jsonio import JSONFileError
+from .._common.jsonio import JSONFileError
+from .._load.loader import FORMATS, load_runs
+from .._load.records import ErrorRule, LoadError, LoadResult
 
 __all__ = ["add_run_arguments", "fail", "load_run_file", "print_table"]
 

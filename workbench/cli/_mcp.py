@@ -17,9 +17,9 @@ import json
 import sys
 from typing import Any
 
-from .._capabilities import HostProfile, HostRefusal
-from .._jsonio import JSONFileError, read_json, write_json_atomic
-from .._suite import Suite, SuiteError
+from .._common.jsonio import JSONFileError, read_json, write_json_atomic
+from .._suite.capabilities import HostProfile, HostRefusal
+from .._suite.model import Suite, SuiteError
 from ._common import fail
 
 
@@ -97,7 +97,7 @@ def _parse_http(value: str) -> tuple[str, int]:
 
 def run_serve(args: argparse.Namespace) -> int:
     try:
-        from .._mcp._server import DEFAULT_AGENT_ID, McpBridge, summary_line
+        from ..bridge._server import DEFAULT_AGENT_ID, McpBridge, summary_line
     except ImportError as exc:
         return fail(f"serve-mcp needs the mcp extra (pip install 'workbench[mcp]'): {exc}")
     try:
@@ -175,7 +175,7 @@ async def _until_signal(serve: Any) -> None:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from .._mcp._record import record_mcp, recording_text
+    from ..bridge._record import record_mcp, recording_text
 
     command = list(args.command)
     if command and command[0] == "--":

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .._promote import promote
+from .._promote.promote import promote
 from ._common import add_run_arguments, fail, load_run_file
 
 

@@ -7,11 +7,11 @@ import json
 import sys
 from typing import Any
 
-from .._agents import ScriptError
-from .._capabilities import HostProfile, HostRefusal
-from .._jsonio import JSONFileError
-from .._replay import replay
-from .._suite import Suite, SuiteError
+from .._common.jsonio import JSONFileError
+from .._replay.agents import ScriptError
+from .._replay.session import replay
+from .._suite.capabilities import HostProfile, HostRefusal
+from .._suite.model import Suite, SuiteError
 from ._common import fail, print_table
 
 

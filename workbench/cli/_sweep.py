@@ -9,11 +9,11 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
-from .._boundary import ErrorRule, LoadError
-from .._capabilities import HostRefusal
-from .._jsonio import JSONFileError
-from .._suite import SuiteError
-from .._sweep import SweepResult, sweep
+from .._common.jsonio import JSONFileError
+from .._load.records import ErrorRule, LoadError
+from .._suite.capabilities import HostRefusal
+from .._suite.model import SuiteError
+from .._sweep.run import SweepResult, sweep
 from ._common import fail, print_table
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -75,9 +75,9 @@ def register(sub: Any) -> None:
 
 
 def write_outputs(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[str]:
-    """The report (``workbench._report.write_report``) or, until that exists, the CSVs."""
+    """The report (``workbench._report.html.write_report``) or, until that exists, the CSVs."""
     try:
-        from .._report import write_report
+        from .._report.html import write_report
     except ImportError:
         return result.write_csvs(out_dir)
     report = write_report(result, out_dir)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .._boundary import preview
-from .._suite import task_tool_responses
-from .._variants import Fault, toggle_error
+from .._load.records import preview
+from .._suite.model import task_tool_responses
+from .._sweep.variants import Fault, toggle_error
 from ._edits import FAULT_KINDS, inject_into
 from ._escape import esc, mono
 from ._presets import PayloadEditor

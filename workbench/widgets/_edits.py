@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._suite import Suite
-from .._variants import Fault, FaultKind, inject
+from .._suite.model import Suite
+from .._sweep.variants import Fault, FaultKind, inject
 
 __all__ = ["FAULT_KINDS", "inject_into"]
 

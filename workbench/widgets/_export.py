@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
-from .._capabilities import HostProfile, HostRefusal, check_suite
-from .._suite import FileChangedError
+from .._suite.capabilities import HostProfile, HostRefusal, check_suite
+from .._suite.model import FileChangedError
 from ._escape import esc
 
 if TYPE_CHECKING:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .._boundary import ErrorRule, LoadError, LoadResult, PromotedRun
-from .._formats import load_runs
-from .._jsonio import JSONFileError
-from .._promote import Promotion, promote
-from .._suite import Suite, SuiteError
+from .._common.jsonio import JSONFileError
+from .._load.loader import load_runs
+from .._load.records import ErrorRule, LoadError, LoadResult, PromotedRun
+from .._promote.promote import Promotion, promote
+from .._suite.model import Suite, SuiteError
 from ._escape import esc
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The error payload editor: a preset picker and a text box, producing MCP text content.
 
-The payload is :func:`workbench._payloads.error_payload` of the chosen preset and text; the
+The payload is :func:`workbench._sweep.payloads.error_payload` of the chosen preset and text; the
 preview shows it as escaped JSON.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from .._payloads import PRESET_LABELS, PRESETS, error_payload
+from .._sweep.payloads import PRESET_LABELS, PRESETS, error_payload
 from ._escape import MONO, esc
 
 __all__ = ["PayloadEditor"]

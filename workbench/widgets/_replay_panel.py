@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .._agents import ScriptedAgent
-from .._capabilities import HostRefusal
-from .._replay import ReplayResult, TrialResult, replay
+from .._replay.agents import ScriptedAgent
+from .._replay.session import ReplayResult, TrialResult, replay
+from .._suite.capabilities import HostRefusal
 from ._escape import esc, html_table, markup, mono
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ class ReplayPanel:
         return ScriptedAgent(default_policy=POLICIES[self.policy.value][1])
 
     def _count(self, suite_trials: int | None) -> int:
-        from .._suite import task_trials
+        from .._suite.model import task_trials
 
         data = self._wb.suite.data
         tasks = self._wb.suite.tasks

@@ -1,7 +1,7 @@
 """The Sweep & branches part: run a fault sweep, chart its branch tree, show a branch's variant.
 
-Run is one library call, ``workbench._sweep.sweep``; the chart is
-``workbench._charts.branch_chart`` of ``result.branches(task)``, shown through
+Run is one library call, ``workbench._sweep.run.sweep``; the chart is
+``workbench._report.charts.branch_chart`` of ``result.branches(task)``, shown through
 ``alt.JupyterChart`` with the chart's ``select=True`` point selection. Clicking a branch node
 in the chart (the selection, synced back to the kernel) or picking a variant in the dropdown
 (the fallback, for a front end without the chart) shows that variant's trajectory beside the
@@ -27,7 +27,7 @@ __all__ = ["SweepPanel"]
 _FRAME_COLUMNS = ("variant", "taskId", "trial", "passed", "outcome", "divergenceStep", "recovered")
 _MAX_ROWS = 200
 _BASELINE = "baseline"
-"""The baseline's name in a sweep's frame and steps (``workbench._sweep.BASELINE``)."""
+"""The baseline's name in a sweep's frame and steps (``workbench._sweep.run.BASELINE``)."""
 
 
 def _plain(value: Any) -> Any:
@@ -119,7 +119,7 @@ class SweepPanel:
 
     def run(self) -> Any:
         """Sweep the held suite: ``sweep(suite, faults=..., kinds=..., trials=..., seed=...)``."""
-        from .._sweep import sweep  # pandas: imported on first use, not with the widget
+        from .._sweep.run import sweep  # pandas: imported on first use, not with the widget
 
         self.error = None
         kinds = tuple(self.kinds.value)
@@ -199,7 +199,7 @@ class SweepPanel:
         try:
             import altair as alt
 
-            from .. import _charts as charts
+            from .._report import charts
 
             task_ids = [str(t.get("taskId")) for t in self._wb.suite.tasks]
             branches = result.branches(task_ids[0] if len(task_ids) == 1 else None)

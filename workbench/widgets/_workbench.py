@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from .._suite import Suite
+from .._suite.model import Suite
 from ._boundaries import BoundaryPanel
 from ._export import ExportPanel
 from ._load import Loaded, LoadPanel, load_source

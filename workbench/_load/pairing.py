@@ -1,0 +1,148 @@
+"""Pairing recorded calls with their results (SPEC R2), shared by every loader.
+
+A result pairs with the *open* call (made, not yet answered) that has its id. An id may be reused
+once its call has been answered. A result with no open call of its id, a call never answered and
+two open calls with the same id are load problems naming the place and the call id field (the
+one given with the call, for a call never answered); the boundaries that did pair are kept.
+The OpenWOP loader pairs inline by the same rules (it streams large logs; see ``openwop``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .records import LoadProblem, ToolBoundary, new_boundary, set_boundary_index
+
+__all__ = ["CallPairer"]
+
+
+@dataclass(slots=True)
+class _OpenCall:
+    order: int
+    call_id: str
+    tool: str
+    args: Any
+    location: str
+    where: str
+    field_name: str
+    line: int | None
+    agent_id: str | None
+    extra: dict[str, Any]
+
+
+@dataclass(slots=True)
+class CallPairer:
+    """Collects calls and results in file order and gives boundaries in call order."""
+
+    file: str
+    """The file's name, for problems."""
+    problems: list[LoadProblem] = field(default_factory=list)
+    """Problems found so far."""
+    current_line: int | None = None
+    """The file line being read (JSONL chat files), used when a call gives no ``line``."""
+    _open: dict[str, _OpenCall] = field(default_factory=dict)
+    _done: list[tuple[int, ToolBoundary]] = field(default_factory=list)
+    _calls: int = 0
+
+    def problem(self, where: str, field_name: str, message: str, line: int | None = None) -> None:
+        """Record a problem at ``where``."""
+        line = self.current_line if line is None else line
+        self.problems.append(LoadProblem(self.file, where, field_name, message, line))
+
+    def call(
+        self,
+        call_id: str,
+        tool: str,
+        args: Any,
+        *,
+        where: str,
+        field_name: str,
+        line: int | None = None,
+        agent_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A call was made."""
+        line = self.current_line if line is None else line
+        if call_id in self._open:
+            first = self._open[call_id]
+            self.problem(
+                where,
+                field_name,
+                f"call id {call_id!r} is already open (made at {first.where}, not yet answered)",
+                line,
+            )
+            return
+        location = f"{self.file}:{line}" if line is not None else f"{self.file}: {where}"
+        self._open[call_id] = _OpenCall(
+            self._calls,
+            call_id,
+            tool,
+            args,
+            location,
+            where,
+            field_name,
+            line,
+            agent_id,
+            dict(extra or {}),
+        )
+        self._calls += 1
+
+    def result(
+        self,
+        call_id: str,
+        response: Any,
+        is_error: bool,
+        *,
+        where: str,
+        field_name: str,
+        line: int | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+        duration_ms: int | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A result arrived for ``call_id``."""
+        line = self.current_line if line is None else line
+        opened = self._open.pop(call_id, None)
+        if opened is None:
+            self.problem(
+                where, field_name, f"result for call id {call_id!r} has no open call", line
+            )
+            return
+        merged = opened.extra
+        if extra:
+            merged = {**merged, **extra}
+        boundary = new_boundary(
+            -1,
+            call_id,
+            opened.tool,
+            opened.args,
+            response,
+            is_error,
+            error_code,
+            error_message,
+            duration_ms,
+            opened.agent_id,
+            opened.location,
+            merged,
+        )
+        self._done.append((opened.order, boundary))
+
+    def finish(self) -> tuple[ToolBoundary, ...]:
+        """The paired boundaries in call order, indexed 0..n-1; unanswered calls are problems."""
+        for opened in sorted(self._open.values(), key=lambda o: o.order):
+            self.problem(
+                opened.where,
+                opened.field_name,
+                f"call {opened.call_id!r} to {opened.tool!r} is never answered",
+                opened.line,
+            )
+        self._open.clear()
+        self._done.sort(key=lambda pair: pair[0])
+        out: list[ToolBoundary] = []
+        for index, (_, boundary) in enumerate(self._done):
+            set_boundary_index(boundary, index)  # the record is fresh and not yet shared
+            out.append(boundary)
+        return tuple(out)

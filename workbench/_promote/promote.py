@@ -1,0 +1,270 @@
+"""Promotion: recorded runs become an eval suite with recorded fixtures (SPEC R30, R31).
+
+Each promoted run becomes one task: one fixture entry per boundary in call order (``args`` exact,
+``isError`` as recorded), a script for the scripted agent that makes the recorded calls, a golden
+expectation on the recorded outcome and an expected trajectory of the recorded calls. A recorded
+failure is promoted as an ``isError: true`` entry with its payload as MCP text content: never
+dropped, never turned into a success.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._common.toolresult import text_content
+from .._load.records import LoadResult, PromotedRun, ToolBoundary
+from .._suite.model import Suite
+from .redact import Redaction, redact
+
+if TYPE_CHECKING:
+    from .selftest import SelfTestReport
+
+__all__ = ["DEFAULT_POLICY", "Promotion", "promote"]
+
+DEFAULT_POLICY: dict[str, Any] = {"retry": 1}
+"""The script policy of a step whose recorded call succeeded, unless the author picks another."""
+
+_SUITE_ID_RE = re.compile(r"^[a-z0-9.-]+\.evals\.[a-z0-9-]+$")
+_TASK_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    """The result of promoting runs: the suite and what promotion did."""
+
+    suite: Suite
+    """The promoted suite."""
+    boundary_count: int
+    """How many tool boundaries became fixture entries."""
+    error_count: int
+    """How many of them were recorded failures (promoted as ``isError: true``)."""
+    redactions: tuple[Redaction, ...] = ()
+    """What was redacted (R31), by JSON path in the suite."""
+    self_test: SelfTestReport | None = None
+    """The self-test (R30), when it was run."""
+    task_ids: tuple[str, ...] = field(default_factory=tuple)
+    """The task ids, one per promoted run, in order."""
+    empty_tasks: tuple[str, ...] = ()
+    """The tasks whose run recorded no tool boundary (valid, but only the answer is graded)."""
+
+    def summary_lines(self) -> list[str]:
+        """A short human summary (what the CLI prints)."""
+        lines = [
+            f"promoted {len(self.task_ids)} task(s): {self.boundary_count} tool boundaries, "
+            f"{self.error_count} recorded error(s) as isError: true",
+        ]
+        if self.redactions:
+            lines.append(f"redacted {len(self.redactions)} value(s):")
+            lines.extend(f"  {r.path}: {r.reason}" for r in self.redactions)
+        else:
+            lines.append("redacted nothing")
+        if self.empty_tasks:
+            lines.append(
+                f"note: {len(self.empty_tasks)} task(s) recorded no tool call (nothing to "
+                f"replay but the answer): {', '.join(self.empty_tasks)}"
+            )
+        if self.self_test is not None:
+            lines.extend(self.self_test.summary_lines())
+        return lines
+
+
+def _slug(text: str, fallback: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug if slug and slug[0].isalnum() else (fallback + ("-" + slug if slug else ""))
+
+
+def default_suite_id(source: str) -> str:
+    """``local.workbench.evals.<file stem>``: a valid ``suiteId`` for a promoted file."""
+    stem = Path(source).name.split(".")[0] if source else "promoted"
+    return f"local.workbench.evals.{_slug(stem, 'run')}"
+
+
+def fixture_response(boundary: ToolBoundary) -> dict[str, Any]:
+    """The recorded result as an MCP ``CallToolResult`` body (text content, R5)."""
+    response = boundary.response
+    if isinstance(response, Mapping) and isinstance(response.get("content"), list):
+        body: dict[str, Any] = {"content": _mcp_blocks(response["content"])}
+        if "structuredContent" in response:
+            body["structuredContent"] = response["structuredContent"]
+        return body
+    if isinstance(response, str):
+        return {"content": text_content(response)}
+    if isinstance(response, list) and all(isinstance(b, Mapping) and "type" in b for b in response):
+        # OpenAI content parts: keep them as the content blocks they are.
+        return {"content": _mcp_blocks(response)}
+    if response is None:
+        text = boundary.error_message or "" if boundary.is_error else ""
+        return {"content": text_content(text) if text else []}
+    body = {"content": text_content(json.dumps(response, ensure_ascii=False, sort_keys=True))}
+    if isinstance(response, Mapping) and not boundary.is_error:
+        body["structuredContent"] = dict(response)
+    return body
+
+
+def _mcp_blocks(blocks: Sequence[Any]) -> list[Any]:
+    """Content blocks with OpenAI's ``input_text`` / ``output_text`` parts as MCP ``text``.
+
+    The served error text is built from ``text`` blocks only (R17); a recorded failure whose
+    text sat in an ``input_text`` part would otherwise replay with none of it.
+    """
+    out: list[Any] = []
+    for block in blocks:
+        if isinstance(block, Mapping) and block.get("type") in ("input_text", "output_text"):
+            block = {**block, "type": "text"}
+        out.append(block)
+    return out
+
+
+def _task_for(
+    run: PromotedRun,
+    task_id: str,
+    policy: Any,
+    trajectory_match: str,
+) -> dict[str, Any]:
+    entries: list[dict[str, Any]] = []
+    script: list[dict[str, Any]] = []
+    expected_calls: list[dict[str, Any]] = []
+    for boundary in run.boundaries:
+        entry: dict[str, Any] = {"tool": boundary.tool}
+        step: dict[str, Any] = {"tool": boundary.tool}
+        call: dict[str, Any] = {"tool": boundary.tool}
+        if boundary.args is not None:
+            entry["args"] = boundary.args
+            step["args"] = boundary.args
+            call["args"] = boundary.args
+        if boundary.is_error:
+            entry["isError"] = True
+            step["onError"] = "skip"
+        else:
+            step["onError"] = policy
+        entry["response"] = fixture_response(boundary)
+        entries.append(entry)
+        script.append(step)
+        expected_calls.append(call)
+    task_input: dict[str, Any] = {"script": script}
+    if run.answer is not None:
+        task_input["answer"] = run.answer
+    expected_output: dict[str, Any] = {"outcome": run.outcome, "answer": run.answer}
+    return {
+        "taskId": task_id,
+        "input": task_input,
+        "expected": {
+            "kind": "golden",
+            "match": {"strategy": "json-match", "value": expected_output},
+        },
+        "fixtures": {"toolResponses": entries, "onMiss": "fail"},
+        "trajectory": {"expected": expected_calls, "match": trajectory_match},
+    }
+
+
+def _runs_of(source: LoadResult | PromotedRun | Sequence[PromotedRun]) -> list[PromotedRun]:
+    if isinstance(source, LoadResult):
+        return list(source.runs)
+    if isinstance(source, PromotedRun):
+        return [source]
+    return list(source)
+
+
+def promote(
+    source: LoadResult | PromotedRun | Sequence[PromotedRun],
+    *,
+    suite_id: str | None = None,
+    version: str = "1.0.0",
+    policy: Any = None,
+    trajectory_match: Literal["superset", "strict"] = "superset",
+    redact_secrets: bool = True,
+    self_test: bool = True,
+) -> Promotion:
+    """Promote recorded runs into one suite, a task per run (R30).
+
+    ``policy`` is the script policy of steps whose recorded call succeeded (default
+    ``{"retry": 1}``); steps whose recorded call failed get ``"skip"``, as the recording shows the
+    agent went on. ``trajectory_match`` is ``superset`` (every recorded call must still be made;
+    retries may add calls) or ``strict``. Secrets are redacted and reported (R31). With
+    ``self_test`` the unmodified suite is replayed with the scripted agent and every boundary
+    where the recorded call sequence is not reproduced is reported.
+    """
+    runs = _runs_of(source)
+    if not runs:
+        raise ValueError("nothing to promote: no runs")
+    step_policy = DEFAULT_POLICY if policy is None else policy
+    sources = sorted({run.source for run in runs if run.source})
+    suite_id = suite_id or default_suite_id(sources[0] if sources else "")
+    if not _SUITE_ID_RE.match(suite_id):
+        raise ValueError(
+            f"suite id {suite_id!r} is not of the form '<scope>.<org>.evals.<name>' "
+            "(lowercase letters, digits, dots and hyphens)"
+        )
+    tasks: list[dict[str, Any]] = []
+    task_ids: list[str] = []
+    seen: set[str] = set()
+    for number, run in enumerate(runs):
+        base = _slug(run.task_key or run.run_id, "run")
+        if not _TASK_ID_RE.match(base):
+            base = f"run-{number}"
+        task_id = base
+        suffix = 2
+        while task_id in seen:
+            task_id = f"{base}-{suffix}"
+            suffix += 1
+        seen.add(task_id)
+        task_ids.append(task_id)
+        tasks.append(_task_for(run, task_id, step_policy, trajectory_match))
+    redactions: list[Redaction] = []
+    if redact_secrets:
+        for index, task in enumerate(tasks):
+            tasks[index], found = _redact_task(task, index)
+            redactions.extend(found)
+    first = runs[0]
+    rule = first.error_rule.to_json() if first.error_rule is not None else None
+    promotion_info: dict[str, Any] = {
+        "source": ", ".join(os.path.basename(s) for s in sources),
+        "format": first.format,
+        "errorRule": rule,
+        "policy": step_policy,
+        "trajectoryMatch": trajectory_match,
+        "redactions": [r.to_json() for r in redactions],
+    }
+    data: dict[str, Any] = {
+        "suiteId": suite_id,
+        "version": version,
+        "modes": ["golden"],
+        "tasks": tasks,
+        "x-promotion": promotion_info,
+    }
+    suite = Suite(data)
+    report: SelfTestReport | None = None
+    if self_test:
+        from .selftest import run_self_test
+
+        report = run_self_test(suite)
+        promotion_info["selfTest"] = report.to_json()
+    boundary_count = sum(len(run) for run in runs)
+    error_count = sum(run.error_count for run in runs)
+    return Promotion(
+        suite=suite,
+        boundary_count=boundary_count,
+        error_count=error_count,
+        redactions=tuple(redactions),
+        self_test=report,
+        task_ids=tuple(task_ids),
+        empty_tasks=tuple(t for t, run in zip(task_ids, runs, strict=True) if not run.boundaries),
+    )
+
+
+def _redact_task(task: dict[str, Any], index: int) -> tuple[dict[str, Any], list[Redaction]]:
+    """Redact a task; report paths in the fixtures (the script and trajectory are copies)."""
+    prefix = f"tasks[{index}]"
+    redacted, found = redact(task, prefix)
+    reported = [
+        r
+        for r in found
+        if not r.path.startswith((f"{prefix}.input.script", f"{prefix}.trajectory"))
+    ]
+    return redacted, reported

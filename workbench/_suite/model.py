@@ -1,0 +1,217 @@
+"""The eval suite: an OpenWOP agent eval suite (RFC 0081) with the RFC 0244/0245 members (R5-R9).
+
+A :class:`Suite` is a thin wrapper over the suite's JSON object. Keeping the JSON as it is means
+members the workbench does not know survive a load/export cycle, and export is byte-stable
+(:func:`~workbench._common.jsonio.dumps_stable`): load -> export -> load gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._common.jsonio import JSONFileError, dumps_stable, parse_json_bytes, write_text_atomic
+
+if TYPE_CHECKING:
+    from .schemas import SchemaProblem
+
+__all__ = [
+    "FileChangedError",
+    "OnMiss",
+    "Suite",
+    "SuiteError",
+    "task_on_miss",
+    "task_tool_responses",
+    "task_trials",
+]
+
+OnMiss = Literal["fail", "live"]
+
+
+class SuiteError(ValueError):
+    """A suite file that is not a suite (not an object, no tasks), named by file and field."""
+
+
+class FileChangedError(RuntimeError):
+    """Refused to overwrite a suite file that changed on disk since it was loaded."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} changed on disk since it was loaded; reload it, or save with "
+            "overwrite=True to replace it anyway"
+        )
+
+
+class Suite:
+    """An eval suite held as its JSON object.
+
+    ``suite.data`` is the JSON object itself; change it directly or through the library's
+    functions (variants, widgets). :meth:`save` writes it atomically as stable JSON.
+    """
+
+    __slots__ = ("_loaded_digest", "data", "path")
+
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        *,
+        path: str | os.PathLike[str] | None = None,
+        loaded_digest: str | None = None,
+    ) -> None:
+        if not isinstance(data, Mapping):
+            raise SuiteError(f"{path or 'suite'}: a suite must be a JSON object")
+        self.data: dict[str, Any] = dict(data)
+        """The suite's JSON object."""
+        self.path: str | None = os.fspath(path) if path is not None else None
+        """The file the suite was loaded from or last saved to, if any."""
+        self._loaded_digest = loaded_digest
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Suite:
+        """Read a suite file (errors name the file, line and column of invalid JSON)."""
+        file = os.fspath(path)
+        # One read: the digest the overwrite guard compares against is of the bytes parsed.
+        try:
+            raw = Path(file).read_bytes()
+        except OSError as exc:
+            reason = exc.strerror or exc.__class__.__name__
+            raise JSONFileError(file, f"cannot read the file: {reason}") from exc
+        data = parse_json_bytes(raw, file)
+        if not isinstance(data, Mapping):
+            raise SuiteError(f"{file}: a suite must be a JSON object, not {type(data).__name__}")
+        tasks = data.get("tasks")
+        if not isinstance(tasks, list):
+            raise SuiteError(f"{file}: field 'tasks' must be a list of tasks")
+        digest = hashlib.sha256(raw).hexdigest()
+        return cls(data, path=file, loaded_digest=digest)
+
+    @classmethod
+    def coerce(cls, value: Suite | Mapping[str, Any] | str | os.PathLike[str]) -> Suite:
+        """A suite from a :class:`Suite`, a JSON object or a path."""
+        if isinstance(value, Suite):
+            return value
+        if isinstance(value, Mapping):
+            return cls(value)
+        return cls.load(value)
+
+    @property
+    def suite_id(self) -> str:
+        """The suite's ``suiteId``."""
+        return str(self.data.get("suiteId", ""))
+
+    @property
+    def version(self) -> str:
+        """The suite's ``version``."""
+        return str(self.data.get("version", ""))
+
+    @property
+    def tasks(self) -> list[dict[str, Any]]:
+        """The suite's task objects (the live list: changes show in :attr:`data`)."""
+        tasks = self.data.get("tasks")
+        if not isinstance(tasks, list):
+            raise SuiteError(f"{self.path or 'suite'}: field 'tasks' must be a list")
+        return tasks
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """The task with ``taskId`` ``task_id``; a KeyError lists the ids there are."""
+        for task in self.tasks:
+            if task.get("taskId") == task_id:
+                return task
+        ids = ", ".join(str(t.get("taskId")) for t in self.tasks)
+        raise KeyError(f"no task {task_id!r} in suite {self.suite_id!r} (tasks: {ids})")
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.tasks)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Suite) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Suite({self.suite_id!r}, version={self.version!r}, tasks={len(self.tasks)})"
+
+    def copy(self) -> Suite:
+        """A deep copy (not tied to the file it was loaded from)."""
+        return Suite(copy.deepcopy(self.data))
+
+    # -- checking --------------------------------------------------------------------------
+
+    def validate(self, *, official: bool = False) -> list[SchemaProblem]:
+        """Every schema problem, with its JSON path (extension schema; ``official=True``: the
+        official RFC 0081 schema alone)."""
+        from .schemas import validate_suite
+
+        return validate_suite(self.data, official=official)
+
+    def extension_members(self) -> list[str]:
+        """The JSON paths of every RFC 0244/0245 or project member the suite uses (R9)."""
+        from .schemas import uses_extension_members
+
+        return uses_extension_members(self.data)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The suite as stable JSON text (sorted keys, 2-space indent, trailing newline)."""
+        return dumps_stable(self.data)
+
+    def save(self, path: str | os.PathLike[str] | None = None, *, overwrite: bool = False) -> Path:
+        """Write the suite atomically as stable JSON and return the path.
+
+        When saving over the file the suite was loaded from, and that file changed on disk since
+        (another editor, a rerun), the write is refused with :class:`FileChangedError` unless
+        ``overwrite=True``.
+        """
+        target = os.fspath(path) if path is not None else self.path
+        if target is None:
+            raise ValueError("no path: pass one, the suite was not loaded from a file")
+        if (
+            not overwrite
+            and self._loaded_digest is not None
+            and self.path is not None
+            and os.path.abspath(target) == os.path.abspath(self.path)
+            and os.path.exists(target)
+        ):
+            current = hashlib.sha256(Path(target).read_bytes()).hexdigest()
+            if current != self._loaded_digest:
+                raise FileChangedError(target)
+        text = self.to_json()
+        write_text_atomic(target, text)
+        self.path = target
+        self._loaded_digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return Path(target)
+
+
+def task_tool_responses(task: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A task's ``fixtures.toolResponses`` (an empty list when it has none)."""
+    fixtures = task.get("fixtures")
+    if not isinstance(fixtures, Mapping):
+        return []
+    entries = fixtures.get("toolResponses")
+    return entries if isinstance(entries, list) else []
+
+
+def task_on_miss(task: Mapping[str, Any]) -> OnMiss:
+    """A task's ``fixtures.onMiss`` (R6, default ``"fail"``)."""
+    fixtures = task.get("fixtures")
+    value = fixtures.get("onMiss") if isinstance(fixtures, Mapping) else None
+    return "live" if value == "live" else "fail"
+
+
+def task_trials(suite: Mapping[str, Any], task: Mapping[str, Any]) -> int:
+    """How many trials a task runs (R8: the task's ``trials`` wins over the suite's; default 1)."""
+    for value in (task.get("trials"), suite.get("trials")):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+    return 1
