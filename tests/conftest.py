@@ -80,6 +80,7 @@ def _validate_every_replay(
             replay_event_problems.append(f"replay #{counter[0]}: {problem}")
         return result
 
+    checked_replay.__wrapped__ = _ORIGINAL_REPLAY  # type: ignore[attr-defined]
     for name, module in list(sys.modules.items()):
         if (name == "workbench" or name.startswith("workbench.")) and getattr(
             module, "replay", None

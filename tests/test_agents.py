@@ -16,7 +16,8 @@ from workbench import (
     TrialResult,
     replay,
 )
-from workbench._replay.agents import as_decision, script_problems, seeded_draw
+from workbench._replay.agents import as_decision
+from workbench._replay.policies import script_problems, seeded_draw
 
 SUITE_ID = "local.test.evals.agents"
 OK = {"content": [{"type": "text", "text": "ok"}]}

@@ -22,7 +22,6 @@ from workbench._report.charts import (
     branch_chart,
     chart_spec,
     divergence_strip,
-    enable_offline,
     recovery_matrix,
     save_chart,
 )
@@ -546,12 +545,3 @@ def test_save_chart_writes_svg_by_suffix_and_refuses_others(
     assert path.read_text(encoding="utf-8").lstrip().startswith("<svg")
     with pytest.raises(ValueError, match=r"\.png or \.svg"):
         save_chart(recovery_matrix(billing.per_boundary()), tmp_path / "m.jpg")
-
-
-def test_enable_offline_falls_back_to_png_outside_a_kernel() -> None:
-    before = alt.renderers.active
-    try:
-        assert enable_offline() == "png"
-        assert alt.renderers.active == "png"
-    finally:
-        alt.renderers.enable(before)

@@ -20,16 +20,28 @@ from typing import Any
 import jsonschema
 import pytest
 
-from workbench import HostProfile, HostRefusal, Suite, load_runs, promote, replay
+from workbench import (
+    HostProfile,
+    HostRefusal,
+    ReplayOptions,
+    ScriptedAgent,
+    ScriptError,
+    Suite,
+    load_runs,
+    promote,
+    replay,
+    toggle_error,
+)
 from workbench._common.canonical import jcs_text
-from workbench._replay.agents import Decision, ScriptedAgent, ScriptError, TaskContext, seeded_draw
+from workbench._replay.agents import Decision, TaskContext
 from workbench._replay.host import FixtureHost, TaskFixtures, live_result
+from workbench._replay.policies import seeded_draw
 from workbench._replay.session import ReplaySession, agent_id_for
 from workbench._suite.capabilities import check_suite
 from workbench._suite.schemas import validate_suite, validate_summary
 from workbench._sweep.branches import branch_tree
 from workbench._sweep.run import sweep
-from workbench._sweep.variants import Fault, inject, single_fault_variants, toggle_error
+from workbench._sweep.variants import Fault, inject, single_fault_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL = ROOT / "workbench" / "schemas" / "openwop"
@@ -409,7 +421,9 @@ def test_error_entry_is_never_sent_live_whatever_on_miss_says() -> None:
         return "live"
 
     spec = {"fixtures": {"toolResponses": [{"tool": "t", "isError": True}], "onMiss": "live"}}
-    tools = FixtureHost(TaskFixtures(spec), TaskContext("t", 0, 0), live_tools={"t": live})
+    tools = FixtureHost(
+        TaskFixtures(spec), TaskContext("t", 0, 0), ReplayOptions(live_tools={"t": live})
+    )
     assert tools.call("t", {"n": 1}).is_error and live_calls == [] and tools.misses == 0
     assert tools.call("t", {"n": 2}).text == "live" and live_calls == [{"n": 2}]
     assert tools.misses == 1 and tools.calls[1].served_by == "live"
@@ -451,7 +465,9 @@ def test_a_live_tool_that_raises_is_a_tool_error_not_a_crash() -> None:
         raise RuntimeError("down")
 
     spec = {"fixtures": {"toolResponses": [], "onMiss": "live"}}
-    tools = FixtureHost(TaskFixtures(spec), TaskContext("t", 0, 0), live_tools={"t": broken})
+    tools = FixtureHost(
+        TaskFixtures(spec), TaskContext("t", 0, 0), ReplayOptions(live_tools={"t": broken})
+    )
     result = tools.call("t", {})
     assert result.is_error and result.error == "RuntimeError: down"
     assert result.error_code == "workbench.live_tool_error"

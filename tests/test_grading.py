@@ -11,18 +11,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from workbench import TrialStats, golden_match, pass_at_k, pass_hat_k, trajectory_match
 from workbench._common.canonical import args_match
-from workbench._grade.grading import (
-    TrialStats,
+from workbench._grade.trajectory import trajectory_report
+from workbench._grade.trials import (
     aggregate_score,
-    golden_match,
-    pass_at_k,
-    pass_hat_k,
     pass_k_table,
     suite_passed,
     task_passed,
-    trajectory_match,
-    trajectory_report,
     trial_stats,
 )
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from workbench import ReplayResult, ScriptedAgent, ToolResult, replay
+from workbench import ReplayOptions, ReplayResult, ScriptedAgent, ToolResult, replay
 from workbench._replay.agents import TaskContext
 from workbench._replay.events import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, EventLog
 from workbench._replay.host import FixtureHost, TaskFixtures, live_result
@@ -34,7 +34,9 @@ def host_for(
     if on_miss is not None:
         fixtures["onMiss"] = on_miss
     task = {"taskId": "t", "input": {}, "fixtures": fixtures}
-    return FixtureHost(TaskFixtures(task), TaskContext("t", 0), live_tools=live_tools, log=log)
+    return FixtureHost(
+        TaskFixtures(task), TaskContext("t", 0), ReplayOptions(live_tools=live_tools), log=log
+    )
 
 
 def suite_with(

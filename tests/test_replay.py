@@ -26,7 +26,7 @@ from workbench import (
     replay,
 )
 from workbench._promote.selftest import run_self_test
-from workbench._replay.agents import seeded_draw
+from workbench._replay.policies import seeded_draw
 from workbench._suite.model import task_tool_responses
 from workbench._suite.schemas import validate_suite, validate_summary
 

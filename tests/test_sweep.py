@@ -9,10 +9,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from workbench import FRAME_COLUMNS
 from workbench._load.loader import load_runs
 from workbench._promote.promote import promote
 from workbench._suite.model import Suite
-from workbench._sweep.run import FRAME_COLUMNS, sweep
+from workbench._sweep.run import sweep
 from workbench._sweep.variants import Fault, Variant, inject
 from workbench.cli import main
 

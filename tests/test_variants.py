@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from workbench import toggle_error
 from workbench._load.loader import load_runs
 from workbench._promote.promote import promote
 from workbench._replay.session import replay
@@ -20,7 +21,6 @@ from workbench._sweep.variants import (
     inject,
     pair_variants,
     single_fault_variants,
-    toggle_error,
     tool_variants,
 )
 

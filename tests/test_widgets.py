@@ -16,12 +16,12 @@ import altair as alt
 import ipywidgets as w
 import pytest
 
-from workbench import HostProfile, HostRefusal, Suite, promote, replay
+from workbench import HostProfile, HostRefusal, Suite, promote, replay, toggle_error
 from workbench._load.synthetic import write_synthetic_log
 from workbench._suite.capabilities import check_suite
 from workbench._sweep.payloads import error_payload
 from workbench._sweep.run import sweep
-from workbench._sweep.variants import DEFAULT_PAYLOAD, Fault, inject, toggle_error
+from workbench._sweep.variants import DEFAULT_PAYLOAD, Fault, inject
 from workbench.widgets import Workbench
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NON_STRING_TEXT", "NO_TEXT_ERROR", "ToolResult", "error_text", "text_content"]
+__all__ = [
+    "NON_STRING_TEXT",
+    "NO_TEXT_ERROR",
+    "ToolResult",
+    "error_text",
+    "result_preview",
+    "result_text",
+    "text_content",
+]
 
 NO_TEXT_ERROR = "Tool call failed"
 """The error text of a failed result whose content has no text (R17)."""
@@ -46,6 +54,18 @@ def result_text(content: Any) -> str:
         elif text:
             parts.append(text)
     return "\n".join(parts)
+
+
+def result_preview(value: Any, limit: int = 200) -> str:
+    """A one-line preview of a recorded result: its text when it has text blocks, else JSON."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, Mapping) and isinstance(value.get("content"), list):
+        text = result_text(value["content"]) or json.dumps(value, ensure_ascii=False)
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def text_content(text: str) -> list[dict[str, Any]]:

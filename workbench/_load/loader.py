@@ -11,8 +11,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from .._common.vocab import RUN_FORMATS, RunFormat
 from . import openwop
-from .chat import detect_chat_format, explain_shape, load_anthropic, load_openai_chat
+from .anthropic import load_anthropic
+from .messages import detect_chat_format, explain_shape
+from .openai_chat import load_openai_chat
 from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines, load_openwop_text
 from .records import (
     DEFAULT_ERROR_RULE,
@@ -21,14 +24,15 @@ from .records import (
     LoadProblem,
     LoadResult,
     PromotedRun,
-    RunFormat,
 )
 from .responses import is_responses_data, load_openai_responses
 
 __all__ = ["FORMATS", "FormatChoice", "detect_format", "load_runs"]
 
-FormatChoice = Literal["auto", "openwop", "openai-chat", "openai-responses", "anthropic"]
-FORMATS: tuple[str, ...] = ("auto", "openwop", "openai-chat", "openai-responses", "anthropic")
+FormatChoice = RunFormat | Literal["auto"]
+"""What ``load_runs(format=...)`` takes: a format, or ``"auto"`` to detect it from content."""
+FORMATS: tuple[str, ...] = ("auto", *RUN_FORMATS)
+"""Every :data:`FormatChoice`, ``auto`` first (the command line's ``--format`` choices)."""
 _CHUNK_BYTES = 1 << 20
 _ALIASES = {
     "openai": "openai-chat",

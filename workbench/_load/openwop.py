@@ -12,6 +12,10 @@ the file read in text mode gives (see ``_FAST_LOADS``).
 Only when a run's ``sequence`` goes backwards does the loader need the run's events in order: it
 then reads the source a second time, keeps that run's events, sorts them and builds the run again.
 Either way the result is the same as sorting every run's events first.
+
+Longer than 400 lines: the per-line loop is inlined on purpose (no helper call per event, local
+names bound once), which is what keeps loading within a small factor of a bare decode loop; it is
+one loop, and splitting it across modules would cost that speed (docs/performance.md).
 """
 
 from __future__ import annotations

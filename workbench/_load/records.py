@@ -12,6 +12,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._common.toolresult import result_preview
+from .._common.vocab import RunFormat
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -26,8 +29,6 @@ __all__ = [
     "ToolBoundary",
 ]
 
-RunFormat = Literal["openwop", "openai-chat", "openai-responses", "anthropic"]
-"""The promoted-run formats the workbench reads (R1)."""
 
 BOUNDARY_COLUMNS = (
     "index",
@@ -40,8 +41,6 @@ BOUNDARY_COLUMNS = (
     "durationMs",
 )
 """The columns of a boundary table, in order (one row per boundary)."""
-
-_PREVIEW_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +80,7 @@ class ToolBoundary:
     @property
     def response_preview(self) -> str:
         """A short, plain-text preview of the recorded result."""
-        return preview(self.response)
+        return result_preview(self.response)
 
     def to_row(self) -> dict[str, Any]:
         """This boundary as one table row (keys are :data:`BOUNDARY_COLUMNS`)."""
@@ -159,20 +158,6 @@ def set_boundary_index(boundary: ToolBoundary, index: int) -> None:
 
 
 _new_object = object.__new__
-
-
-def preview(value: Any, limit: int = _PREVIEW_CHARS) -> str:
-    """A one-line preview of a recorded result: its text when it has text blocks, else JSON."""
-    from .._common.toolresult import result_text
-
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, Mapping) and isinstance(value.get("content"), list):
-        text = result_text(value["content"]) or json.dumps(value, ensure_ascii=False)
-    else:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,46 +1,52 @@
-"""The event log a replay writes: OpenWOP v2 RunEventDocs (SPEC R18-R22).
+"""The event log a replay writes: OpenWOP v2 RunEventDocs and every payload (SPEC R18-R22).
 
-Ids and timestamps come from the seed and a logical clock, so the same suite, agent and seed give
-byte-identical logs (R22); wall-clock time is used only when the caller asks for it. Tool events
-carry no suite content: a served error has a fixed ``error.message`` (R20, RFC 0245 section D)
-and a success's ``outcome`` says how it was served, not what was served, unless the caller asks
-for content with ``include_content=True``.
+:class:`EventLog` gives each event its sequence (from 0), a deterministic id and a logical
+timestamp, so the same suite, agent and seed give byte-identical logs (R22); wall-clock time is
+used only when the caller asks for it. The functions below build every payload the host writes,
+in the order of R19: ``eval.started``, per trial ``agent.invocation-started``, per call
+``agent.tool-called`` / ``agent.tool-returned`` (R20: ``outcome`` for a success, ``error`` and no
+``outcome`` for a failure), ``agent.decided``, ``agent.invocation-completed``, per task
+``eval.scored``, then ``eval.completed`` and ``run.completed``. Tool events carry no suite content
+unless the caller asks for it: a served error has a fixed ``error.message`` (R20, RFC 0245
+section D) and a success's ``outcome`` says how it was served, not what. ``eval.*`` payloads are
+ids, scores and counts; extension figures travel under ``x-`` keys (R21).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
+from .._common.canonical import jcs_text
 from .._common.jsonio import write_text_atomic
+from .._common.toolresult import ToolResult, error_text
+from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, ServedBy
 
 __all__ = [
-    "FIXTURE_MISS",
-    "LIVE_TOOL_ERROR",
-    "TOOL_ERROR",
-    "UNKNOWN_TOOL",
+    "ERROR_MESSAGES",
     "EventLog",
+    "args_hash",
+    "decided",
+    "eval_completed",
+    "eval_scored",
+    "eval_started",
     "events_to_jsonl",
+    "invocation_completed",
+    "invocation_started",
+    "run_completed",
     "run_id_for",
+    "tool_called",
+    "tool_returned",
 ]
 
-TOOL_ERROR = "workbench.tool_error"
-"""``error.code`` of a fixture-served tool error (R20)."""
-FIXTURE_MISS = "workbench.fixture_miss"
-"""``error.code`` of a call that matched no fixture entry under ``onMiss: "fail"`` (R16)."""
-LIVE_TOOL_ERROR = "workbench.live_tool_error"
-"""``error.code`` of a live tool call (``onMiss: "live"``) that failed."""
-UNKNOWN_TOOL = "workbench.unknown_tool"
-"""``error.code`` of a call to a tool the task has no fixture for (a miss, R16)."""
-
-ERROR_MESSAGES: dict[str, str] = {
+ERROR_MESSAGES: Final[Mapping[str, str]] = {
     TOOL_ERROR: "fixture served a recorded tool error",
     FIXTURE_MISS: "no fixture entry matches this call",
     LIVE_TOOL_ERROR: "live tool call failed",
-    UNKNOWN_TOOL: "no fixture entry matches this call",
 }
 """The short, fixed ``error.message`` per code: never the payload (R20)."""
 
@@ -123,9 +129,196 @@ class EventLog:
 
 def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
     """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8."""
-    import json
-
     return "".join(
         json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
         for e in events
     )
+
+
+# -- eval and invocation payloads (R19, R21) ----------------------------------------------------
+
+
+def eval_started(
+    suite_id: str, suite_version: str, task_count: int, modes: Sequence[Any], seed: int
+) -> dict[str, Any]:
+    """``eval.started``: the suite, how many tasks run, the modes and the run's seed."""
+    return {
+        "suiteId": suite_id,
+        "suiteVersion": suite_version,
+        "taskCount": task_count,
+        "modes": list(modes),
+        "x-seed": seed,
+    }
+
+
+def invocation_started(
+    invocation_id: str, agent_id: str, task_id: str, trial: int
+) -> dict[str, Any]:
+    """``agent.invocation-started``: one trial of one task begins."""
+    return {
+        "invocationId": invocation_id,
+        "agentId": agent_id,
+        "source": "run-api",
+        "x-taskId": task_id,
+        "x-trial": trial,
+    }
+
+
+def decided(agent_id: str, outcome: str, answer: Any, include_content: bool) -> dict[str, Any]:
+    """``agent.decided``: the outcome (and the answer only when content is asked for)."""
+    decision: dict[str, Any] = {"outcome": outcome}
+    if include_content and answer is not None:
+        decision["answer"] = answer
+    return {"agentId": agent_id, "decision": decision}
+
+
+def invocation_completed(invocation_id: str, agent_id: str, outcome: str) -> dict[str, Any]:
+    """``agent.invocation-completed``: the trial's invocation ended with ``outcome``."""
+    return {"invocationId": invocation_id, "agentId": agent_id, "outcome": outcome}
+
+
+def eval_scored(
+    task_id: str,
+    score: float,
+    passed: bool,
+    fixture_misses: int,
+    trials: int,
+    passed_trials: int,
+    pass_hat_k: Mapping[str, float],
+) -> dict[str, Any]:
+    """``eval.scored``: a task's score over its trials; misses and trial figures as ``x-`` keys."""
+    return {
+        "taskId": task_id,
+        "score": score,
+        "passed": passed,
+        "x-fixtureMissCount": fixture_misses,
+        "x-trials": {"n": trials, "passed": passed_trials},
+        "x-passHatK": dict(pass_hat_k),
+    }
+
+
+def eval_completed(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """``eval.completed``: the summary's figures (content-free, R21)."""
+    return {
+        "aggregateScore": summary["aggregateScore"],
+        "passed": summary["passed"],
+        "taskCount": summary["taskCount"],
+        "passedCount": summary["passedCount"],
+        "x-fixtureMissCount": summary["fixtureMissCount"],
+    }
+
+
+def run_completed(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """``run.completed``: the run's outputs, which hold the summary (R19)."""
+    return {"outputs": {"evalSummary": summary}}
+
+
+# -- tool payloads (R20) --------------------------------------------------------------------------
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+_MAX_SAFE = 2**53
+
+
+def _needs_canonical(value: Any) -> bool:
+    """Whether ``value``'s compact sorted-key JSON may differ from its JCS text (RFC 8785): it
+    holds a float (``1.0`` is ``1``, ``1e-05`` is ``0.00001``), a non-string key (refused), a
+    non-ASCII key (JCS sorts keys by UTF-16 code units, not code points) or an integer beyond
+    2**53 (JCS writes the double it reads as). Other JSON values have the same text both ways
+    (lone surrogates aside, which the caller catches when encoding)."""
+    kind = type(value)
+    items: Iterable[Any]
+    if kind is dict:
+        for key in value:
+            if type(key) is not str or not key.isascii():
+                return True
+        items = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind is int:
+        return not -_MAX_SAFE <= value <= _MAX_SAFE
+    else:
+        return kind not in _SCALARS
+    for item in items:
+        if type(item) not in _SCALARS:
+            if _needs_canonical(item):
+                return True
+        elif type(item) is int and not -_MAX_SAFE <= item <= _MAX_SAFE:
+            return True
+    return False
+
+
+def args_hash(args: Any, call_key: str | None) -> str:
+    """``argsHash``: SHA-256 over the RFC 8785 (JCS) text of the args (RFC 0064).
+
+    ``call_key`` is the args' compact sorted-key JSON when the caller has it (the host computes
+    it for matching): that text is the JCS text unless the args hold a float, a non-ASCII or
+    non-string key, an integer beyond 2**53 or a lone surrogate (UTF-8 refuses it), in which
+    case JCS proper is written.
+    """
+    data: bytes | None = None
+    if call_key is not None and not _needs_canonical(args):
+        try:
+            data = call_key.encode("utf-8")
+        except UnicodeEncodeError:
+            data = None
+    if data is None:
+        data = jcs_text(args).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def tool_called(
+    agent_id: str,
+    tool: str,
+    call_id: str,
+    args: Any,
+    *,
+    include_content: bool,
+    pre_post: bool,
+    call_key: str | None,
+) -> dict[str, Any]:
+    """``agent.tool-called``; with ``toolHooks.prePostEvents``, ``argsHash`` and ``transport``."""
+    payload: dict[str, Any] = {"agentId": agent_id, "toolName": tool, "callId": call_id}
+    if include_content:
+        payload["inputs"] = args
+    if pre_post:
+        payload["argsHash"] = args_hash(args, call_key)
+        payload["transport"] = "native"
+    return payload
+
+
+def tool_returned(
+    agent_id: str,
+    tool: str,
+    call_id: str,
+    result: ToolResult,
+    served_by: ServedBy,
+    entry: int | None,
+    *,
+    include_content: bool,
+    pre_post: bool,
+) -> dict[str, Any]:
+    """``agent.tool-returned`` (R20): ``error`` (a fixed message per code) and no ``outcome`` for
+    a failure; ``outcome`` for a success (how it was served, or the result with content)."""
+    payload: dict[str, Any] = {"agentId": agent_id, "toolName": tool, "callId": call_id}
+    if result.is_error:
+        code = result.error_code or TOOL_ERROR
+        message = ERROR_MESSAGES.get(code, "tool call failed")
+        error: dict[str, Any] = {"code": code, "message": message}
+        if include_content:
+            error["details"] = {"text": error_text(result.content)}
+        payload["error"] = error
+    elif include_content:
+        payload["outcome"] = result.to_mcp()
+    else:
+        outcome: dict[str, Any] = {"servedBy": served_by}
+        if entry is not None:
+            outcome["entry"] = entry
+        payload["outcome"] = outcome
+    if pre_post:
+        payload["status"] = "error" if result.is_error else "ok"
+        payload["durationMs"] = 0
+    payload["x-servedBy"] = served_by
+    return payload

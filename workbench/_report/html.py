@@ -24,10 +24,13 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import pandas as pd
+
+if TYPE_CHECKING:
+    from .._sweep.result import SweepResult
 
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
 from .charts import (
@@ -53,20 +56,6 @@ REPORT_FILES: tuple[str, ...] = (
 
 _CELL_LIMIT = 200
 """Characters of recorded text shown per table cell (the CSVs hold everything)."""
-
-
-class _SweepLike(Protocol):
-    """What the report reads from a sweep result (:class:`workbench.SweepResult`)."""
-
-    @property
-    def frame(self) -> pd.DataFrame: ...
-
-    @property
-    def steps(self) -> Mapping[tuple[str, str, int], Sequence[Any]]: ...
-
-    def per_boundary(self) -> pd.DataFrame: ...
-
-    def branches(self, task_id: str | None = None) -> pd.DataFrame: ...
 
 
 def _text(value: Any, limit: int = _CELL_LIMIT) -> str:
@@ -266,7 +255,7 @@ def _bundle() -> str | None:
 
 
 def write_report(
-    result: _SweepLike,
+    result: SweepResult,
     out_dir: str | os.PathLike[str],
     *,
     profile: Any = None,

@@ -12,24 +12,24 @@ import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from .._common.jsonio import JSONFileError, dumps_stable, parse_json_bytes, write_text_atomic
+from .._common.vocab import OnMiss
 
 if TYPE_CHECKING:
     from .schemas import SchemaProblem
 
 __all__ = [
     "FileChangedError",
-    "OnMiss",
     "Suite",
     "SuiteError",
+    "TaskView",
     "task_on_miss",
     "task_tool_responses",
     "task_trials",
 ]
-
-OnMiss = Literal["fail", "live"]
 
 
 class SuiteError(ValueError):
@@ -127,6 +127,14 @@ class Suite:
         ids = ", ".join(str(t.get("taskId")) for t in self.tasks)
         raise KeyError(f"no task {task_id!r} in suite {self.suite_id!r} (tasks: {ids})")
 
+    def view(self, task_id: str) -> TaskView:
+        """A read-only view of one task (its fixtures, trials and input)."""
+        return TaskView(self.task(task_id), self.data)
+
+    def views(self) -> tuple[TaskView, ...]:
+        """A read-only view of every task, in suite order."""
+        return tuple(TaskView(task, self.data) for task in self.tasks)
+
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.tasks)
 
@@ -215,3 +223,57 @@ def task_trials(suite: Mapping[str, Any], task: Mapping[str, Any]) -> int:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
     return 1
+
+
+class TaskView:
+    """A read-only view of one task of a suite: what a host, a grader or a view reads of it.
+
+    Mappings come back read-only (``MappingProxyType``); the suite itself is changed through
+    the library's functions (:func:`~workbench.toggle_error`, :func:`~workbench.apply_faults`).
+    """
+
+    __slots__ = ("_suite", "_task")
+
+    def __init__(self, task: Mapping[str, Any], suite: Mapping[str, Any] | None = None) -> None:
+        self._task = task
+        self._suite: Mapping[str, Any] = suite if suite is not None else {}
+
+    @property
+    def task_id(self) -> str:
+        """The task's ``taskId``."""
+        return str(self._task.get("taskId", ""))
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        """The task's JSON object, read-only."""
+        return (
+            MappingProxyType(dict(self._task))
+            if not isinstance(self._task, dict)
+            else MappingProxyType(self._task)
+        )
+
+    @property
+    def input(self) -> Any:
+        """The task's ``input`` (the scripted agent's script, a conversation, ...)."""
+        return self._task.get("input")
+
+    @property
+    def entries(self) -> tuple[Mapping[str, Any], ...]:
+        """The task's ``fixtures.toolResponses`` (R5), each read-only, in array order."""
+        return tuple(MappingProxyType(e) for e in task_tool_responses(self._task))
+
+    @property
+    def on_miss(self) -> OnMiss:
+        """The task's ``fixtures.onMiss`` (R6, default ``"fail"``)."""
+        return task_on_miss(self._task)
+
+    @property
+    def trials(self) -> int:
+        """How many trials the task runs (R8: the task's, then the suite's, then 1)."""
+        return task_trials(self._suite, self._task)
+
+    def __len__(self) -> int:
+        return len(task_tool_responses(self._task))
+
+    def __repr__(self) -> str:
+        return f"TaskView({self.task_id!r}, entries={len(self)})"

@@ -12,15 +12,42 @@ sum to its count minus the trials ending at it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .._common.step import Step
+from .._common.vocab import BASELINE
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .run import Step, SweepResult
+__all__ = ["BRANCH_COLUMNS", "SweepData", "branch_tree"]
 
-__all__ = ["BRANCH_COLUMNS", "branch_tree"]
+
+class SweepData(Protocol):
+    """What the branch tree reads of a sweep (a :class:`~workbench.SweepResult` has it all)."""
+
+    @property
+    def task_ids(self) -> Sequence[str]:
+        """The tasks, in order."""
+        ...
+
+    @property
+    def trials(self) -> int:
+        """Trials per variant."""
+        ...
+
+    @property
+    def steps(self) -> Mapping[tuple[str, str, int], Sequence[Step]]:
+        """Each trial's steps by ``(variant, taskId, trial)``."""
+        ...
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """One row per variant x trial, with ``variant``, ``taskId``, ``trial``, ``passed``."""
+        ...
+
 
 BRANCH_COLUMNS: tuple[str, ...] = (
     "node", "parent", "depth", "step", "tool", "args", "isError", "servedBy", "count",
@@ -54,7 +81,7 @@ class _Node:
         return node
 
 
-def _walk(start: _Node, steps: tuple[Step, ...], task_id: str) -> list[_Node]:
+def _walk(start: _Node, steps: Sequence[Step], task_id: str) -> list[_Node]:
     path = [start]
     node = start
     for index, step in enumerate(steps):
@@ -76,7 +103,7 @@ def _walk(start: _Node, steps: tuple[Step, ...], task_id: str) -> list[_Node]:
     return path
 
 
-def branch_tree(result: SweepResult, task_id: str | None = None) -> pd.DataFrame:
+def branch_tree(result: SweepData, task_id: str | None = None) -> pd.DataFrame:
     """The branch tree of a sweep's variant-trials as a frame, one row per node (R33).
 
     ``task_id``: one task's tree; ``None``: every task's (with several tasks, the root's
@@ -88,8 +115,6 @@ def branch_tree(result: SweepResult, task_id: str | None = None) -> pd.DataFrame
     (comma-joined names through the node) and ``taskId``.
     """
     import pandas as pd
-
-    from .run import BASELINE
 
     task_ids = list(result.task_ids)
     if task_id is not None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
-__all__ = ["PRESETS", "PayloadPreset", "error_payload", "error_text_for"]
+__all__ = ["PAYLOAD_PRESETS", "PRESETS", "PayloadPreset", "error_payload", "error_text_for"]
 
 PayloadPreset = Literal[
     "upstream_down",
@@ -51,6 +51,9 @@ PRESET_LABELS: Mapping[str, str] = MappingProxyType(
     }
 )
 """A short label per preset, for pickers."""
+
+PAYLOAD_PRESETS: Mapping[str, str] = PRESET_LABELS
+"""The preset names (in offer order) and their labels: what :func:`error_payload` takes."""
 
 
 def error_text_for(preset: PayloadPreset | str, text: str | None = None) -> str:

@@ -25,30 +25,24 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Literal, get_args
+from typing import Any
 
 from .._common.toolresult import text_content
+from .._common.vocab import FAULT_KINDS, FaultKind
 from .._suite.model import Suite, task_tool_responses
 
 __all__ = [
     "DEFAULT_PAYLOAD",
-    "FAULT_KINDS",
     "Fault",
-    "FaultKind",
     "Variant",
+    "check_kinds",
     "inject",
     "pair_variants",
     "single_fault_variants",
-    "toggle_error",
     "tool_variants",
     "variant_name",
 ]
 
-FaultKind = Literal["hard", "transient", "flip"]
-"""How an injected fault fails (R32)."""
-
-FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
-"""Every fault kind, in the order variants are generated."""
 
 DEFAULT_PAYLOAD: dict[str, Any] = {"content": text_content('{"error":"upstream_down"}')}
 """The response an injected failure serves unless the caller gives another."""
@@ -99,7 +93,8 @@ class Variant:
         return "+".join(kinds)
 
 
-def _check_kinds(kinds: Iterable[str]) -> tuple[FaultKind, ...]:
+def check_kinds(kinds: Iterable[str]) -> tuple[FaultKind, ...]:
+    """The fault kinds given, each once, in the order given; an unknown kind is a ValueError."""
     checked: list[FaultKind] = []
     for kind in kinds:
         if kind not in FAULT_KINDS:
@@ -176,7 +171,7 @@ def inject(
     response = _payload_response(payload)
     by_task: dict[str, list[Fault]] = {}
     for fault in faults:
-        _check_kinds([fault.kind])
+        check_kinds([fault.kind])
         by_task.setdefault(fault.task_id, []).append(fault)
     new_tasks: list[dict[str, Any]] = []
     for task in base.tasks:
@@ -239,40 +234,6 @@ def _inject_task(
     return {**task, "fixtures": new_fixtures}
 
 
-def toggle_error(suite: Suite | Mapping[str, Any], task_id: str, boundary: int) -> Suite:
-    """The suite with one entry's ``isError`` flag flipped (the widget's toggle), as a new suite.
-
-    Every task is kept. Turning a failure into a success removes the ``isError`` member (its
-    default is ``false``, R5), so a suite with no failures left uses no member it did not need.
-    Copy-on-write, like :func:`inject`: the input suite is not changed, and only the path to the
-    entry (root, task list, task, fixtures, entry list, entry) is new; everything else is shared
-    with the input, so a toggle costs the same on a 2,000-boundary suite as on a small one. Call
-    :meth:`~workbench.Suite.copy` on the result before editing it in place.
-
-    Raises:
-        KeyError: the suite has no task ``task_id``.
-        ValueError: ``boundary`` is out of range.
-    """
-    base = Suite.coerce(suite)
-    task = base.task(task_id)
-    entries = task_tool_responses(task)
-    if not 0 <= boundary < len(entries):
-        raise ValueError(
-            f"task {task_id!r}: boundary {boundary} out of range (0..{len(entries) - 1})"
-        )
-    entry = entries[boundary]
-    if entry.get("isError") is True:
-        flipped = {k: v for k, v in entry.items() if k != "isError"}
-    else:
-        flipped = {**entry, "isError": True}
-    new_entries = list(entries)
-    new_entries[boundary] = flipped
-    new_task = {**task, "fixtures": {**task["fixtures"], "toolResponses": new_entries}}
-    data = dict(base.data)
-    data["tasks"] = [new_task if t is task else t for t in base.tasks]
-    return Suite(data)
-
-
 def _make(
     base: Suite,
     faults: tuple[Fault, ...],
@@ -294,7 +255,7 @@ def single_fault_variants(
 ) -> list[Variant]:
     """One variant per boundary and kind (task by task, boundary by boundary, kind by kind)."""
     base = Suite.coerce(suite)
-    checked = _check_kinds(kinds)
+    checked = check_kinds(kinds)
     multi = len(base.tasks) > 1
     variants: list[Variant] = []
     for task in base.tasks:
@@ -323,7 +284,7 @@ def pair_variants(
     pairs given, applied to every task that has both boundaries.
     """
     base = Suite.coerce(suite)
-    checked = _check_kinds(kinds)
+    checked = check_kinds(kinds)
     chosen: list[tuple[int, int]] | None = None
     if pairs is not None:
         chosen = []
@@ -365,7 +326,7 @@ def tool_variants(
         ValueError: no task has a fixture entry for ``tool``.
     """
     base = Suite.coerce(suite)
-    checked = _check_kinds(kinds)
+    checked = check_kinds(kinds)
     multi = len(base.tasks) > 1
     variants: list[Variant] = []
     for task in base.tasks:

@@ -1,39 +1,76 @@
 """The MCP bridge: serve recorded fixtures over MCP, record live MCP servers, and replay agents
 built on the MCP SDK's client (needs the ``mcp`` extra: ``pip install 'workbench[mcp]'``).
 
-The name mapping and the recorder need no SDK; the server and the client agent import it.
+The name mapping and the recorder need no SDK; the server and the client agent import it, on
+first use.
 """
 
 from __future__ import annotations
 
+import importlib as _importlib
 from typing import TYPE_CHECKING, Any
 
-from ._names import catalogue_tools, infer_input_schema, mcp_tool_names, task_tool_specs
-from ._record import Recording, record_mcp
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_AGENT_ID": "_server",
+    "McpBridge": "_server",
+    "McpClientAgent": "_client_agent",
+    "Recording": "_record",
+    "catalogue_tools": "_names",
+    "infer_input_schema": "_names",
+    "mcp_tool_names": "_names",
+    "record_mcp": "_record",
+    "recording_text": "_record",
+    "summary_line": "_server",
+    "task_tool_specs": "_names",
+}
 
-if TYPE_CHECKING:
-    from ._client_agent import McpClientAgent
-    from ._server import McpBridge
-
-__all__ = [
-    "McpBridge",
-    "McpClientAgent",
-    "Recording",
-    "catalogue_tools",
-    "infer_input_schema",
-    "mcp_tool_names",
-    "record_mcp",
-    "task_tool_specs",
-]
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "McpBridge":
-        from ._server import McpBridge
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
-        return McpBridge
-    if name == "McpClientAgent":
-        from ._client_agent import McpClientAgent
 
-        return McpClientAgent
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:
+    from ._client_agent import (
+        McpClientAgent as McpClientAgent,
+    )
+    from ._names import (
+        catalogue_tools as catalogue_tools,
+    )
+    from ._names import (
+        infer_input_schema as infer_input_schema,
+    )
+    from ._names import (
+        mcp_tool_names as mcp_tool_names,
+    )
+    from ._names import (
+        task_tool_specs as task_tool_specs,
+    )
+    from ._record import (
+        Recording as Recording,
+    )
+    from ._record import (
+        record_mcp as record_mcp,
+    )
+    from ._record import (
+        recording_text as recording_text,
+    )
+    from ._server import (
+        DEFAULT_AGENT_ID as DEFAULT_AGENT_ID,
+    )
+    from ._server import (
+        McpBridge as McpBridge,
+    )
+    from ._server import (
+        summary_line as summary_line,
+    )

@@ -25,6 +25,9 @@ that offers no SSE stream answer so. ``initialize`` starts a session and returns
 (unknown or ended). An ``MCP-Protocol-Version`` header naming another version is ``400`` with
 ``-32022`` and the supported versions. On a loopback host, ``Host`` and ``Origin`` are checked
 as the SDK checks them (DNS-rebinding protection: ``421``, ``403``).
+
+Longer than 400 lines: both transports (stdio and streamable HTTP) with their protocol edges;
+the SDK-only bridge replaces this module.
 """
 
 from __future__ import annotations

@@ -35,8 +35,10 @@ from pydantic import ValidationError
 
 from .._common.toolresult import ToolResult, text_content
 from .._replay.agents import Decision
-from .._replay.host import FixtureHost, LiveTool
-from .._replay.session import ReplayResult, ReplaySession
+from .._replay.host import FixtureHost
+from .._replay.options import LiveTool
+from .._replay.results import ReplayResult
+from .._replay.session import ReplaySession
 from .._suite.capabilities import HostProfile
 from .._suite.model import Suite
 from ._lean import LeanHttpApp, LeanProtocol, serve_stdio

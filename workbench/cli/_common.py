@@ -6,9 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from .._common.jsonio import JSONFileError
-from .._load.loader import FORMATS, load_runs
-from .._load.records import ErrorRule, LoadError, LoadResult
+from workbench import RUN_FORMATS, ErrorRule, JSONFileError, LoadError, LoadResult, load_runs
+
+FORMATS = ("auto", *RUN_FORMATS)
+"""The ``--format`` choices."""
 
 __all__ = ["add_run_arguments", "fail", "load_run_file", "print_table"]
 

@@ -17,9 +17,16 @@ import json
 import sys
 from typing import Any
 
-from .._common.jsonio import JSONFileError, read_json, write_json_atomic
-from .._suite.capabilities import HostProfile, HostRefusal
-from .._suite.model import Suite, SuiteError
+from workbench import (
+    HostProfile,
+    HostRefusal,
+    JSONFileError,
+    Suite,
+    SuiteError,
+    read_json,
+    write_json_atomic,
+)
+
 from ._common import fail
 
 
@@ -97,7 +104,7 @@ def _parse_http(value: str) -> tuple[str, int]:
 
 def run_serve(args: argparse.Namespace) -> int:
     try:
-        from ..bridge._server import DEFAULT_AGENT_ID, McpBridge, summary_line
+        from workbench.bridge import DEFAULT_AGENT_ID, McpBridge, summary_line
     except ImportError as exc:
         return fail(f"serve-mcp needs the mcp extra (pip install 'workbench[mcp]'): {exc}")
     try:
@@ -175,7 +182,7 @@ async def _until_signal(serve: Any) -> None:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from ..bridge._record import record_mcp, recording_text
+    from workbench.bridge import record_mcp, recording_text
 
     command = list(args.command)
     if command and command[0] == "--":

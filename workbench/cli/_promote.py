@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from .._promote.promote import promote
+from workbench import promote
+
 from ._common import add_run_arguments, fail, load_run_file
 
 

@@ -7,11 +7,16 @@ import json
 import sys
 from typing import Any
 
-from .._common.jsonio import JSONFileError
-from .._replay.agents import ScriptError
-from .._replay.session import replay
-from .._suite.capabilities import HostProfile, HostRefusal
-from .._suite.model import Suite, SuiteError
+from workbench import (
+    HostProfile,
+    HostRefusal,
+    JSONFileError,
+    ScriptError,
+    Suite,
+    SuiteError,
+    replay,
+)
+
 from ._common import fail, print_table
 
 

@@ -9,11 +9,18 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
-from .._common.jsonio import JSONFileError
-from .._load.records import ErrorRule, LoadError
-from .._suite.capabilities import HostRefusal
-from .._suite.model import SuiteError
-from .._sweep.run import SweepResult, sweep
+from workbench import (
+    BASELINE,
+    ErrorRule,
+    HostRefusal,
+    JSONFileError,
+    LoadError,
+    SuiteError,
+    SweepResult,
+    sweep,
+    write_report,
+)
+
 from ._common import fail, print_table
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -75,11 +82,7 @@ def register(sub: Any) -> None:
 
 
 def write_outputs(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[str]:
-    """The report (``workbench._report.html.write_report``) or, until that exists, the CSVs."""
-    try:
-        from .._report.html import write_report
-    except ImportError:
-        return result.write_csvs(out_dir)
+    """The report folder: ``report.html``, the CSVs and the charts."""
     report = write_report(result, out_dir)
     return [os.fspath(report)]
 
@@ -104,9 +107,9 @@ def print_recovery(result: SweepResult) -> None:
 
 def _summary_line(result: SweepResult) -> str:
     frame = result.frame
-    variants = frame[frame["variant"] != "baseline"]
+    variants = frame[frame["variant"] != BASELINE]
     recovered = int(variants["recovered"].sum())
-    base = frame[frame["variant"] == "baseline"]
+    base = frame[frame["variant"] == BASELINE]
     return (
         f"{len(result.variants)} variant(s) x {result.trials} trial(s): {recovered}/"
         f"{len(variants)} variant-trials recovered; baseline "
@@ -132,7 +135,8 @@ def _dask_executor(address: str) -> tuple[Executor, Any]:
 def run(args: argparse.Namespace) -> int:
     if args.trials < 1:
         return fail(f"--trials must be at least 1, not {args.trials}")
-    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix else None
+    # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
+    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
     executor: Executor | None = None
     closers: Any = ()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._common.jsonio import JSONFileError, read_json
-from .._suite.schemas import validate_suite
+from workbench import JSONFileError, read_json, validate_suite
+
 from ._common import fail
 
 

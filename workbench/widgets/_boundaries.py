@@ -12,15 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .._load.records import preview
-from .._suite.model import task_tool_responses
-from .._sweep.variants import Fault, toggle_error
-from ._edits import FAULT_KINDS, inject_into
+from workbench import FAULT_KINDS, Fault, apply_faults, result_preview, toggle_error
+
 from ._escape import esc, mono
 from ._presets import PayloadEditor
 
 if TYPE_CHECKING:
-    from ._workbench import Workbench
+    from ._state import WorkbenchState
 
 __all__ = ["BoundaryPanel"]
 
@@ -58,7 +56,7 @@ class _Row:
         self.index.value = str(index)
         self.tool.value = str(entry.get("tool", ""))
         self.args.value = mono(entry.get("args"), limit=90) if "args" in entry else ""
-        self.result.value = esc(preview(entry.get("response"), 140))
+        self.result.value = esc(result_preview(entry.get("response"), 140))
         failed = entry.get("isError") is True
         self.toggle.value = failed
         self.toggle.description = "isError" if failed else "ok"
@@ -75,7 +73,7 @@ class _Row:
 class BoundaryPanel:
     """The boundary table of the chosen task, paged; toggles; fault kinds; payload presets."""
 
-    def __init__(self, wb: Workbench, *, page_size: int = 25) -> None:
+    def __init__(self, wb: WorkbenchState, *, page_size: int = 25) -> None:
         self._wb = wb
         self.page_size = page_size
         self._rendering = False
@@ -140,12 +138,12 @@ class BoundaryPanel:
         """The task shown."""
         return str(self.task.value or "")
 
-    def entries(self) -> list[dict[str, Any]]:
-        """The shown task's fixture entries (the held suite's live list)."""
+    def entries(self) -> tuple[Mapping[str, Any], ...]:
+        """The shown task's fixture entries (read-only)."""
         suite = self._wb.suite
         if not self.task_id:
-            return []
-        return task_tool_responses(suite.task(self.task_id))
+            return ()
+        return suite.view(self.task_id).entries
 
     @property
     def page_count(self) -> int:
@@ -234,7 +232,7 @@ class BoundaryPanel:
         try:
             fault = Fault(self.task_id, int(self.boundary.value), self.kind.value)
             payload = self.payload.payload()
-            suite = inject_into(
+            suite = apply_faults(
                 self._wb.suite, [fault], hard_repeats=int(self.repeats.value), payload=payload
             )
         except Exception as exc:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
-from .._suite.capabilities import HostProfile, HostRefusal, check_suite
-from .._suite.model import FileChangedError
+from workbench import FileChangedError, HostProfile, HostRefusal, check_suite
+
 from ._escape import esc
 
 if TYPE_CHECKING:
-    from ._workbench import Workbench
+    from ._state import WorkbenchState
 
 __all__ = ["HOST_PROFILES", "ExportPanel"]
 
@@ -43,7 +43,7 @@ _ERR = 'class="wb-error" style="color:#b00020"'
 class ExportPanel:
     """Suite id, version, path; Validate, Check host, Save (with an overwrite checkbox)."""
 
-    def __init__(self, wb: Workbench) -> None:
+    def __init__(self, wb: WorkbenchState) -> None:
         self._wb = wb
         wide = w.Layout(width="60%")
         self.suite_id = w.Text(description="suite id", layout=wide)

@@ -17,15 +17,23 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .._common.jsonio import JSONFileError
-from .._load.loader import load_runs
-from .._load.records import ErrorRule, LoadError, LoadResult, PromotedRun
-from .._promote.promote import Promotion, promote
-from .._suite.model import Suite, SuiteError
+from workbench import (
+    ErrorRule,
+    JSONFileError,
+    LoadError,
+    LoadResult,
+    PromotedRun,
+    Promotion,
+    Suite,
+    SuiteError,
+    load_runs,
+    promote,
+)
+
 from ._escape import esc
 
 if TYPE_CHECKING:
-    from ._workbench import Workbench
+    from ._state import WorkbenchState
 
 __all__ = ["LOAD_FORMATS", "LoadPanel", "Loaded", "load_source"]
 
@@ -115,7 +123,7 @@ def error_lines(exc: BaseException) -> list[str]:
 class LoadPanel:
     """Path box, upload, format and error rule; the load status (errors by file and line)."""
 
-    def __init__(self, wb: Workbench) -> None:
+    def __init__(self, wb: WorkbenchState) -> None:
         self._wb = wb
         self.path = w.Text(
             description="path", placeholder="run or suite file", layout=w.Layout(width="60%")

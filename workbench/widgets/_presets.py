@@ -1,6 +1,6 @@
 """The error payload editor: a preset picker and a text box, producing MCP text content.
 
-The payload is :func:`workbench._sweep.payloads.error_payload` of the chosen preset and text; the
+The payload is :func:`workbench.error_payload` of the chosen preset and text; the
 preview shows it as escaped JSON.
 """
 
@@ -11,7 +11,8 @@ from typing import Any
 
 import ipywidgets as w
 
-from .._sweep.payloads import PRESET_LABELS, PRESETS, error_payload
+from workbench import PAYLOAD_PRESETS, error_payload
+
 from ._escape import MONO, esc
 
 __all__ = ["PayloadEditor"]
@@ -22,7 +23,7 @@ class PayloadEditor:
 
     def __init__(self) -> None:
         self.preset = w.Dropdown(
-            options=[(PRESET_LABELS[name], name) for name in PRESETS],
+            options=[(label, name) for name, label in PAYLOAD_PRESETS.items()],
             value="upstream_down",
             description="payload",
         )

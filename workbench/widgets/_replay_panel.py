@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .._replay.agents import ScriptedAgent
-from .._replay.session import ReplayResult, TrialResult, replay
-from .._suite.capabilities import HostRefusal
-from ._escape import esc, html_table, markup, mono
+from workbench import HostRefusal, ReplayResult, ScriptedAgent, Step, TrialResult, replay
+
+from ._escape import esc, html_table
+from ._trajectory import trajectory_html
 
 if TYPE_CHECKING:
-    from ._workbench import Workbench
+    from ._state import WorkbenchState
 
-__all__ = ["POLICIES", "ReplayPanel", "StepView", "trajectory_html"]
+__all__ = ["POLICIES", "ReplayPanel"]
 
 POLICIES: tuple[tuple[str, Any], ...] = (
     ("abort", "abort"),
@@ -33,87 +32,10 @@ POLICIES: tuple[tuple[str, Any], ...] = (
 """The scripted agent's default policies offered (for steps with no ``onError``, R23)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StepView:
-    """One call of a trajectory, as the view shows it."""
-
-    tool: str
-    """The tool called."""
-    args_json: str
-    """The args as canonical JSON text."""
-    is_error: bool
-    """Whether the call failed (R17)."""
-    note: str = ""
-    """The error text, or how the call was served."""
-
-    @property
-    def key(self) -> tuple[str, str, bool]:
-        """What two trajectories are compared on (R33: tool, args, isError)."""
-        return (self.tool, self.args_json, self.is_error)
-
-
-def steps_of(trial: TrialResult) -> list[StepView]:
-    """A replayed trial's calls as step views."""
-    return [
-        StepView(
-            c.tool,
-            json.dumps(c.args, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
-            c.is_error,
-            (c.error or "") if c.is_error else ("" if c.served_by == "fixture" else c.served_by),
-        )
-        for c in trial.calls
-    ]
-
-
-def divergence(baseline: Sequence[StepView], steps: Sequence[StepView]) -> int | None:
-    """The first step where the two differ (``None``: the same trajectory)."""
-    for i, (a, b) in enumerate(zip(baseline, steps, strict=False)):
-        if a.key != b.key:
-            return i
-    return None if len(baseline) == len(steps) else min(len(baseline), len(steps))
-
-
-def _cell(step: StepView | None) -> str:
-    if step is None:
-        return ""
-    mark = (
-        '<span class="wb-failed" title="failed call">&#10007; failed</span> '
-        if step.is_error
-        else ""
-    )
-    note = f' <span style="color:#666">{esc(step.note)}</span>' if step.note else ""
-    tool_cls = "wb-failed" if step.is_error else "wb-ok"
-    return (
-        f'{mark}<b class="{tool_cls}">{esc(step.tool)}</b> {mono(step.args_json, limit=80)}{note}'
-    )
-
-
-def trajectory_html(
-    baseline: Sequence[StepView], steps: Sequence[StepView], *, label: str = "this run"
-) -> str:
-    """Two trajectories side by side; the divergence row marked, failed calls marked failed."""
-    at = divergence(baseline, steps)
-    rows = []
-    classes = []
-    for i in range(max(len(baseline), len(steps))):
-        base = baseline[i] if i < len(baseline) else None
-        step = steps[i] if i < len(steps) else None
-        marker = "&#9654; diverges" if i == at else ""
-        rows.append([i, markup(_cell(base)), markup(_cell(step)), markup(marker)])
-        classes.append("wb-diverged" if i == at else "")
-    note = (
-        "same trajectory as the baseline"
-        if at is None
-        else f"diverges from the baseline at step {at}"
-    )
-    table = html_table(["step", "baseline", label, ""], rows, row_classes=classes)
-    return f'<div class="wb-trajectory-note">{esc(note)}</div>{table}'
-
-
 class ReplayPanel:
     """Agent, trials, seed, Run with progress; results; trajectory vs baseline."""
 
-    def __init__(self, wb: Workbench) -> None:
+    def __init__(self, wb: WorkbenchState) -> None:
         self._wb = wb
         self.result: ReplayResult | None = None
         """The last replay of the held suite."""
@@ -174,13 +96,10 @@ class ReplayPanel:
         return ScriptedAgent(default_policy=POLICIES[self.policy.value][1])
 
     def _count(self, suite_trials: int | None) -> int:
-        from .._suite.model import task_trials
-
-        data = self._wb.suite.data
-        tasks = self._wb.suite.tasks
+        views = self._wb.suite.views()
         if suite_trials is not None:
-            return suite_trials * len(tasks)
-        return sum(task_trials(data, t) for t in tasks)
+            return suite_trials * len(views)
+        return sum(view.trials for view in views)
 
     def run(self) -> ReplayResult | None:
         """Replay the held suite (and the baseline, once per agent/trials/seed)."""
@@ -255,13 +174,13 @@ class ReplayPanel:
             self.trajectory.value = ""
             return
         task_id, trial = self.pick.value
-        steps = steps_of(self.result.task(task_id).trials[trial])
-        base: list[StepView] = []
+        steps = self.result.task(task_id).trials[trial].steps
+        base: Sequence[Step] = ()
         if self.baseline_result is not None:
             try:
                 base_task = self.baseline_result.task(task_id)
             except KeyError:
                 base_task = None
             if base_task is not None and trial < len(base_task.trials):
-                base = steps_of(base_task.trials[trial])
+                base = base_task.trials[trial].steps
         self.trajectory.value = trajectory_html(base, steps)

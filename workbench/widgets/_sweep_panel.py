@@ -1,7 +1,7 @@
 """The Sweep & branches part: run a fault sweep, chart its branch tree, show a branch's variant.
 
-Run is one library call, ``workbench._sweep.run.sweep``; the chart is
-``workbench._report.charts.branch_chart`` of ``result.branches(task)``, shown through
+Run is one library call, :func:`workbench.sweep`; the chart is
+:func:`workbench.branch_chart` of ``result.branches(task)``, shown through
 ``alt.JupyterChart`` with the chart's ``select=True`` point selection. Clicking a branch node
 in the chart (the selection, synced back to the kernel) or picking a variant in the dropdown
 (the fallback, for a front end without the chart) shows that variant's trajectory beside the
@@ -15,19 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ._edits import FAULT_KINDS
+from workbench import BASELINE, FAULT_KINDS, Step, sweep
+
 from ._escape import esc, html_table
-from ._replay_panel import StepView, trajectory_html
+from ._trajectory import trajectory_html
 
 if TYPE_CHECKING:
-    from ._workbench import Workbench
+    from ._state import WorkbenchState
 
 __all__ = ["SweepPanel"]
 
 _FRAME_COLUMNS = ("variant", "taskId", "trial", "passed", "outcome", "divergenceStep", "recovered")
 _MAX_ROWS = 200
-_BASELINE = "baseline"
-"""The baseline's name in a sweep's frame and steps (``workbench._sweep.run.BASELINE``)."""
 
 
 def _plain(value: Any) -> Any:
@@ -42,20 +41,10 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _step_view(step: Any) -> StepView:
-    served = str(getattr(step, "served_by", "fixture"))
-    return StepView(
-        str(getattr(step, "tool", "")),
-        str(getattr(step, "args_json", "")),
-        bool(getattr(step, "is_error", False)),
-        "" if served == "fixture" else served,
-    )
-
-
 class SweepPanel:
     """Sweep controls, progress, the branch chart and the variant trajectory."""
 
-    def __init__(self, wb: Workbench) -> None:
+    def __init__(self, wb: WorkbenchState) -> None:
         self._wb = wb
         self.result: Any = None
         """The last sweep's ``SweepResult``."""
@@ -119,7 +108,6 @@ class SweepPanel:
 
     def run(self) -> Any:
         """Sweep the held suite: ``sweep(suite, faults=..., kinds=..., trials=..., seed=...)``."""
-        from .._sweep.run import sweep  # pandas: imported on first use, not with the widget
 
         self.error = None
         kinds = tuple(self.kinds.value)
@@ -131,7 +119,7 @@ class SweepPanel:
         self.progress.bar_style = "info"
         self.status.value = "sweeping&hellip;"
         try:
-            agent = self._wb.replay_panel.agent()
+            agent = self._wb.current_agent()
             result = sweep(
                 self._wb.suite,
                 faults=self.faults.value,
@@ -192,20 +180,20 @@ class SweepPanel:
 
     @staticmethod
     def _is_baseline(name: str) -> bool:
-        return name == _BASELINE
+        return name == BASELINE
 
     def _show_chart(self, result: Any) -> None:
         self.chart = None
         try:
             import altair as alt
 
-            from .._report import charts
+            from workbench import BRANCH_SELECTION, branch_chart
 
             task_ids = [str(t.get("taskId")) for t in self._wb.suite.tasks]
             branches = result.branches(task_ids[0] if len(task_ids) == 1 else None)
             # SVG: at most a few hundred marks, and each node is an element a click lands on.
             chart = alt.JupyterChart(
-                charts.branch_chart(branches, select=True), embed_options={"renderer": "svg"}
+                branch_chart(branches, select=True), embed_options={"renderer": "svg"}
             )
         except Exception as exc:  # the chart is an extra: the table and picker still work
             self.chart_box.children = (w.HTML(f"branch chart unavailable: {esc(str(exc))}"),)
@@ -214,7 +202,7 @@ class SweepPanel:
         self.chart_box.children = (chart,)
         # JupyterChart.selections holds one trait per selection parameter of the chart, a
         # PointSelection set (by _on_change_selections) when the front end syncs _vl_selections.
-        chart.selections.observe(self._on_selection, names=[charts.BRANCH_SELECTION])
+        chart.selections.observe(self._on_selection, names=[BRANCH_SELECTION])
 
     def _on_selection(self, change: Mapping[str, Any]) -> None:
         """A branch node was clicked: show the first variant through it (a double click clears
@@ -232,17 +220,12 @@ class SweepPanel:
                     self.variant.value = name
                     return
 
-    def _steps(self, variant: str, task_id: str, trial: int = 0) -> list[StepView]:
+    def _steps(self, variant: str, task_id: str, trial: int = 0) -> Sequence[Step]:
         steps = getattr(self.result, "steps", {}) or {}
-        found = steps.get((variant, task_id, trial))
-        return [_step_view(s) for s in found] if found else []
+        return tuple(steps.get((variant, task_id, trial), ()))
 
-    def _baseline_steps(self, task_id: str) -> list[StepView]:
-        steps = getattr(self.result, "steps", {}) or {}
-        for (variant, task, trial), found in steps.items():
-            if task == task_id and trial == 0 and self._is_baseline(str(variant)):
-                return [_step_view(s) for s in found]
-        return []
+    def _baseline_steps(self, task_id: str) -> Sequence[Step]:
+        return self._steps(BASELINE, task_id)
 
     def show_variant(self) -> None:
         """Show the picked variant's trajectory (trial 0) beside the baseline's."""

@@ -12,7 +12,8 @@ from typing import Any
 
 import ipywidgets as w
 
-from .._suite.model import Suite
+from workbench import Suite
+
 from ._boundaries import BoundaryPanel
 from ._export import ExportPanel
 from ._load import Loaded, LoadPanel, load_source
@@ -152,6 +153,10 @@ class Workbench:
     def agent(self, value: Any) -> None:
         self._agent = value
         self.replay_panel.agent_choice.value = "scripted" if value is None else "object"
+
+    def current_agent(self) -> Any:
+        """The agent the Replay tab is set to run (the Sweep tab runs the same)."""
+        return self.replay_panel.agent()
 
     @property
     def replay_result(self) -> Any:

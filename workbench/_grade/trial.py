@@ -1,0 +1,135 @@
+"""Grading a trial, a task over its trials and a whole run (SPEC R16, R26-R29).
+
+These functions take plain data (a task's JSON object, the agent's graded output, the calls made)
+so that every path that replays a suite, in process, over MCP or over HTTP, grades it the same
+way. The one rule of R16 that grading owns, "a miss handled as a failure means the task cannot
+pass", is :func:`unhandled_miss`, used for trials and tasks alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .golden import golden_match
+from .trajectory import trajectory_report
+from .trials import TrialStats, aggregate_score, suite_passed, task_passed
+
+__all__ = [
+    "GradedCall",
+    "TrialGrade",
+    "grade_task",
+    "grade_trial",
+    "summary",
+    "task_summary_entry",
+    "unhandled_miss",
+]
+
+
+class GradedCall(Protocol):
+    """What grading reads of a call: its tool, its args and how it was served."""
+
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def args(self) -> Any: ...
+
+    @property
+    def served_by(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TrialGrade:
+    """How one trial was graded."""
+
+    golden: bool | None
+    """Whether the output met the golden expectation (``None``: the task has none)."""
+    trajectory: bool | None
+    """Whether the calls met the trajectory expectation (``None``: the task has none)."""
+    passed: bool
+    """Golden and trajectory met, and no miss handled as a failure (R16)."""
+
+
+def unhandled_miss(calls: Iterable[GradedCall]) -> bool:
+    """Whether a call matched no fixture and no live tool answered it (R16: cannot pass).
+
+    A miss under ``onMiss: "fail"``, or ``"live"`` with no live tool registered, is served as a
+    ``workbench.fixture_miss`` failure; a miss a live tool answered is graded as usual.
+    """
+    return any(call.served_by == "miss" for call in calls)
+
+
+def grade_trial(task: Mapping[str, Any], output: Any, calls: Sequence[GradedCall]) -> TrialGrade:
+    """Grade one trial: golden on the output (R26), trajectory on the calls (R27), misses (R16).
+
+    A ``rubric`` expectation cannot pass here: the workbench has no rubric judge.
+    """
+    golden: bool | None = None
+    expected = task.get("expected")
+    if isinstance(expected, Mapping):
+        match = expected.get("match")
+        if expected.get("kind") == "golden" and isinstance(match, Mapping):
+            golden = golden_match(output, match.get("strategy", "exact"), match.get("value"))
+        elif expected.get("kind") == "rubric":
+            golden = False
+    trajectory: bool | None = None
+    spec = task.get("trajectory")
+    if isinstance(spec, Mapping) and isinstance(spec.get("expected"), list):
+        report = trajectory_report(
+            [{"tool": c.tool, "args": c.args} for c in calls],
+            spec["expected"],
+            spec.get("match", "strict"),
+            spec.get("argsMatch", "exact"),
+        )
+        trajectory = report.matched
+    passed = golden is not False and trajectory is not False and not unhandled_miss(calls)
+    return TrialGrade(golden, trajectory, passed)
+
+
+def grade_task(
+    stats: TrialStats, thresholds: Mapping[str, Any] | None, calls: Iterable[GradedCall]
+) -> bool:
+    """Whether a task passed over its trials (R28), and never with an unhandled miss (R16),
+    even where thresholds would pass it on its score."""
+    return task_passed(stats, thresholds) and not unhandled_miss(calls)
+
+
+def task_summary_entry(
+    task_id: str, stats: TrialStats, passed: bool, fixture_misses: int
+) -> dict[str, Any]:
+    """A task's entry in the extended summary (R29)."""
+    return {
+        "taskId": task_id,
+        "score": stats.score,
+        "passed": passed,
+        "fixtureMissCount": fixture_misses,
+        "trials": {
+            "n": stats.n,
+            "passed": stats.passed,
+            "passAtK": dict(stats.pass_at_k),
+            "passHatK": dict(stats.pass_hat_k),
+        },
+    }
+
+
+def summary(
+    suite_id: str,
+    suite_version: str,
+    entries: Sequence[Mapping[str, Any]],
+    thresholds: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The run's extended ``EvalSummary`` (R28, R29) from its task entries."""
+    aggregate = aggregate_score(float(e["score"]) for e in entries)
+    flags = [bool(e["passed"]) for e in entries]
+    return {
+        "suiteId": suite_id,
+        "suiteVersion": suite_version,
+        "aggregateScore": aggregate,
+        "passed": suite_passed(aggregate, flags, thresholds),
+        "taskCount": len(entries),
+        "passedCount": sum(flags),
+        "fixtureMissCount": sum(int(e["fixtureMissCount"]) for e in entries),
+        "tasks": [dict(e) for e in entries],
+    }

@@ -1,0 +1,175 @@
+"""Anthropic messages transcripts as promoted runs (SPEC R1-R3).
+
+``tool_use`` blocks paired with ``tool_result`` blocks by ``tool_use_id``; ``is_error: true`` is
+a failure. Server tool blocks (``server_tool_use`` with a ``*_tool_result``) are boundaries too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._common.toolresult import result_text, text_content
+from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
+from .pairing import CallPairer
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["load_anthropic"]
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return text_content(content)
+    if isinstance(content, list):
+        return [as_text_block(b) for b in content]
+    return []
+
+
+def load_anthropic(
+    data: Any, file: str, *, lines: Sequence[int] | None = None
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Promoted runs from Anthropic messages (``tool_use`` / ``tool_result`` blocks).
+
+    ``lines``: the file line of each record, or of each message of a one-run file (JSONL).
+    """
+    records = chat_records(data)
+    if records is None:
+        message = explain_shape(data) or "not an Anthropic messages transcript"
+        return [], [LoadProblem(file, "(root)", "", message)]
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    for number, (path, record, messages) in enumerate(records):
+        pairer = CallPairer(file)
+        answer: Any = None
+        for m_index, message in enumerate(messages):
+            where, pairer.current_line = place(path, number, len(records), m_index, lines)
+            if not isinstance(message, Mapping):
+                pairer.problem(where, "", "a message must be an object")
+                continue
+            content = message.get("content")
+            blocks: Sequence[Any] = content if isinstance(content, list) else []
+            role = message.get("role")
+            texts: list[str] = []
+            made_calls = False
+            for b_index, block in enumerate(blocks):
+                if not isinstance(block, Mapping):
+                    continue
+                kind = block.get("type")
+                block_where = f"{where}, block {b_index}"
+                if kind == "tool_use":
+                    made_calls = True
+                    call_id = block.get("id")
+                    name = block.get("name")
+                    if not isinstance(call_id, str) or not call_id:
+                        pairer.problem(block_where, "id", "missing or not a string")
+                        continue
+                    if not isinstance(name, str) or not name:
+                        pairer.problem(block_where, "name", "missing or not a string")
+                        continue
+                    pairer.call(
+                        call_id, name, block.get("input"), where=block_where, field_name="id"
+                    )
+                elif kind == "tool_result":
+                    call_id = block.get("tool_use_id")
+                    if not isinstance(call_id, str) or not call_id:
+                        pairer.problem(block_where, "tool_use_id", "missing or not a string")
+                        continue
+                    result_blocks = _blocks(block.get("content"))
+                    is_error = block.get("is_error") is True
+                    pairer.result(
+                        call_id,
+                        {"content": result_blocks},
+                        is_error,
+                        where=block_where,
+                        field_name="tool_use_id",
+                        error_message=(result_text(result_blocks) or None) if is_error else None,
+                    )
+                elif isinstance(kind, str) and kind.endswith("tool_use"):
+                    # server_tool_use, mcp_tool_use, ...: a call the API ran for the agent. It
+                    # is a tool call the agent made and saw the result of, so it is a boundary.
+                    # Its result comes in the same message, and the text after it may be the
+                    # answer: text before it is not.
+                    texts.clear()
+                    _server_call(block, kind, pairer, block_where)
+                elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                    _server_result(block, kind, pairer, block_where)
+                elif kind == "text" and isinstance(block.get("text"), str):
+                    texts.append(block["text"])
+            # The answer is the last assistant text with no tool call beside it, as for OpenAI
+            # chat: text next to a tool_use ("I'll look that up") is not the run's answer.
+            if role == "assistant" and not made_calls:
+                if isinstance(content, str) and content:
+                    answer = content
+                elif texts:
+                    answer = "\n".join(texts)
+        boundaries = pairer.finish()
+        problems.extend(pairer.problems)
+        key = record_key(record, number, len(records))
+        runs.append(
+            PromotedRun(
+                run_id=key,
+                boundaries=boundaries,
+                source=file,
+                format="anthropic",
+                outcome="completed",
+                answer=answer,
+                task_key=key,
+                metadata=metadata(record),
+            )
+        )
+    return runs, problems
+
+
+def _server_call(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> None:
+    call_id = block.get("id")
+    name = block.get("name")
+    if not isinstance(call_id, str) or not call_id:
+        pairer.problem(where, "id", "missing or not a string")
+        return
+    if not isinstance(name, str) or not name:
+        pairer.problem(where, "name", "missing or not a string")
+        return
+    extra: dict[str, Any] = {"blockType": kind}
+    extra.update((k, v) for k, v in block.items() if k not in ("type", "id", "name", "input"))
+    pairer.call(call_id, name, block.get("input"), where=where, field_name="id", extra=extra)
+
+
+def _server_result(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> None:
+    """A server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ...).
+
+    Its content is kept as recorded: a list of blocks becomes the response's ``content``, any
+    other value is the response itself. It failed when it says ``is_error: true`` or its
+    content is an error object (a ``type`` ending in ``_error``, e.g.
+    ``web_search_tool_result_error``).
+    """
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str) or not call_id:
+        pairer.problem(where, "tool_use_id", "missing or not a string")
+        return
+    content = block.get("content")
+    error_type = content.get("type") if isinstance(content, Mapping) else None
+    failed = isinstance(error_type, str) and error_type.endswith("_error")
+    is_error = block.get("is_error") is True or failed
+    code: str | None = None
+    message: str | None = None
+    response: Any
+    if isinstance(content, list):
+        response = {"content": _blocks(content)}
+        message = result_text(response["content"]) or None
+    else:
+        response = content
+    if failed and isinstance(content, Mapping):
+        raw_code = content.get("error_code")
+        code = raw_code if isinstance(raw_code, str) else None
+        message = code or str(error_type)
+    extra = {"resultType": kind}
+    pairer.result(
+        call_id,
+        response,
+        is_error,
+        where=where,
+        field_name="tool_use_id",
+        error_code=code,
+        error_message=(message or "tool call failed") if is_error else None,
+        extra=extra,
+    )

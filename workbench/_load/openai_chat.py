@@ -1,0 +1,140 @@
+"""OpenAI chat-messages transcripts as promoted runs (SPEC R1-R3).
+
+Assistant ``tool_calls`` paired with ``role: tool`` replies by ``tool_call_id``. The format has no
+error flag, so an :class:`~workbench.ErrorRule` decides which tool replies are failures (R3).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
+from .pairing import CallPairer
+from .records import ErrorRule, LoadProblem, PromotedRun
+
+__all__ = ["load_openai_chat"]
+
+
+def _openai_args(raw: Any) -> Any:
+    """Tool-call ``arguments`` are a JSON string; a string that is not JSON is kept as it is."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            return raw
+    return raw
+
+
+def load_openai_chat(
+    data: Any, file: str, error_rule: ErrorRule, *, lines: Sequence[int] | None = None
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Promoted runs from OpenAI chat messages (``tool_calls`` and ``role: tool`` replies).
+
+    ``lines``: the file line of each record, or of each message of a one-run file (JSONL).
+    """
+    records = chat_records(data)
+    if records is None:
+        message = explain_shape(data) or "not an OpenAI chat transcript"
+        return [], [LoadProblem(file, "(root)", "", message)]
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    for number, (path, record, messages) in enumerate(records):
+        pairer = CallPairer(file)
+        answer: Any = None
+        legacy_open: list[str] = []
+        for m_index, message in enumerate(messages):
+            where, pairer.current_line = place(path, number, len(records), m_index, lines)
+            if not isinstance(message, Mapping):
+                pairer.problem(where, "", "a message must be an object")
+                continue
+            role = message.get("role")
+            if role == "assistant":
+                calls = message.get("tool_calls") or []
+                if not isinstance(calls, list):
+                    pairer.problem(where, "tool_calls", "must be a list")
+                    calls = []
+                for c_index, call in enumerate(calls):
+                    _openai_call(call, pairer, f"{where}, tool call {c_index}")
+                function_call = message.get("function_call")
+                if isinstance(function_call, Mapping):
+                    call_id = f"function-call-{m_index}"
+                    legacy_open.append(call_id)
+                    pairer.call(
+                        call_id,
+                        str(function_call.get("name", "")),
+                        _openai_args(function_call.get("arguments")),
+                        where=where,
+                        field_name="function_call",
+                    )
+                text = message_text(message.get("content"))
+                if text and not calls:
+                    answer = text
+            elif role == "tool":
+                reply_id = message.get("tool_call_id")
+                if not isinstance(reply_id, str) or not reply_id:
+                    pairer.problem(where, "tool_call_id", "missing or not a string")
+                    continue
+                _openai_reply(message, reply_id, pairer, where, error_rule)
+            elif role == "function":
+                if not legacy_open:
+                    pairer.problem(where, "name", "function reply with no open function_call")
+                    continue
+                _openai_reply(message, legacy_open.pop(0), pairer, where, error_rule)
+        boundaries = pairer.finish()
+        problems.extend(pairer.problems)
+        key = record_key(record, number, len(records))
+        runs.append(
+            PromotedRun(
+                run_id=key,
+                boundaries=boundaries,
+                source=file,
+                format="openai-chat",
+                error_rule=error_rule,
+                outcome="completed",
+                answer=answer,
+                task_key=key,
+                metadata=metadata(record),
+            )
+        )
+    return runs, problems
+
+
+def _openai_call(call: Any, pairer: CallPairer, where: str) -> None:
+    if not isinstance(call, Mapping):
+        pairer.problem(where, "tool_calls", "a tool call must be an object")
+        return
+    call_id = call.get("id")
+    function = call.get("function")
+    if not isinstance(call_id, str) or not call_id:
+        pairer.problem(where, "id", "missing or not a string")
+        return
+    if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        pairer.problem(where, "function.name", "missing or not a string")
+        return
+    extra = {k: v for k, v in call.items() if k not in ("id", "function", "type")}
+    pairer.call(
+        call_id,
+        function["name"],
+        _openai_args(function.get("arguments")),
+        where=where,
+        field_name="id",
+        extra=extra or None,
+    )
+
+
+def _openai_reply(
+    message: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str, rule: ErrorRule
+) -> None:
+    content = message.get("content")
+    text = message_text(content) or ""
+    is_error = rule.matches(text)
+    pairer.result(
+        call_id,
+        content,
+        is_error,
+        where=where,
+        field_name="tool_call_id",
+        error_message=text if is_error else None,
+    )

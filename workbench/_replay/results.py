@@ -1,0 +1,177 @@
+"""What a replay gives: each trial, each task over its trials, and the run (SPEC R24-R29)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._common.jsonio import write_json_atomic, write_text_atomic
+from .._common.step import Step, trajectory_string
+from .._grade.trial import task_summary_entry
+from .._grade.trials import TrialStats
+from .._suite.capabilities import HostProfile
+from .._suite.model import Suite
+from .agents import Decision
+from .events import events_to_jsonl
+from .host import CallRecord
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ReplayResult", "TaskResult", "TrialResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrialResult:
+    """One trial of one task: what the agent did and how it was graded."""
+
+    task_id: str
+    """The task's id."""
+    trial: int
+    """0-based trial number."""
+    decision: Decision
+    """The agent's decision."""
+    calls: tuple[CallRecord, ...]
+    """The trajectory: every call, failed ones included, in order."""
+    fixture_misses: int
+    """Calls that matched no fixture entry (R16)."""
+    errors_served: int
+    """Failures the agent received."""
+    golden_passed: bool | None
+    """Whether the output met the golden expectation (``None``: the task has none)."""
+    trajectory_passed: bool | None
+    """Whether the calls met the trajectory expectation (``None``: the task has none)."""
+    passed: bool
+    """Whether the trial passed: golden and trajectory met, and no miss under ``onMiss: fail``."""
+    agent_error: str | None = None
+    """The exception the agent raised, if it raised one (the trial then fails)."""
+
+    @property
+    def trajectory(self) -> str:
+        """The calls as a compact string (``tool`` per step, ``!`` marking a failed call)."""
+        return trajectory_string(self.calls)
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The calls as trajectory :class:`~workbench.Step` records."""
+        return tuple(call.to_step() for call in self.calls)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """A task over its trials (R28)."""
+
+    task_id: str
+    """The task's id."""
+    trials: tuple[TrialResult, ...]
+    """Each trial's result."""
+    stats: TrialStats
+    """n, passes, pass@k and pass^k."""
+    passed: bool
+    """Whether the task passed (all trials, unless thresholds say otherwise)."""
+
+    @property
+    def score(self) -> float:
+        """Passing trials / trials."""
+        return self.stats.score
+
+    @property
+    def fixture_misses(self) -> int:
+        """Misses over every trial."""
+        return sum(t.fixture_misses for t in self.trials)
+
+    def summary_entry(self) -> dict[str, Any]:
+        """The task's entry in the extended summary (R29)."""
+        return task_summary_entry(self.task_id, self.stats, self.passed, self.fixture_misses)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """The result of replaying a suite: per-task results, the summary and the event log."""
+
+    suite: Suite
+    """The suite replayed."""
+    profile: HostProfile
+    """The host profile it ran under."""
+    seed: int
+    """The run's seed."""
+    run_id: str
+    """The run's id on the event log."""
+    tasks: tuple[TaskResult, ...]
+    """Per-task results, in suite order."""
+    summary: dict[str, Any]
+    """The extended EvalSummary (R29)."""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """The event log (empty when events were off)."""
+
+    @property
+    def passed(self) -> bool:
+        """The summary's ``passed`` flag."""
+        return bool(self.summary["passed"])
+
+    @property
+    def fixture_miss_count(self) -> int:
+        """Misses over the whole run."""
+        return int(self.summary["fixtureMissCount"])
+
+    def task(self, task_id: str) -> TaskResult:
+        """The result of one task."""
+        for task in self.tasks:
+            if task.task_id == task_id:
+                return task
+        raise KeyError(task_id)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per task: score, passed, trials, fixture misses, calls, errors served."""
+        import pandas as pd
+
+        rows = [
+            {
+                "taskId": t.task_id,
+                "score": t.score,
+                "passed": t.passed,
+                "trials": t.stats.n,
+                "passedTrials": t.stats.passed,
+                "fixtureMisses": t.fixture_misses,
+                "calls": sum(len(r.calls) for r in t.trials),
+                "errorsServed": sum(r.errors_served for r in t.trials),
+            }
+            for t in self.tasks
+        ]
+        columns = [
+            "taskId", "score", "passed", "trials", "passedTrials",
+            "fixtureMisses", "calls", "errorsServed",
+        ]  # fmt: skip
+        return pd.DataFrame(rows, columns=columns)
+
+    def trials_frame(self) -> pd.DataFrame:
+        """One row per trial: outcome, passed, calls, misses, errors and the trajectory."""
+        import pandas as pd
+
+        rows = [
+            {
+                "taskId": r.task_id,
+                "trial": r.trial,
+                "outcome": r.decision.outcome,
+                "passed": r.passed,
+                "goldenPassed": r.golden_passed,
+                "trajectoryPassed": r.trajectory_passed,
+                "calls": len(r.calls),
+                "errorsServed": r.errors_served,
+                "fixtureMisses": r.fixture_misses,
+                "trajectory": r.trajectory,
+            }
+            for t in self.tasks
+            for r in t.trials
+        ]
+        return pd.DataFrame(rows)
+
+    def write_events(self, path: str | os.PathLike[str]) -> None:
+        """Write the event log as JSONL, atomically."""
+
+        write_text_atomic(path, events_to_jsonl(self.events))
+
+    def write_summary(self, path: str | os.PathLike[str]) -> None:
+        """Write the summary as stable JSON, atomically."""
+        write_json_atomic(path, self.summary)

@@ -1,0 +1,199 @@
+"""The divergence strip: each variant-trial's calls beside the baseline's, by divergence step."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import altair as alt
+import pandas as pd
+
+from .common import (
+    _CALL_COLOURS,
+    _CALL_STATES,
+    _ROW_BUDGET,
+    MAX_STRIP_ROWS,
+    _data,
+    _int,
+    _is_nan,
+    _records,
+    _require,
+    _truncate,
+)
+
+_TRAJECTORY_SPLIT = re.compile(r" > ")
+
+
+def _steps_from_trajectory(trajectory: Any) -> list[tuple[str, str, bool, str]]:
+    text = (
+        "" if trajectory is None or trajectory is pd.NA or _is_nan(trajectory) else str(trajectory)
+    )
+    if not text:
+        return []
+    out = []
+    for part in _TRAJECTORY_SPLIT.split(text):
+        failed = part.endswith("!")
+        out.append((part[:-1] if failed else part, "", failed, ""))
+    return out
+
+
+def divergence_strip(
+    frame: pd.DataFrame,
+    steps: Mapping[tuple[str, str, int], Sequence[Any]] | None = None,
+    *,
+    max_rows: int = MAX_STRIP_ROWS,
+    title: str | None = None,
+) -> alt.LayerChart:
+    """Per variant-trial (rows), the steps taken (x = step), failed calls marked, the
+    divergence step marked.
+
+    ``frame`` is :attr:`SweepResult.frame`; ``steps`` (``SweepResult.steps``) adds args and
+    misses to each step, otherwise the compact ``trajectory`` is used. Baseline rows come
+    first, then variants sorted by divergence step; at most ``max_rows`` rows (fewer when the
+    trajectories are long, to stay under the row limit) are shown, and the subtitle says so.
+    """
+    _require(
+        frame, ("variant", "taskId", "trial", "trajectory", "divergenceStep"), "divergence_strip"
+    )
+    records = _records(frame)
+    multi_trial = frame["trial"].nunique() > 1 if len(frame) else False
+    multi_task = frame["taskId"].nunique() > 1 if len(frame) else False
+
+    def trial_steps(rec: Mapping[str, Any]) -> list[tuple[str, str, bool, str]]:
+        key = (str(rec["variant"]), str(rec["taskId"]), _int(rec["trial"]))
+        if steps is not None and key in steps:
+            return [
+                (
+                    str(getattr(s, "tool", "")),
+                    str(getattr(s, "args_json", "")),
+                    bool(getattr(s, "is_error", False)),
+                    str(getattr(s, "served_by", "")),
+                )
+                for s in steps[key]
+            ]
+        return _steps_from_trajectory(rec.get("trajectory"))
+
+    def sort_key(rec: Mapping[str, Any]) -> tuple[int, int, str, str, int]:
+        div = rec.get("divergenceStep")
+        baseline = rec.get("recovered") is pd.NA or rec.get("recovered") is None
+        is_na = div is None or div is pd.NA or _is_nan(div)
+        return (
+            0 if baseline and _is_baseline(rec) else 1,
+            1_000_000_000 if is_na else _int(div),
+            str(rec["taskId"]),
+            str(rec["variant"]),
+            _int(rec["trial"]),
+        )
+
+    ordered = sorted(records, key=sort_key)
+    longest = max((len(trial_steps(r)) for r in ordered[: max(1, max_rows)]), default=1)
+    limit = max(1, min(max_rows, _ROW_BUDGET // max(1, longest)))
+    shown = ordered[:limit]
+    rows: list[dict[str, Any]] = []
+    marks: list[dict[str, Any]] = []
+    labels: list[str] = []
+    truncated_steps = False
+    per_row_cap = _ROW_BUDGET // max(1, len(shown))
+    for rec in shown:
+        label = str(rec["variant"])
+        if multi_task and not label.startswith(f"{rec['taskId']}/"):
+            label = f"{rec['taskId']}/{label}"
+        if multi_trial:
+            label = f"{label} #{_int(rec['trial'])}"
+        label = _truncate(label, 40)
+        labels.append(label)
+        taken = trial_steps(rec)
+        if len(taken) > per_row_cap:
+            taken = taken[:per_row_cap]
+            truncated_steps = True
+        outcome = "passed" if bool(rec.get("passed")) else "failed"
+        for index, (tool, args, failed, served_by) in enumerate(taken):
+            state = "miss" if served_by == "miss" else "error served" if failed else "ok"
+            rows.append(
+                {
+                    "row": label,
+                    "step": index,
+                    "tool": _truncate(tool, 60),
+                    "args": _truncate(args, 80),
+                    "call": state,
+                    "outcome": outcome,
+                }
+            )
+        div = rec.get("divergenceStep")
+        if not (div is None or div is pd.NA or _is_nan(div)):
+            marks.append({"row": label, "step": _int(div), "mark": "divergence"})
+    last = max((r["step"] for r in rows), default=0)
+    x = alt.X(
+        "step:Q",
+        title="step",
+        scale=alt.Scale(domain=[-0.7, last + 0.7], nice=False, zero=False),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
+    y = alt.Y("row:N", sort=labels, title=None, axis=alt.Axis(labelLimit=220))
+    call_colours: dict[str, str] = dict(zip(_CALL_STATES, _CALL_COLOURS, strict=True))
+    states = ["ok", "error served", "miss"]
+    cells = (
+        alt.Chart(_data(rows, ("row", "step", "tool", "args", "call", "outcome")))
+        .mark_point(size=90, filled=True, opacity=0.95)
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "call:N",
+                scale=alt.Scale(domain=states, range=[call_colours[s] for s in states]),
+                legend=alt.Legend(title="call"),
+            ),
+            shape=alt.Shape(
+                "call:N",
+                scale=alt.Scale(domain=states, range=["square", "cross", "triangle-up"]),
+                legend=alt.Legend(title="call"),
+            ),
+            tooltip=[
+                alt.Tooltip("row:N", title="variant"),
+                alt.Tooltip("step:Q", title="step"),
+                alt.Tooltip("tool:N", title="tool"),
+                alt.Tooltip("args:N", title="args"),
+                alt.Tooltip("call:N", title="call"),
+                alt.Tooltip("outcome:N", title="trial"),
+            ],
+        )
+    )
+    divergence = (
+        alt.Chart(_data(marks, ("row", "step", "mark")))
+        .mark_point(shape="square", filled=False, size=240, strokeWidth=2, color="#111111")
+        .encode(
+            x=x,
+            y=y,
+            opacity=alt.Opacity(
+                "mark:N",
+                scale=alt.Scale(domain=["divergence"], range=[1]),
+                legend=alt.Legend(title=""),
+            ),
+            tooltip=[
+                alt.Tooltip("row:N", title="variant"),
+                alt.Tooltip("step:Q", title="diverges at"),
+            ],
+        )
+    )
+    subtitle = [
+        f"{len(shown)} of {len(records)} variant-trials, baseline first, then by divergence step"
+    ]
+    if truncated_steps:
+        subtitle.append(f"long trajectories cut at {per_row_cap} steps")
+    return cast(
+        alt.LayerChart,
+        alt.layer(cells, divergence)
+        .resolve_scale(color="independent", shape="independent")
+        .properties(
+            width=max(240, min(20 * (last + 2), 1400)),
+            height=max(60, 18 * len(shown)),
+            title=alt.TitleParams(title or "Divergence strip", subtitle=subtitle, anchor="start"),
+        ),
+    )
+
+
+def _is_baseline(rec: Mapping[str, Any]) -> bool:
+    kind = rec.get("kind")
+    name = str(rec.get("variant", ""))
+    return name == "baseline" or name.endswith("/baseline") or str(kind) in ("", "baseline", "<NA>")
