@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "FormatChoice": "_load.loader",
     "detect_format": "_load.loader",
     "load_runs": "_load.loader",
+    "Conversation": "_load.records",
     "ErrorRule": "_load.records",
     "LoadError": "_load.records",
     "LoadProblem": "_load.records",
@@ -284,6 +285,9 @@ if _TYPE_CHECKING:
     )
     from ._load.loader import (
         load_runs as load_runs,
+    )
+    from ._load.records import (
+        Conversation as Conversation,
     )
     from ._load.records import (
         ErrorRule as ErrorRule,

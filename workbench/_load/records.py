@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOUNDARY_COLUMNS",
+    "Conversation",
     "ErrorRule",
     "LoadError",
     "LoadProblem",
@@ -245,6 +246,33 @@ class LoadError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Conversation:
+    """The model's side of a recorded run, in one neutral shape whatever the format (R40).
+
+    Messages, in order, each a JSON object of one of these shapes (``docs/formats.md``,
+    "Conversations"):
+
+    - ``{"role": "system" | "user", "content": "text"}``
+    - ``{"role": "assistant", "content": "text" | null, "toolCalls": [{"id", "name", "args"}]}``
+      (``toolCalls`` only when the turn called tools; ``args`` any JSON)
+    - ``{"role": "tool", "toolCallId": "...", "name": "...", "content": "text",
+      "isError": bool}``
+
+    Each tool call's ``id`` is the ``callId`` of its boundary, so a turn can be matched to the
+    boundaries it made. Members a format adds beyond these are kept under ``"x-..."`` keys.
+    """
+
+    messages: tuple[Mapping[str, Any], ...]
+    """The messages, in order."""
+    tools: tuple[Mapping[str, Any], ...] = ()
+    """Tool definitions, ``{"name", "description"?, "inputSchema"?}``, as recorded or inferred."""
+    tools_inferred: bool = False
+    """Whether :attr:`tools` were inferred from the calls (the recording had no definitions)."""
+    model: str | None = None
+    """The model that answered, when the recording names it."""
+
+
+@dataclass(frozen=True, slots=True)
 class PromotedRun:
     """One recorded agent run: its tool boundaries in call order and what the run ended with."""
 
@@ -266,6 +294,8 @@ class PromotedRun:
     """A readable key for the task this run becomes (e.g. ``task-3-trial-0``)."""
     metadata: Mapping[str, Any] = field(default_factory=dict)
     """Record-level facts kept from the source (reward, trial, unknown events, ...), R4."""
+    conversation: Conversation | None = None
+    """The model's side of the run (R40), for formats that record it; ``None`` otherwise."""
 
     def __len__(self) -> int:
         return len(self.boundaries)
