@@ -14,18 +14,10 @@ from typing import Any
 import pytest
 
 import workbench as wb
+from helpers.cli import run_cli
+from helpers.paths import BILLING, TAU_FULL
 from workbench._load.records import BOUNDARY_COLUMNS
 from workbench.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_boundaries_json_prints_the_table_rows(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,14 +20,12 @@ import referencing
 
 import workbench
 import workbench._replay.session as replay_module
-from workbench import HostProfile, load_runs, promote, replay
-from workbench._replay.events import EventLog, events_to_jsonl, run_id_for
-from workbench._suite.schemas import validate_event
+from helpers.paths import OFFICIAL, ROOT
+from workbench import EventLog, HostProfile, load_runs, promote, replay, validate_event
+from workbench._replay.events import events_to_jsonl, run_id_for
 
 Checker = Callable[[list[dict[str, Any]]], list[str]]
 
-ROOT = Path(__file__).resolve().parents[1]
-OFFICIAL = ROOT / "workbench" / "schemas" / "openwop"
 SUITE_ID = "local.test.evals.events"
 SECRET = "CONTENT-7f3a-should-never-reach-eval-events"
 
@@ -354,9 +352,8 @@ def test_args_hash_is_the_sha256_of_canonical_json(args: Any) -> None:
     canonical JSON, so ``1`` and ``1.0`` (and key order) give the same hash."""
     import hashlib
 
+    from workbench import FixtureHost, TaskContext, TaskFixtures
     from workbench._common.canonical import canonical_json
-    from workbench._replay.agents import TaskContext
-    from workbench._replay.host import FixtureHost, TaskFixtures
 
     log = EventLog("local/x")
     host = FixtureHost(TaskFixtures({"fixtures": {}}), TaskContext("t", 0), log=log)
