@@ -299,7 +299,7 @@ def test_events_off_gives_an_empty_log_and_the_same_grades() -> None:
     assert [t.trials for t in off.tasks] == [t.trials for t in on.tasks]
 
 
-def test_event_log_unit() -> None:
+def test_event_log_numbers_from_0_derives_ids_and_a_disabled_log_is_empty() -> None:
     """R18/R22: EventLog numbers events from 0, derives ids from the run id, writes JSONL
     atomically; a disabled log records nothing."""
     run_id = run_id_for("a.evals.b", "1.0.0", 0)
@@ -314,7 +314,7 @@ def test_event_log_unit() -> None:
     assert off.emit("eval.started", {}) is None and len(off) == 0
 
 
-def test_event_log_write(tmp_path: Path) -> None:
+def test_event_log_jsonl_is_one_compact_key_sorted_event_a_line(tmp_path: Path) -> None:
     """R22: the JSONL text is one compact key-sorted event a line."""
     log = EventLog("local/x")
     log.emit("eval.started", {"b": 1, "a": "\u00e9"})

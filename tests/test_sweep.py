@@ -55,7 +55,7 @@ def test_divergence_of_a_prefix_is_where_the_shorter_trajectory_ends() -> None:
     assert result.frame.set_index("variant").loc["short", "divergenceStep"] == 2
 
 
-def test_per_boundary_aggregates() -> None:
+def test_per_boundary_rates_and_extra_calls_match_hand_computed() -> None:
     """Per-boundary recovery rate, pass^k and extra calls over the baseline's trial."""
     table = sweep(three_boundary_suite(), trials=2, progress=False).per_boundary()
     got = rows(table, ["boundary", "kind", "variants", "trials", "recoveryRate", "passHatK",
