@@ -15,6 +15,10 @@ from .chat_clients import missing_sdk
 
 __all__ = ["AnthropicClient"]
 
+_SDK_ARGUMENTS = frozenset({"max_tokens", "metadata", "stop_sequences", "thinking", "tool_choice"})
+"""Parameters passed to ``messages.create`` by name; any other goes in ``extra_body`` (the
+anthropic 2.x SDK names no sampling parameter; the API still reads them from the body)."""
+
 
 class AnthropicClient:
     """Anthropic messages through the official ``anthropic`` client (R40).
@@ -141,7 +145,14 @@ class AnthropicClient:
                 for t in request.tools
             ]
         body["max_tokens"] = self.max_tokens
-        body.update(request.params)
+        extra: dict[str, Any] = {}
+        for key, value in request.params.items():
+            if key in _SDK_ARGUMENTS:
+                body[key] = value
+            else:  # sampling parameters the SDK's signature no longer names (temperature, ...)
+                extra[key] = value
+        if extra:
+            body["extra_body"] = extra
         return body
 
     def complete(self, request: ChatRequest) -> dict[str, Any]:

@@ -26,9 +26,18 @@ class OpenAIAgentsAgent:
 
     agent_id = "workbench.openai-agents"
 
-    def __init__(self, agent: Any, *, max_turns: int = 10, error_prefix: str = "Error: ") -> None:
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        max_turns: int = 10,
+        error_prefix: str = "Error: ",
+        run_config: Any = None,
+    ) -> None:
         self.agent = agent
         """The Agents SDK agent."""
+        self.run_config = run_config
+        """The SDK's ``RunConfig`` for each run (e.g. ``RunConfig(tracing_disabled=True)``)."""
         self.max_turns = max_turns
         """The SDK's turn limit for one run."""
         self.error_prefix = error_prefix
@@ -66,5 +75,7 @@ class OpenAIAgentsAgent:
             tools=[*self.agent.tools, *host_tools],
             instructions=self.agent.instructions or task.instructions,
         )
-        result = run_coroutine(Runner.run(agent, task.prompt, max_turns=self.max_turns))
+        result = run_coroutine(
+            Runner.run(agent, task.prompt, max_turns=self.max_turns, run_config=self.run_config)
+        )
         return Decision("completed", result.final_output)
