@@ -94,4 +94,5 @@ def require(module: str) -> ModuleType:
 
         found: ModuleType = importlib.import_module(module)
         return found
-    return pytest.importorskip(module, reason=f"needs {module} (CI installs it)")
+    skipped: ModuleType = pytest.importorskip(module, reason=f"needs {module} (CI installs it)")
+    return skipped
