@@ -66,23 +66,29 @@ def conversation_of(task_input: Any) -> tuple[list[dict[str, Any]], list[dict[st
 class _Trial:
     """One trial's state: the conversation so far and whether it still equals the recording."""
 
-    __slots__ = ("counts", "history", "in_step", "recorded", "text")
+    __slots__ = ("counts", "history", "in_step", "recorded")
 
     def __init__(self, recorded: list[dict[str, Any]]) -> None:
         self.recorded = recorded
         self.history: list[dict[str, Any]] = []
         self.in_step = True
         self.counts: dict[ModelTurnSource, int] = {"recording": 0, "cache": 0, "live": 0}
-        self.text: list[str] = [canonical_json(m) for m in recorded]
 
     def turns(self) -> ModelTurns:
         return ModelTurns(self.counts["recording"], self.counts["cache"], self.counts["live"])
 
     def append(self, message: dict[str, Any]) -> None:
-        """Add a message; leave step with the recording when it differs from the recorded one."""
+        """Add a message; leave step with the recording when it differs from the recorded one
+        (as canonical JSON; a recorded message served as it is equals itself)."""
         at = len(self.history)
         self.history.append(message)
-        if self.in_step and (at >= len(self.text) or canonical_json(message) != self.text[at]):
+        if not self.in_step:
+            return
+        if at >= len(self.recorded):
+            self.in_step = False
+            return
+        recorded = self.recorded[at]
+        if message is not recorded and canonical_json(message) != canonical_json(recorded):
             self.in_step = False
 
     def copy_inputs(self) -> None:

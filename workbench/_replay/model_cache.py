@@ -11,8 +11,9 @@ One line per turn, stable compact JSON with sorted keys::
 
 ``key`` is :attr:`ChatRequest.key <workbench._replay.chat.ChatRequest.key>`, the SHA-256 of the
 request's canonical JSON; loading checks it, so a hand-edited request is refused rather than
-served for a request it no longer is. Writing re-reads the file under an exclusive lock and
-replaces it atomically, so sweep workers in several processes can share one cache.
+served for a request it no longer is. A put appends its line in one write under an exclusive
+lock (on the cache's folder) and syncs it, so sweep workers in several processes share one
+cache; a key stored twice (two workers, one request) is read once, the first line winning.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._common.jsonio import JSONFileError, write_text_atomic
+from .._common.jsonio import JSONFileError
 from .chat import ChatRequest, check_turn
 
 __all__ = ["ModelCache"]
@@ -47,23 +48,21 @@ class ModelCache:
         JSONFileError: a line of the file is not a valid entry (named by line).
     """
 
-    __slots__ = ("_entries", "_lines", "path")
+    __slots__ = ("_entries", "path")
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path: Path | None = Path(path) if path is not None else None
         """The file, or ``None`` for a cache in memory."""
         self._entries: dict[str, dict[str, Any]] = {}
-        self._lines: list[str] = []
         if self.path is not None and self.path.exists():
             self._read(self.path)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "entries": self._entries, "lines": self._lines}
+        return {"path": self.path, "entries": self._entries}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.path = state["path"]
         self._entries = dict(state["entries"])
-        self._lines = list(state["lines"])
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -80,13 +79,13 @@ class ModelCache:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise JSONFileError(path, f"cannot read the model cache: {exc}") from exc
-        for number, raw in enumerate(text.splitlines(), start=1):
+        # split on "\n" only: str.splitlines() also breaks at U+2028, U+0085, ..., which
+        # JSON text written with ensure_ascii=False may hold inside a string
+        for number, raw in enumerate(text.split("\n"), start=1):
             if not raw.strip():
                 continue
             key, entry = self._parse(path, number, raw)
-            if key not in self._entries:
-                self._entries[key] = entry
-                self._lines.append(raw)
+            self._entries.setdefault(key, entry)  # two writers may store one key: first wins
 
     @staticmethod
     def _parse(path: Path, number: int, raw: str) -> tuple[str, dict[str, Any]]:
@@ -126,31 +125,36 @@ class ModelCache:
         key = request.key
         if key in self._entries:
             return
-        line = _line(key, request.to_json(), checked)
         self._entries[key] = checked
-        self._lines.append(line)
         if self.path is not None:
-            self._write(line)
+            self._write(_line(key, request.to_json(), checked))
 
     def _write(self, line: str) -> None:
+        """Append one line under an exclusive lock, in one write, and sync it: a live turn
+        cost a model call, so it is on disk before the replay goes on. A line torn by a crash
+        is never glued to the next one: it stays a line of its own, refused by number."""
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(self.path):
-            lines: list[str] = []
-            keys: set[str] = set()
-            if self.path.exists():
-                for raw in self.path.read_text(encoding="utf-8").splitlines():
-                    if raw.strip():
-                        lines.append(raw)
-                        keys.add(str(json.loads(raw).get("key")))
-            if json.loads(line)["key"] not in keys:
-                lines.append(line)
-            write_text_atomic(self.path, "".join(f"{raw}\n" for raw in lines))
+            handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            try:
+                size = os.fstat(handle).st_size
+                torn = size > 0 and _last_byte(self.path, size) != b"\n"
+                os.write(handle, (("\n" if torn else "") + line + "\n").encode("utf-8"))
+                os.fsync(handle)
+            finally:
+                os.close(handle)
 
     def entries(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """``(key, turn)`` for every cached turn, in the order they were stored."""
         for key, turn in self._entries.items():
             yield key, json.loads(json.dumps(turn))
+
+
+def _last_byte(path: Path, size: int) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1)
 
 
 def _request_of(data: Mapping[str, Any]) -> ChatRequest:

@@ -65,6 +65,8 @@ _TOOL_CALL: Final = {
     },
     "patternProperties": _X_MEMBERS,
 }
+
+
 _CONVERSATION: Final = {
     "type": "object",
     "additionalProperties": False,
@@ -76,46 +78,30 @@ _CONVERSATION: Final = {
     "properties": {
         "messages": {
             "type": "array",
+            # One flat object schema for every role, plus one if/then for what a tool message
+            # must have: a oneOf (or an if/then per role) tries shapes on every message, which
+            # made validating a long transcript five times slower.
             "items": {
-                "oneOf": [
-                    {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["role", "content"],
-                        "properties": {
-                            "role": {"enum": ["system", "user"]},
-                            "content": {"type": "string"},
-                        },
-                        "patternProperties": _X_MEMBERS,
-                    },
-                    {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["role", "content"],
-                        "properties": {
-                            "role": {"const": "assistant"},
-                            "content": {"type": ["string", "null"]},
-                            "toolCalls": {"type": "array", "items": _TOOL_CALL},
-                        },
-                        "patternProperties": _X_MEMBERS,
-                    },
-                    {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["role", "toolCallId", "content", "isError"],
-                        "properties": {
-                            "role": {"const": "tool"},
-                            "toolCallId": {"type": "string"},
-                            "name": {"type": "string"},
-                            "content": {
-                                "type": "string",
-                                "description": "The result's text as the model read it.",
-                            },
-                            "isError": {"type": "boolean"},
-                        },
-                        "patternProperties": _X_MEMBERS,
-                    },
-                ]
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["role", "content"],
+                "description": "system/user: role, content (text). assistant: role, content "
+                "(text or null), toolCalls. tool: role, toolCallId, name, content (the result's "
+                "text as the model read it), isError.",
+                "properties": {
+                    "role": {"enum": ["system", "user", "assistant", "tool"]},
+                    "content": {"type": ["string", "null"]},
+                    "toolCalls": {"type": "array", "items": _TOOL_CALL},
+                    "toolCallId": {"type": "string"},
+                    "name": {"type": "string"},
+                    "isError": {"type": "boolean"},
+                },
+                "patternProperties": _X_MEMBERS,
+                "if": {"properties": {"role": {"const": "tool"}}},
+                "then": {
+                    "required": ["toolCallId", "isError"],
+                    "properties": {"content": {"type": "string"}},
+                },
             },
         },
         "tools": {
