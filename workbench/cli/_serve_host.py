@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from workbench import HostProfile, JSONFileError, LoadError, Suite, SuiteError, validate_suite
+from workbench import HostProfile, JSONFileError, LoadError, Suite, SuiteError
 
 from ._common import fail
 
@@ -67,6 +67,8 @@ def _is_loopback(host: str) -> bool:
 
 def _check_suite_file(path: str) -> str | None:
     """An error line for a suite file that cannot be served, else ``None``."""
+    from workbench import validate_suite  # the schemas load here, not for every command
+
     try:
         suite = Suite.load(path)
     except (JSONFileError, SuiteError) as exc:

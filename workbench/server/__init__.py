@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     "ApiKey": "_auth",
-    "HostSettings": "_app",
+    "HostSettings": "_http",
     "OpenWopHost": "_host",
     "ServedHost": "_notebook",
     "generate_api_key": "_auth",
@@ -42,9 +42,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from ._app import (
-        HostSettings as HostSettings,
-    )
     from ._auth import (
         ApiKey as ApiKey,
     )
@@ -56,6 +53,9 @@ if TYPE_CHECKING:
     )
     from ._host import (
         OpenWopHost as OpenWopHost,
+    )
+    from ._http import (
+        HostSettings as HostSettings,
     )
     from ._notebook import (
         ServedHost as ServedHost,

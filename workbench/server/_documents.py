@@ -75,7 +75,8 @@ def conformance_suite() -> dict[str, Any]:
     return {
         "suiteId": "core.conformance.evals.fixture-error",
         "version": "1.0.0",
-        "name": "RFC 0245 conformance: a recorded tool error is replayed as an error",
+        "x-source": "written from RFC 0245's positive example (synthetic): a recorded tool "
+        "error is replayed as an error",
         "modes": ["golden"],
         "tasks": [
             {

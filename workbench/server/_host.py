@@ -23,9 +23,10 @@ from starlette.applications import Starlette
 from .._load.records import LoadResult, PromotedRun
 from .._replay.options import LiveTool
 from .._suite.capabilities import HostProfile
-from ._app import HostSettings, build_app
+from ._app import build_app
 from ._auth import ApiKey, generate_api_key
 from ._catalog import AgentRegistry, AgentSource, RecordedRuns, SuiteCatalog
+from ._http import HostSettings
 from ._runs import RunStore
 
 __all__ = ["OpenWopHost", "is_loopback", "server_url"]

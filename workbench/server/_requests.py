@@ -1,4 +1,4 @@
-"""Run create and fork bodies, checked before anything runs (SPEC R11, R43).
+"""Run create bodies, checked before anything runs (SPEC R11, R43); forks are ``_fork``'s.
 
 A body is read in its own member order and the first offending member is named, R11's way:
 ``400 validation_error`` with ``details.field``. Each member's own checks (its type, the suite
@@ -9,10 +9,7 @@ advertise) and, for the scripted agent, every task's script. Only a body that pa
 becomes a :class:`RunRecipe`, and only a recipe is ever run.
 
 Run options travel where OpenWOP puts vendor options: ``configurable.extensions.workbench``
-``{seed, trials, includeContent}``, and for a fork ``runOptionsOverlay.configurable.extensions
-.workbench.faults``: ``[{"taskId", "boundary", "kind"}]`` with ``kind`` a fault kind (R32:
-``hard``, ``transient``, ``flip``) or ``toggle`` (``isError`` flipped either way, the widget's
-toggle).
+``{seed, trials, includeContent}``.
 """
 
 from __future__ import annotations
@@ -28,16 +25,23 @@ from typing import Any, Final
 
 import orjson
 
-from .._common.vocab import FAULT_KINDS
 from .._replay.policies import script_problems
 from .._suite.capabilities import HostProfile, HostRefusal, check_suite
 from .._suite.model import Suite
-from .._sweep.edits import apply_faults, toggle_error
-from .._sweep.variants import Fault
 from ._catalog import AgentRegistry, RecordedRuns, SuiteCatalog
 from ._wire import WireError, member_path
 
-__all__ = ["RunRecipe", "SuiteChecker", "parse_create", "parse_fork"]
+__all__ = [
+    "WORKBENCH_OPTIONS",
+    "RunRecipe",
+    "SuiteChecker",
+    "as_int",
+    "as_object",
+    "as_tags",
+    "checked",
+    "parse_create",
+    "workbench_options",
+]
 
 _AGENT_ID = re.compile(r"[A-Za-z0-9._~:-]{1,128}")
 _ORG = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
@@ -52,7 +56,6 @@ _UNSERVED: Final[Mapping[str, str]] = {
 }
 _SECTIONS = ("run", "ai", "distillation", "budget")
 WORKBENCH_OPTIONS: Final = ("seed", "trials", "includeContent")
-FORK_KINDS: Final = (*FAULT_KINDS, "toggle")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,19 +138,19 @@ class SuiteChecker:
         return None
 
 
-def _int(value: Any, field: str, minimum: int) -> int:
+def as_int(value: Any, field: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise WireError.invalid(field, f"{field} must be an integer >= {minimum}")
     return value
 
 
-def _object(value: Any, field: str) -> Mapping[str, Any]:
+def as_object(value: Any, field: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise WireError.invalid(field, f"{field} must be a JSON object")
     return value
 
 
-def _tags(value: Any, field: str) -> tuple[str, ...]:
+def as_tags(value: Any, field: str) -> tuple[str, ...]:
     if not isinstance(value, list) or len(value) > 100:
         raise WireError.invalid(field, "tags must be a list of at most 100 strings")
     for index, tag in enumerate(value):
@@ -158,12 +161,12 @@ def _tags(value: Any, field: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _workbench_options(
+def workbench_options(
     configurable: Any, field: str, allowed: Sequence[str]
 ) -> tuple[Mapping[str, Any], dict[str, Any]]:
     """``configurable`` checked (``configurable.schema.json``'s closed shape, null sections
     read as absent) and its ``extensions.workbench`` members."""
-    value = _object(configurable, field)
+    value = as_object(configurable, field)
     for key, item in value.items():
         at = member_path(field, str(key))
         if key == "version":
@@ -175,11 +178,11 @@ def _workbench_options(
         elif key == "extensions":
             if item is None:
                 continue
-            for org, options in _object(item, at).items():
+            for org, options in as_object(item, at).items():
                 org_at = member_path(at, str(org))
                 if not isinstance(org, str) or not _ORG.fullmatch(org):
                     raise WireError.invalid(org_at, "an extensions key is a lowercase org name")
-                _object(options, org_at)
+                as_object(options, org_at)
         else:
             raise WireError.invalid(at, f"{key!r} is not a member of configurable")
     if "version" not in value:
@@ -192,9 +195,9 @@ def _workbench_options(
         if key not in allowed:
             raise WireError.invalid(at, f"{key!r} is not a workbench option ({', '.join(allowed)})")
         if key == "seed":
-            _int(item, at, 0)
+            as_int(item, at, 0)
         elif key == "trials" and item is not None:
-            _int(item, at, 1)
+            as_int(item, at, 1)
         elif key == "includeContent" and not isinstance(item, bool):
             raise WireError.invalid(at, "includeContent must be true or false")
     return value, mine
@@ -210,7 +213,7 @@ def parse_create(
     tenant: str,
 ) -> RunRecipe:
     """The recipe of a run create body, or the ``WireError`` naming its first offending field."""
-    data = _object(body, "body")
+    data = as_object(body, "body")
     found: dict[str, Any] = {}
     options: dict[str, Any] = {}
     resolved = None
@@ -234,15 +237,15 @@ def parse_create(
                 raise WireError.invalid(
                     key, "fixtureRuns needs agents.evalSuite.recordedFixtures (RFC 0252)"
                 )
-            for task_id, run_id in _object(value, key).items():
+            for task_id, run_id in as_object(value, key).items():
                 if not isinstance(run_id, str) or not run_id:
                     raise WireError.invalid(member_path(key, str(task_id)), "a run id is a string")
         elif key == "configurable":
-            found["configurable"], options = _workbench_options(value, key, WORKBENCH_OPTIONS)
+            found["configurable"], options = workbench_options(value, key, WORKBENCH_OPTIONS)
         elif key == "tags":
-            found["tags"] = _tags(value, key)
+            found["tags"] = as_tags(value, key)
         elif key == "metadata":
-            found["metadata"] = dict(_object(value, key))
+            found["metadata"] = dict(as_object(value, key))
         elif key == "tenantId":
             if value != tenant:
                 raise WireError.invalid(key, f"this host serves one tenant, {tenant!r}")
@@ -271,7 +274,7 @@ def parse_create(
         metadata=found.get("metadata"),
         configurable=found.get("configurable"),
     )
-    _check(recipe, checker, agents)
+    checked(recipe, checker, agents)
     return recipe
 
 
@@ -292,7 +295,7 @@ def _with_recorded_fixtures(
     return Suite({**suite.data, "tasks": tasks})
 
 
-def _check(recipe: RunRecipe, checker: SuiteChecker, agents: AgentRegistry) -> None:
+def checked(recipe: RunRecipe, checker: SuiteChecker, agents: AgentRegistry) -> None:
     try:
         checker.check(recipe.suite, scripted=agents.is_scripted(recipe.agent_id))
     except WireError as refusal:
@@ -307,108 +310,3 @@ def _check(recipe: RunRecipe, checker: SuiteChecker, agents: AgentRegistry) -> N
                     f"{refusal.message}",
                 ) from None
         raise
-
-
-def parse_fork(
-    body: Any,
-    source: RunRecipe,
-    source_length: int,
-    *,
-    checker: SuiteChecker,
-    agents: AgentRegistry,
-) -> tuple[str, int, RunRecipe]:
-    """``(mode, fromSeq, recipe)`` of a fork body; ``fromSeq`` outside ``0..len(log)`` is
-    ``422 fork_point_invalid``."""
-    data = _object(body, "body")
-    for key in data:
-        if key not in ("mode", "fromSeq", "runOptionsOverlay"):
-            raise WireError.invalid(str(key), f"{key!r} is not a member of a fork request")
-    mode = data.get("mode")
-    if mode not in ("replay", "branch"):
-        raise WireError.invalid("mode", 'mode must be "replay" or "branch"')
-    if "fromSeq" in data and data["fromSeq"] is not None:
-        from_seq = _int(data["fromSeq"], "fromSeq", 0)
-    elif mode == "branch":
-        raise WireError.invalid("fromSeq", "a branch fork needs fromSeq")
-    else:
-        from_seq = 0
-    overlay = data.get("runOptionsOverlay")
-    if mode == "replay" and overlay:
-        raise WireError.invalid("runOptionsOverlay", "a replay fork takes no runOptionsOverlay")
-    if from_seq > source_length:
-        raise WireError(
-            "fork_point_invalid",
-            f"fromSeq {from_seq} is past the source run's log (sequences 0..{source_length - 1})",
-            {"field": "fromSeq"},
-        )
-    recipe = source
-    if overlay:
-        recipe = _overlay(_object(overlay, "runOptionsOverlay"), source)
-        _check(recipe, checker, agents)
-    return str(mode), from_seq, recipe
-
-
-def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
-    base = "runOptionsOverlay"
-    changes: dict[str, Any] = {}
-    for key, value in overlay.items():
-        at = member_path(base, str(key))
-        if key == "configurable":
-            configurable, mine = _workbench_options(value, at, (*WORKBENCH_OPTIONS, "faults"))
-            changes["configurable"] = configurable
-            if "seed" in mine:
-                changes["seed"] = mine["seed"]
-            if "trials" in mine:
-                changes["trials"] = mine["trials"]
-            if "includeContent" in mine:
-                changes["include_content"] = mine["includeContent"]
-            if "faults" in mine:
-                faults = _faults(mine["faults"], f"{at}.extensions.workbench.faults", source.suite)
-                changes["suite"] = _apply(source.suite, faults)
-                changes["faults"] = (*source.faults, *faults)
-        elif key == "tags":
-            changes["tags"] = _tags(value, at)
-        elif key == "metadata":
-            changes["metadata"] = dict(_object(value, at))
-        else:
-            raise WireError.invalid(at, f"{key!r} is not a run option this host takes")
-    return source.replace(**changes)
-
-
-def _faults(value: Any, field: str, suite: Suite) -> list[dict[str, Any]]:
-    if not isinstance(value, list) or not value:
-        raise WireError.invalid(field, "faults must be a non-empty list")
-    tasks = {str(t.get("taskId")): t for t in suite.tasks}
-    out: list[dict[str, Any]] = []
-    for index, fault in enumerate(value):
-        at = f"{field}[{index}]"
-        item = _object(fault, at)
-        for key in item:
-            if key not in ("taskId", "boundary", "kind"):
-                raise WireError.invalid(
-                    member_path(at, str(key)), "a fault is {taskId, boundary, kind}"
-                )
-        task_id = item.get("taskId")
-        if not isinstance(task_id, str) or task_id not in tasks:
-            raise WireError.invalid(f"{at}.taskId", f"the suite has no task {task_id!r}")
-        entries = (tasks[task_id].get("fixtures") or {}).get("toolResponses") or []
-        boundary = _int(item.get("boundary"), f"{at}.boundary", 0)
-        if boundary >= len(entries):
-            raise WireError.invalid(
-                f"{at}.boundary", f"task {task_id!r} has {len(entries)} fixture entries"
-            )
-        if item.get("kind") not in FORK_KINDS:
-            raise WireError.invalid(f"{at}.kind", f"kind is one of {', '.join(FORK_KINDS)}")
-        out.append({"taskId": task_id, "boundary": boundary, "kind": item["kind"]})
-    return out
-
-
-def _apply(suite: Suite, faults: Sequence[Mapping[str, Any]]) -> Suite:
-    """Toggles first (they move no entry), then the fault kinds, by baseline index."""
-    for fault in faults:
-        if fault["kind"] == "toggle":
-            suite = toggle_error(suite, fault["taskId"], fault["boundary"])
-    injected = [
-        Fault(f["taskId"], f["boundary"], f["kind"]) for f in faults if f["kind"] != "toggle"
-    ]
-    return apply_faults(suite, injected) if injected else suite

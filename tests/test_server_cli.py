@@ -1,0 +1,136 @@
+"""``workbench serve-host`` on the command line: it prints the URL and a generated key, serves
+an OpenWOP client, stops on SIGINT, and answers bad input with exit 2 and one line (R43)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from helpers.openwop_host import BILLING_LOG, ROOT, billing_suite
+from openwop_client import CreateRunRequest, OpenwopClient
+
+from workbench.cli import main
+
+
+def _serve(args: list[str]) -> tuple[subprocess.Popen[str], str, list[str]]:
+    """Start serve-host; return the process, its URL and what it printed (read on a thread,
+    so the list keeps filling while the test runs)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "serve-host", *args],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line.rstrip("\n"))
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        serving = [ln for ln in lines if ln.startswith("workbench serve-host: serving ")]
+        if serving:
+            time.sleep(0.3)  # the rest of the banner follows at once
+            return process, serving[0].split()[-1], lines
+        time.sleep(0.02)
+    process.kill()
+    raise AssertionError(f"serve-host did not start: {lines}")
+
+
+@pytest.mark.slow
+def test_serve_host_prints_url_and_key_and_serves_the_client(tmp_path: Path) -> None:
+    suite_file = tmp_path / "billing.suite.json"
+    suite_file.write_text(json.dumps(billing_suite().data), encoding="utf-8")
+    process, url, lines = _serve([str(suite_file), "--runs", str(BILLING_LOG), "--port", "0"])
+    try:
+        banner = list(lines)
+        assert url.startswith("http://127.0.0.1:")
+        key = next(ln.split()[1] for ln in banner if ln.strip().startswith("key: "))
+        assert key.startswith("wbk_") and len(key) > 40
+        assert any("local.workbench.evals.billing-support@1.0.0" in ln for ln in banner)
+        assert any("northwind/run-2026-11-03-billing-7f3a9c2e" in ln for ln in banner)
+        client = OpenwopClient(url, key, timeout=10)
+        run = client.runs_create(
+            CreateRunRequest(
+                mode="eval",
+                evalSuiteRef="suite://local.workbench.evals.billing-support",
+                agentId="scripted",
+                fixtureRuns={"run": "northwind/run-2026-11-03-billing-7f3a9c2e"},
+            )
+        )
+        events = list(client.runs_events(run.runId, timeout_seconds=10))
+        assert events[0].payload["x-fixtureRuns"] == {
+            "run": "northwind/run-2026-11-03-billing-7f3a9c2e"
+        }
+        assert events[-1].type == "run.completed"
+        summary = client.runs_eval_summary(run.runId)
+        assert summary is not None and summary.passed
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(30)
+    assert code == 0
+
+
+@pytest.mark.slow
+def test_serve_host_takes_keys_from_a_file(tmp_path: Path) -> None:
+    keys = tmp_path / "keys.txt"
+    keys.write_text("# keys\nfull-access-key-0123456789\nreadonly-key-0123456789 read viewer\n")
+    process, url, lines = _serve([str(tmp_path), "--port", "0", "--api-key-file", str(keys)])
+    try:
+        banner = list(lines)
+        assert not any("wbk_" in ln for ln in banner)  # no key generated, none printed
+        assert OpenwopClient(url, "full-access-key-0123456789").runs_list() is not None
+        status = OpenwopClient(url, "readonly-key-0123456789").runs_list()
+        assert status is not None
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(30)
+    assert code == 0
+
+
+def _bad(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["serve-host", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+def test_bad_input_is_exit_2_and_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps(billing_suite().data))
+    invalid = billing_suite().data
+    invalid["tasks"][0]["fixtures"]["toolResponses"][2]["isError"] = "yes"
+    bad_suite = tmp_path / "bad.json"
+    bad_suite.write_text(json.dumps(invalid))
+    assert "tasks[0].fixtures.toolResponses[2].isError" in _bad([str(bad_suite)], capsys)
+    not_json = tmp_path / "broken.json"
+    not_json.write_text("{")
+    assert "broken.json" in _bad([str(not_json)], capsys)
+    assert "no such file" in _bad([str(tmp_path / "missing.json")], capsys)
+    assert "--port" in _bad([str(suite), "--port", "70000"], capsys)
+    keys = tmp_path / "keys.txt"
+    keys.write_text("short\n")
+    assert "keys.txt:1" in _bad([str(suite), "--api-key-file", str(keys)], capsys)
+    keys.write_text("a-long-enough-key-000000 admin\n")
+    assert "keys.txt:1" in _bad([str(suite), "--api-key-file", str(keys)], capsys)
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"agents": {"evalSuite": {"modes": []}}, "toolHooks": {}}))
+    assert "p.json" in _bad([str(suite), "--profile", str(profile)], capsys)
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("not an event\n")
+    assert "runs.jsonl" in _bad([str(suite), "--runs", str(runs)], capsys)

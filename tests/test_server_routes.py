@@ -1,0 +1,321 @@
+"""Every route of ``workbench serve-host``, driven by the official ``openwop-client`` (SPEC R43).
+
+Discovery advertises what R10 lists (and ``recordedFixtures``) in the v2 record shape the
+client parses; runs are created, read, listed, streamed (SSE, resumable with ``Last-Event-ID``)
+and polled; the summary is ``409`` while a run is not completed; a run is cancelled. Raw HTTP
+only where the client hides the bytes (the ``OpenWOP-Version`` header, error envelopes of the
+SSE route, unknown paths).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.error import HTTPError
+
+import pytest
+from helpers.openwop_host import LiveHost, billing_suite, running, snapshot_problems, start
+from openwop_client import CreateRunRequest, OpenwopClient, WopError
+
+import workbench as wb
+from workbench.server import HostSettings, OpenWopHost
+
+BILLING = "suite://local.workbench.evals.billing-support"
+
+
+class GatedAgent:
+    """A scripted agent that waits for ``gate`` before each task: a run that stays running
+    until the test lets it go."""
+
+    agent_id = "gated-agent"
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.inner = wb.ScriptedAgent()
+
+    def run(self, task_input: Any, tools: wb.ToolInterface) -> wb.Decision:
+        assert self.gate.wait(30), "the test never opened the gate"
+        return self.inner.run(task_input, tools)
+
+
+@pytest.fixture(scope="module")
+def gated() -> GatedAgent:
+    return GatedAgent()
+
+
+@pytest.fixture(scope="module")
+def live(gated: GatedAgent) -> Iterator[LiveHost]:
+    settings = HostSettings(keepalive_seconds=0.2, retry_ms=10)
+    host = OpenWopHost([billing_suite()], agents={"gated": gated}, settings=settings)
+    served = start(host)
+    yield served
+    gated.gate.set()
+    served.served.stop()
+
+
+def create(client: OpenwopClient, agent: str = "scripted", **more: Any) -> str:
+    body = CreateRunRequest(mode="eval", evalSuiteRef=BILLING, agentId=agent, **more)
+    return str(client.runs_create(body).runId)
+
+
+def finished(client: OpenwopClient, run_id: str) -> list[Any]:
+    return list(client.runs_events(run_id, timeout_seconds=10))
+
+
+def test_discovery_advertises_r10_members_in_v2_records(live: LiveHost) -> None:
+    """R10, R43: the client parses the families; the R10 object reads back as the profile."""
+    caps = live.client().discovery_capabilities()
+    assert caps.protocolVersions == ["2.0"] and caps.preferredVersion == "2.0"
+    agents = caps.family("agents")
+    assert agents is not None and agents.status == "experimental"
+    assert agents.facets["evalSuite"] == {
+        "modes": ["golden"],
+        "fixtureMatching": True,
+        "fixtureErrors": True,
+        "trials": True,
+        "trajectory": True,
+        "recordedFixtures": True,
+    }
+    hooks = caps.family("toolHooks")
+    assert hooks is not None and hooks.facets["prePostEvents"] is True
+    assert {"replay", "runList"} <= set(caps.families)
+    assert caps.fixtures == ["conformance-eval-fixture-error"]
+    assert wb.HostProfile.from_json(caps.raw, name="workbench") == wb.HostProfile.workbench()
+    # The R10 object is a valid host profile as served (a v2 discovery document is a profile).
+    from workbench._suite.schemas import validate_host_profile
+
+    assert validate_host_profile(caps.raw) == []
+
+
+def test_openapi_lists_every_route_the_host_serves(live: LiveHost) -> None:
+    document = live.client().discovery_openapi()
+    assert document["openapi"].startswith("3.1")
+    served = {
+        (method.lower(), path.replace("{run_id}", "{runId}"))
+        for route in live.host.app.routes
+        for method in getattr(route, "methods", set()) - {"HEAD"}
+        for path in [getattr(route, "path", "")]
+    }
+    documented = {(m, p) for p, ops in document["paths"].items() for m in ops}
+    assert documented == served
+
+
+def test_every_response_says_openwop_version_2(live: LiveHost) -> None:
+    for path in ("/.well-known/openwop", "/runs", "/runs/nope", "/nothing-here"):
+        status, headers, _ = live.raw("GET", path)
+        assert headers["openwop-version"] == "2.0", (path, status)
+
+
+def test_another_protocol_major_is_406(live: LiveHost) -> None:
+    status, _, body = live.raw("GET", "/runs", headers={"OpenWOP-Version": "3.0"})
+    assert status == 406
+    envelope = json.loads(body)
+    assert envelope["error"] == "protocol_version_unsupported"
+    assert envelope["details"] == {"supported": ["2.0"]}
+
+
+def test_create_get_and_list(live: LiveHost) -> None:
+    client = live.client()
+    run_id = create(client, tags=["ci"], metadata={"who": "test"})
+    finished(client, run_id)
+    snap = client.runs_get(run_id)
+    assert snap.runId == run_id and snap.status == "completed"
+    assert snap.workflowId == "workbench.eval" and snap.eventLogSchemaVersion == 3
+    assert snap.tags == ["ci"] and snap.metadata == {"who": "test"}
+    assert snap.owner.subject.lane == "api-key"
+    status, _, body = live.raw("GET", f"/runs/{run_id.replace('/', '~2F')}")
+    assert status == 200 and snapshot_problems(json.loads(body)) == []
+    # The legacy percent-encoded form of the id is read too (identity.md section 5).
+    status, _, body = live.raw("GET", f"/runs/{run_id.replace('/', '%2F')}")
+    assert status == 200 and json.loads(body)["runId"] == run_id
+    listing = client.runs_list(limit=100)
+    assert listing is not None and run_id in [r.runId for r in listing.runs]
+
+
+def test_list_pages_newest_first_with_a_cursor(live: LiveHost) -> None:
+    client = live.client()
+    made = [create(client) for _ in range(3)]
+    for run_id in made:
+        finished(client, run_id)
+    first = client.runs_list(limit=2)
+    assert first is not None and [r.runId for r in first.runs] == made[::-1][:2]
+    assert first.next_cursor is not None
+    second = client.runs_list(limit=2, cursor=first.next_cursor)
+    assert second is not None and second.runs[0].runId == made[0]
+    with pytest.raises(WopError) as refused:
+        client.runs_list(cursor="not-ours")
+    assert refused.value.status == 400 and refused.value.envelope is not None
+    assert refused.value.envelope.details == {"field": "cursor"}
+    done = client.runs_list(limit=100, status="completed")
+    assert done is not None and all(r.status == "completed" for r in done.runs)
+
+
+def test_sse_streams_the_whole_log_and_ends_after_run_completed(live: LiveHost) -> None:
+    client = live.client()
+    run_id = create(client)
+    events = finished(client, run_id)
+    assert [e.sequence for e in events] == list(range(len(events)))
+    assert events[0].type == "eval.started" and events[-1].type == "run.completed"
+    assert {"agent.tool-called", "agent.tool-returned"} <= {e.type for e in events}
+
+
+def test_sse_stream_modes_and_batches(live: LiveHost) -> None:
+    client = live.client()
+    run_id = create(client)
+    everything = finished(client, run_id)
+    updates = list(client.runs_events(run_id, stream_mode="updates"))
+    assert [e.type for e in updates] == [
+        e.type for e in everything if not e.type.startswith("agent.")
+    ]
+    debug = list(client.runs_events(run_id, stream_mode=["updates", "debug"]))
+    assert [e.eventId for e in debug] == [e.eventId for e in everything]
+    batched = list(client.runs_events(run_id, buffer_ms=50))
+    assert [e.eventId for e in batched] == [e.eventId for e in everything]
+    with pytest.raises(HTTPError) as refused:
+        list(client.runs_events(run_id, stream_mode="values"))
+    envelope = json.load(refused.value)
+    assert refused.value.code == 400 and envelope["error"] == "unsupported_stream_mode"
+    assert envelope["details"]["supported"] == ["debug", "updates"]
+
+
+def test_sse_resumes_from_last_event_id(live: LiveHost) -> None:
+    """RFC 0247: given Last-Event-ID N, the host sends sequence N+1 on, once."""
+    client = live.client()
+    run_id = create(client)
+    everything = finished(client, run_id)
+    resumed = list(client.runs_events(run_id, last_event_id="5"))
+    assert [e.sequence for e in resumed] == list(range(6, len(everything)))
+    assert list(client.runs_events(run_id, last_event_id=str(len(everything) - 1))) == []
+
+
+def test_a_bounded_close_is_resumed_by_the_client_with_no_event_twice() -> None:
+    """The host closes each stream after 4 frames; the client resumes with Last-Event-ID
+    until run.completed and yields every event exactly once."""
+    host = OpenWopHost([billing_suite()], settings=HostSettings(stream_frame_limit=4, retry_ms=5))
+    seen_ids: list[str | None] = []
+    with running(host) as live:
+        client = live.client()
+        run_id = create(client)
+        finished_log = client.runs_poll_events(run_id, timeout_seconds=5)
+        while not finished_log.isTerminal:
+            finished_log = client.runs_poll_events(run_id, timeout_seconds=5)
+        events = list(client.runs_events(run_id, timeout_seconds=10))
+        assert [e.sequence for e in events] == list(range(finished_log.lastSequence + 1))
+        # Raw: the first connection really stops after 4 frames, and Last-Event-ID resumes.
+        path = f"/runs/{run_id.replace('/', '~2F')}/events"
+        _, _, first = live.raw("GET", path)
+        ids = [ln for ln in first.decode().splitlines() if ln.startswith("id: ")]
+        assert ids == ["id: 0", "id: 1", "id: 2", "id: 3"]
+        _, _, second = live.raw("GET", path, headers={"Last-Event-ID": "3"})
+        seen_ids = [ln[4:] for ln in second.decode().splitlines() if ln.startswith("id: ")]
+    assert seen_ids == ["4", "5", "6", "7"]
+
+
+def test_poll_after_a_sequence_and_long_poll(live: LiveHost, gated: GatedAgent) -> None:
+    client = live.client()
+    run_id = create(client)
+    events = finished(client, run_id)
+    page = client.runs_poll_events(run_id, after_sequence=3)
+    assert [e.sequence for e in page.events] == list(range(4, len(events)))
+    assert page.lastSequence == len(events) - 1 and page.isTerminal and page.status == "completed"
+    assert client.runs_poll_events(run_id, after_sequence=page.lastSequence).events == []
+    whole = client.runs_poll_events(run_id)
+    assert [e.eventId for e in whole.events] == [e.eventId for e in events]
+    gated.gate.clear()
+    slow = create(client, "gated")
+    opened = client.runs_poll_events(slow, after_sequence=0, timeout_seconds=5)
+    assert [e.type for e in opened.events] == ["agent.invocation-started"]  # blocked in trial 0
+    started = time.monotonic()
+    waiting = client.runs_poll_events(slow, after_sequence=1, timeout_seconds=1)
+    assert time.monotonic() - started >= 0.9  # a long poll: nothing new, so it waited
+    assert waiting.events == [] and not waiting.isTerminal and waiting.status == "running"
+    gated.gate.set()
+    assert finished(client, slow)[-1].type == "run.completed"
+
+
+def test_summary_is_409_until_the_run_completes(live: LiveHost, gated: GatedAgent) -> None:
+    """R43: GET /eval-summary answers 409 run_state_conflict while the run is running."""
+    client = live.client()
+    gated.gate.clear()
+    run_id = create(client, "gated")
+    deadline = time.monotonic() + 10
+    while client.runs_get(run_id).status != "running" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(WopError) as conflict:
+        client.runs_eval_summary(run_id)
+    assert conflict.value.status == 409 and conflict.value.envelope is not None
+    assert conflict.value.envelope.error == "run_state_conflict"
+    assert conflict.value.envelope.details == {"runStatus": "running"}
+    # The stream of a running run stays open with keep-alives, and ends with the run.
+    gated.gate.set()
+    assert finished(client, run_id)[-1].type == "run.completed"
+    summary = client.runs_eval_summary(run_id)
+    assert summary is not None and summary.passed and summary.taskCount == 1
+
+
+def test_a_running_run_is_cancelled(live: LiveHost, gated: GatedAgent) -> None:
+    client = live.client()
+    gated.gate.clear()
+    trials = {"version": 1, "extensions": {"workbench": {"trials": 3}}}
+    run_id = create(client, "gated", configurable=trials)
+    answer = client.runs_cancel(run_id)
+    assert answer.status == "cancelling"
+    gated.gate.set()
+    events = finished(client, run_id)
+    assert events[-1].type == "run.cancelled"
+    assert client.runs_get(run_id).status == "cancelled"
+    with pytest.raises(WopError) as no_summary:
+        client.runs_eval_summary(run_id)
+    assert no_summary.value.status == 409
+    with pytest.raises(WopError) as ended:
+        client.runs_cancel(run_id)
+    assert ended.value.status == 409 and ended.value.envelope is not None
+    assert ended.value.envelope.error == "run_terminal"
+
+
+def test_unknown_runs_are_404_or_none_as_the_client_reads_them(live: LiveHost) -> None:
+    client = live.client()
+    missing = "workbench/0000000000000000000000ff"
+    with pytest.raises(WopError) as not_found:
+        client.runs_get(missing)
+    assert not_found.value.status == 404 and not_found.value.envelope is not None
+    assert not_found.value.envelope.error == "not_found"
+    assert client.runs_eval_summary(missing) is None
+    assert client.runs_diff(missing, missing) is None
+    with pytest.raises(HTTPError) as stream:
+        list(client.runs_events(missing))
+    assert stream.value.code == 404 and json.load(stream.value)["error"] == "not_found"
+
+
+def test_unknown_paths_and_methods_answer_envelopes(live: LiveHost) -> None:
+    status, _, body = live.raw("GET", "/workflows/x")
+    assert status == 404 and json.loads(body)["error"] == "not_found"
+    status, headers, body = live.raw("DELETE", "/runs")
+    assert status == 405 and json.loads(body)["error"] == "workbench.method_not_allowed"
+    assert "POST" in headers["allow"]
+
+
+def test_the_notebook_host_serves_the_suite_as_edited(tmp_path: Any) -> None:
+    """R43 from a notebook: serve_host(Workbench) runs what the widget holds when the run is
+    created, so an edit made after the host started is what the next run runs."""
+    from workbench.widgets import Workbench
+
+    widget = Workbench(billing_suite())
+    with wb.serve_host(widget) as served:
+        assert served.url.startswith("http://127.0.0.1:") and served.api_key.startswith("wbk_")
+        client = OpenwopClient(served.url, served.api_key, timeout=10)
+        before = client.runs_create(
+            CreateRunRequest(mode="eval", evalSuiteRef=BILLING, agentId="scripted")
+        ).runId
+        task = widget.suite.tasks[0]["taskId"]
+        widget.edit(wb.toggle_error(widget.suite, task, 0))
+        after = client.runs_create(
+            CreateRunRequest(mode="eval", evalSuiteRef=BILLING, agentId="scripted")
+        ).runId
+        first = [e for e in client.runs_events(before) if e.type == "agent.tool-returned"]
+        second = [e for e in client.runs_events(after) if e.type == "agent.tool-returned"]
+        assert "outcome" in first[0].payload and "error" in second[0].payload
+    assert not served.running

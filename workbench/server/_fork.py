@@ -1,0 +1,141 @@
+"""Fork bodies (``POST /runs/{id}:fork``), checked before anything runs (SPEC R11, R32, R43).
+
+``{mode, fromSeq?, runOptionsOverlay?}``: ``replay`` re-runs the source's recipe as it was
+(``fromSeq`` 0 unless given; no overlay), ``branch`` needs ``fromSeq`` and may change the
+recipe: ``runOptionsOverlay.configurable.extensions.workbench`` takes ``seed``, ``trials``,
+``includeContent`` and ``faults``, ``[{"taskId", "boundary", "kind"}]`` with ``kind`` a fault
+kind (R32: ``hard``, ``transient``, ``flip``) or ``toggle`` (``isError`` flipped either way, the
+widget's toggle); ``tags`` and ``metadata`` replace the source's. A ``fromSeq`` past the source
+log is ``422 fork_point_invalid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from .._common.vocab import FAULT_KINDS
+from .._suite.model import Suite
+from .._sweep.edits import apply_faults, toggle_error
+from .._sweep.variants import Fault
+from ._catalog import AgentRegistry
+from ._requests import (
+    WORKBENCH_OPTIONS,
+    RunRecipe,
+    SuiteChecker,
+    as_int,
+    as_object,
+    as_tags,
+    checked,
+    workbench_options,
+)
+from ._wire import WireError, member_path
+
+__all__ = ["FORK_KINDS", "parse_fork"]
+
+FORK_KINDS: Final = (*FAULT_KINDS, "toggle")
+
+
+def parse_fork(
+    body: Any,
+    source: RunRecipe,
+    source_length: int,
+    *,
+    checker: SuiteChecker,
+    agents: AgentRegistry,
+) -> tuple[str, int, RunRecipe]:
+    """``(mode, fromSeq, recipe)`` of a fork body; ``fromSeq`` outside ``0..len(log)`` is
+    ``422 fork_point_invalid``."""
+    data = as_object(body, "body")
+    for key in data:
+        if key not in ("mode", "fromSeq", "runOptionsOverlay"):
+            raise WireError.invalid(str(key), f"{key!r} is not a member of a fork request")
+    mode = data.get("mode")
+    if mode not in ("replay", "branch"):
+        raise WireError.invalid("mode", 'mode must be "replay" or "branch"')
+    if "fromSeq" in data and data["fromSeq"] is not None:
+        from_seq = as_int(data["fromSeq"], "fromSeq", 0)
+    elif mode == "branch":
+        raise WireError.invalid("fromSeq", "a branch fork needs fromSeq")
+    else:
+        from_seq = 0
+    overlay = data.get("runOptionsOverlay")
+    if mode == "replay" and overlay:
+        raise WireError.invalid("runOptionsOverlay", "a replay fork takes no runOptionsOverlay")
+    if from_seq > source_length:
+        raise WireError(
+            "fork_point_invalid",
+            f"fromSeq {from_seq} is past the source run's log (sequences 0..{source_length - 1})",
+            {"field": "fromSeq"},
+        )
+    recipe = source
+    if overlay:
+        recipe = _overlay(as_object(overlay, "runOptionsOverlay"), source)
+        checked(recipe, checker, agents)
+    return str(mode), from_seq, recipe
+
+
+def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
+    base = "runOptionsOverlay"
+    changes: dict[str, Any] = {}
+    for key, value in overlay.items():
+        at = member_path(base, str(key))
+        if key == "configurable":
+            configurable, mine = workbench_options(value, at, (*WORKBENCH_OPTIONS, "faults"))
+            changes["configurable"] = configurable
+            if "seed" in mine:
+                changes["seed"] = mine["seed"]
+            if "trials" in mine:
+                changes["trials"] = mine["trials"]
+            if "includeContent" in mine:
+                changes["include_content"] = mine["includeContent"]
+            if "faults" in mine:
+                faults = _faults(mine["faults"], f"{at}.extensions.workbench.faults", source.suite)
+                changes["suite"] = _apply(source.suite, faults)
+                changes["faults"] = (*source.faults, *faults)
+        elif key == "tags":
+            changes["tags"] = as_tags(value, at)
+        elif key == "metadata":
+            changes["metadata"] = dict(as_object(value, at))
+        else:
+            raise WireError.invalid(at, f"{key!r} is not a run option this host takes")
+    return source.replace(**changes)
+
+
+def _faults(value: Any, field: str, suite: Suite) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not value:
+        raise WireError.invalid(field, "faults must be a non-empty list")
+    tasks = {str(t.get("taskId")): t for t in suite.tasks}
+    out: list[dict[str, Any]] = []
+    for index, fault in enumerate(value):
+        at = f"{field}[{index}]"
+        item = as_object(fault, at)
+        for key in item:
+            if key not in ("taskId", "boundary", "kind"):
+                raise WireError.invalid(
+                    member_path(at, str(key)), "a fault is {taskId, boundary, kind}"
+                )
+        task_id = item.get("taskId")
+        if not isinstance(task_id, str) or task_id not in tasks:
+            raise WireError.invalid(f"{at}.taskId", f"the suite has no task {task_id!r}")
+        entries = (tasks[task_id].get("fixtures") or {}).get("toolResponses") or []
+        boundary = as_int(item.get("boundary"), f"{at}.boundary", 0)
+        if boundary >= len(entries):
+            raise WireError.invalid(
+                f"{at}.boundary", f"task {task_id!r} has {len(entries)} fixture entries"
+            )
+        if item.get("kind") not in FORK_KINDS:
+            raise WireError.invalid(f"{at}.kind", f"kind is one of {', '.join(FORK_KINDS)}")
+        out.append({"taskId": task_id, "boundary": boundary, "kind": item["kind"]})
+    return out
+
+
+def _apply(suite: Suite, faults: Sequence[Mapping[str, Any]]) -> Suite:
+    """Toggles first (they move no entry), then the fault kinds, by baseline index."""
+    for fault in faults:
+        if fault["kind"] == "toggle":
+            suite = toggle_error(suite, fault["taskId"], fault["boundary"])
+    injected = [
+        Fault(f["taskId"], f["boundary"], f["kind"]) for f in faults if f["kind"] != "toggle"
+    ]
+    return apply_faults(suite, injected) if injected else suite
