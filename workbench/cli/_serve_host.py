@@ -56,6 +56,11 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _shown(text: str) -> str:
+    """Text from a file, safe for a terminal: control characters as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -116,11 +121,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"  keys: {len(keys)} from {args.api_key_file}", file=err)
         for suite_id, version, origin in host.suites.listing():
-            print(f"  suite: {suite_id}@{version}  ({origin})", file=err)
+            print(f"  suite: {_shown(suite_id)}@{_shown(version)}  ({_shown(origin)})", file=err)
         for folder in host.suites.folders:
-            print(f"  folder: {folder}  (evalSuiteRef: a path under it)", file=err)
+            print(f"  folder: {_shown(str(folder))}  (evalSuiteRef: a path under it)", file=err)
         if len(host.recorded):
-            print(f"  recorded runs: {', '.join(host.recorded.ids())}", file=err)
+            print(f"  recorded runs: {_shown(', '.join(host.recorded.ids()))}", file=err)
         if not _is_loopback(args.host):
             print(
                 f"  warning: {args.host} is reachable from other machines; anyone with a key "
