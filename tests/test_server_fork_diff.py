@@ -191,3 +191,30 @@ def test_a_fork_of_an_unknown_run_is_404(live: LiveHost) -> None:
             "workbench/000000000000000000000000", ForkRunRequest(fromSeq=0, mode="replay")
         )
     assert missing.value.status == 404
+
+
+def test_a_fork_takes_a_task_s_edited_fixtures_whole(
+    live: LiveHost, source: tuple[str, list[Any]]
+) -> None:
+    """ "Edited fixtures given in the body": ``fixtures: {taskId: fixtures}`` replaces the task's
+    fixtures (checked like any suite), here with entry 5 made an error by hand."""
+    client = live.client()
+    run_id, events = source
+    fixtures = json.loads(json.dumps(billing_suite().tasks[0]["fixtures"]))
+    fixtures["toolResponses"][FLIPPED]["isError"] = True
+    body = {
+        "configurable": {"version": 1, "extensions": {"workbench": {"fixtures": {TASK: fixtures}}}}
+    }
+    called, returned = call_seqs(events, FLIPPED)
+    fork = client.runs_fork(
+        run_id, ForkRunRequest(fromSeq=called, mode="branch", runOptionsOverlay=body)
+    )
+    diff = client.runs_diff(run_id, fork.runId)
+    assert diff is not None and diff.divergedAtSeq == returned
+    fixtures["toolResponses"][FLIPPED]["isError"] = "yes"
+    with pytest.raises(WopError) as refused:
+        client.runs_fork(run_id, ForkRunRequest(fromSeq=0, mode="branch", runOptionsOverlay=body))
+    assert refused.value.envelope is not None
+    assert refused.value.envelope.details == {
+        "field": f"tasks[0].fixtures.toolResponses[{FLIPPED}].isError"
+    }

@@ -17,7 +17,14 @@ from typing import Any
 from urllib.error import HTTPError
 
 import pytest
-from helpers.openwop_host import LiveHost, billing_suite, running, snapshot_problems, start
+from helpers.openwop_host import (
+    LiveHost,
+    billing_suite,
+    event_dict,
+    running,
+    snapshot_problems,
+    start,
+)
 from openwop_client import CreateRunRequest, OpenwopClient, WopError
 
 import workbench as wb
@@ -319,3 +326,74 @@ def test_the_notebook_host_serves_the_suite_as_edited(tmp_path: Any) -> None:
         second = [e for e in client.runs_events(after) if e.type == "agent.tool-returned"]
         assert "outcome" in first[0].payload and "error" in second[0].payload
     assert not served.running
+
+
+class _Meltdown(BaseException):
+    """Not an Exception: the replay loop lets it through, as it would a host failure."""
+
+
+class CrashingAgent:
+    agent_id = "crashing-agent"
+
+    def __init__(self, kind: type[BaseException]) -> None:
+        self.kind = kind
+
+    def run(self, task_input: Any, tools: wb.ToolInterface) -> wb.Decision:
+        raise self.kind("boom")
+
+
+def test_an_agent_crash_fails_its_trial_and_a_host_failure_fails_the_run(
+    check_event_log: Any,
+) -> None:
+    """R25: an agent that raises fails its trial and the run completes; anything worse ends
+    the log with run.failed, so no reader waits forever, and the summary stays 409."""
+    agents = {"crash": CrashingAgent(RuntimeError), "melt": CrashingAgent(_Meltdown)}
+    with running(OpenWopHost([billing_suite()], agents=agents)) as live:
+        client = live.client()
+        crashed = create(client, "crash")
+        events = finished(client, crashed)
+        assert events[-1].type == "run.completed"
+        summary = client.runs_eval_summary(crashed)
+        assert summary is not None and not summary.passed
+        melted = create(client, "melt")
+        events = finished(client, melted)
+        assert events[-1].type == "run.failed"
+        assert events[-1].payload["error"]["code"] == "internal_error"
+        assert check_event_log([event_dict(e) for e in events]) == []
+        snap = client.runs_get(melted)
+        assert snap.status == "failed" and snap.error is not None
+        with pytest.raises(WopError) as no_summary:
+            client.runs_eval_summary(melted)
+        assert no_summary.value.envelope is not None
+        assert no_summary.value.envelope.details == {"runStatus": "failed"}
+
+
+def test_a_body_nested_too_deeply_is_a_400(live: LiveHost) -> None:
+    status, _, body = live.raw("POST", "/runs", b"[" * 100_000 + b"]" * 100_000)
+    assert status == 400 and json.loads(body)["details"] == {"field": "body"}
+
+
+def test_a_named_suite_file_is_found_by_path_name_and_uri(tmp_path: Any) -> None:
+    from openwop_client import RunConfigurable
+
+    path = tmp_path / "billing.suite.json"
+    path.write_text(json.dumps(billing_suite().data))
+    with running(OpenWopHost([str(path)])) as live:
+        client = live.client()
+        for ref in (str(path), "billing.suite.json", path.as_uri(), BILLING):
+            body = CreateRunRequest(
+                mode="eval",
+                evalSuiteRef=ref,
+                agentId="scripted",
+                # The client's dataclass sends its unset sections as null: read as absent.
+                configurable=RunConfigurable(extensions={"workbench": {"seed": 1}}),
+            )
+            run_id = client.runs_create(body).runId
+            events = finished(client, run_id)
+            assert events[0].payload["x-seed"] == 1, ref
+            assert client.runs_poll_events(run_id, after_sequence=-1).events[0].sequence == 0
+        with pytest.raises(WopError) as other:
+            client.runs_create(
+                CreateRunRequest(mode="eval", evalSuiteRef="/etc/passwd", agentId="scripted")
+            )
+        assert other.value.status == 400

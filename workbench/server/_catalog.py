@@ -7,7 +7,9 @@ create gives (SPEC R43).
   :class:`~workbench.Suite`, a JSON object, or an object with a ``suite`` attribute such as the
   notebook's ``Workbench``), or one found in a served folder, by its ``suiteId``;
 - ``conformance-eval-fixture-error``: the RFC 0245 conformance suite every host carries;
-- a relative path (``billing.suite.json``, ``team/a.json``): that file under a served folder.
+- a relative path (``billing.suite.json``, ``team/a.json``): that file under a served folder;
+  a suite file the host was given by name is also found by the path it was given as, its file
+  name, its absolute path or its ``file://`` URI (no other file is ever read).
 
 Suites are read at each run create, so an edit (in the notebook, or to the file) is what the
 next run runs: a file is re-read when its size or modification time changed, a live suite is
@@ -110,6 +112,7 @@ class SuiteCatalog:
         self._named: list[tuple[str, _FileSuite | _LiveSuite]] = []
         self._folders: list[Path] = []
         self._folder_index: list[_FileSuite] = []
+        self._files: dict[str, list[tuple[str, _FileSuite]]] = {}
         for source in sources:
             if isinstance(source, Suite) or hasattr(source, "suite"):
                 self._named.append(("notebook", _LiveSuite(source)))
@@ -123,6 +126,11 @@ class SuiteCatalog:
                     entry = _FileSuite(path)
                     entry.current()  # a file that does not parse is refused now
                     self._named.append((f"file:{path.name}", entry))
+                    absolute = path.resolve()
+                    names = {os.fspath(source), os.path.normpath(os.fspath(source)), path.name}
+                    names |= {str(absolute), absolute.as_uri()}
+                    for name in names:
+                        self._files.setdefault(name, []).append((f"file:{path.name}", entry))
             else:
                 raise TypeError(f"cannot serve {type(source).__name__} as a suite")
         self._index_folders()
@@ -162,6 +170,8 @@ class SuiteCatalog:
             return ResolvedSuite(_independent(conformance_suite()), "conformance")
         if ref.startswith("suite://"):
             return self._by_id(ref[len("suite://") :], ref)
+        if ref.startswith("file://"):
+            return self._by_path(ref)
         if "/" in ref or "\\" in ref or ref.endswith(".json") or ref.startswith("file:"):
             return self._by_path(ref.removeprefix("file:"))
         return self._by_id(ref, ref)
@@ -192,6 +202,13 @@ class SuiteCatalog:
         return ResolvedSuite(_independent(suite.data), origin)
 
     def _by_path(self, relative: str) -> ResolvedSuite:
+        named = self._files.get(relative) or self._files.get("file:" + relative)
+        if named is not None and len(named) == 1:
+            origin, entry = named[0]
+            try:
+                return ResolvedSuite(_independent(entry.current().data), origin)
+            except (OSError, ValueError) as exc:
+                raise WireError.invalid(_FIELD, f"suite file {relative!r}: {exc}") from None
         if not self._folders:
             raise WireError.invalid(
                 _FIELD, "this host serves no folder: name a suite by id (suite://ID)"

@@ -31,7 +31,7 @@ _TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
 async def poll_events(request: Request, host: HostState, key: ApiKey | None) -> Response:
     run = run_of(request, host)
     query = request.query_params
-    after = query_int(query.get("afterSequence"), "afterSequence", 0, 10**12, -1)
+    after = query_int(query.get("afterSequence"), "afterSequence", -1, 10**12, -1)
     timeout = query_int(query.get("timeout"), "timeout", 1, 60, 30)
     if len(run.events) <= after + 1 and not run.terminal:
         await run.wait(after + 1, float(timeout))

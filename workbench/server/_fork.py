@@ -3,7 +3,8 @@
 ``{mode, fromSeq?, runOptionsOverlay?}``: ``replay`` re-runs the source's recipe as it was
 (``fromSeq`` 0 unless given; no overlay), ``branch`` needs ``fromSeq`` and may change the
 recipe: ``runOptionsOverlay.configurable.extensions.workbench`` takes ``seed``, ``trials``,
-``includeContent`` and ``faults``, ``[{"taskId", "boundary", "kind"}]`` with ``kind`` a fault
+``includeContent``, ``fixtures`` (``{taskId: fixtures}``: a task's edited fixtures, whole) and
+``faults``, ``[{"taskId", "boundary", "kind"}]`` (applied after ``fixtures``) with ``kind`` a fault
 kind (R32: ``hard``, ``transient``, ``flip``) or ``toggle`` (``isError`` flipped either way, the
 widget's toggle); ``tags`` and ``metadata`` replace the source's. A ``fromSeq`` past the source
 log is ``422 fork_point_invalid``.
@@ -81,7 +82,9 @@ def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
     for key, value in overlay.items():
         at = member_path(base, str(key))
         if key == "configurable":
-            configurable, mine = workbench_options(value, at, (*WORKBENCH_OPTIONS, "faults"))
+            configurable, mine = workbench_options(
+                value, at, (*WORKBENCH_OPTIONS, "fixtures", "faults")
+            )
             changes["configurable"] = configurable
             if "seed" in mine:
                 changes["seed"] = mine["seed"]
@@ -89,9 +92,14 @@ def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
                 changes["trials"] = mine["trials"]
             if "includeContent" in mine:
                 changes["include_content"] = mine["includeContent"]
+            suite = source.suite
+            if "fixtures" in mine:
+                field = f"{at}.extensions.workbench.fixtures"
+                suite = _with_fixtures(suite, mine["fixtures"], field)
+                changes["suite"] = suite
             if "faults" in mine:
-                faults = _faults(mine["faults"], f"{at}.extensions.workbench.faults", source.suite)
-                changes["suite"] = _apply(source.suite, faults)
+                faults = _faults(mine["faults"], f"{at}.extensions.workbench.faults", suite)
+                changes["suite"] = _apply(suite, faults)
                 changes["faults"] = (*source.faults, *faults)
         elif key == "tags":
             changes["tags"] = as_tags(value, at)
@@ -100,6 +108,21 @@ def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
         else:
             raise WireError.invalid(at, f"{key!r} is not a run option this host takes")
     return source.replace(**changes)
+
+
+def _with_fixtures(suite: Suite, value: Any, field: str) -> Suite:
+    """The suite with whole tasks' ``fixtures`` replaced (``{taskId: fixtures}``); the result
+    is checked like any suite (R5, R11) before it runs."""
+    given = as_object(value, field)
+    ids = [str(t.get("taskId")) for t in suite.tasks]
+    tasks = list(suite.tasks)
+    for task_id, fixtures in given.items():
+        at = member_path(field, str(task_id))
+        if task_id not in ids:
+            raise WireError.invalid(at, f"the suite has no task {task_id!r}")
+        index = ids.index(task_id)
+        tasks[index] = {**tasks[index], "fixtures": dict(as_object(fixtures, at))}
+    return Suite({**suite.data, "tasks": tasks})
 
 
 def _faults(value: Any, field: str, suite: Suite) -> list[dict[str, Any]]:

@@ -153,6 +153,8 @@ async def json_body(request: Request, host: HostState) -> Any:
         return json.loads(raw.decode("utf-8"), parse_constant=refuse)
     except (UnicodeDecodeError, ValueError) as exc:
         raise WireError.invalid("body", f"the body is not JSON: {exc}") from None
+    except RecursionError:
+        raise WireError.invalid("body", "the body is nested too deeply") from None
 
 
 def run_of(request: Request, host: HostState, name: str = "run_id") -> Run:

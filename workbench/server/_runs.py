@@ -311,7 +311,7 @@ class RunStore:
             result = session.run(run.agent, on_trial=on_trial)
         except _Cancelled:
             session.stop("cancelled", "cancelled", "cancelled by request")
-        except Exception as exc:
+        except BaseException as exc:  # whatever happens, the log gets its terminal event
             log.exception("run %s failed", run.run_id)
             session.stop("failed", "internal_error", f"the run failed: {type(exc).__name__}")
         loop.call_soon_threadsafe(_finished, run, result)
