@@ -196,7 +196,7 @@ def test_a_fork_of_an_unknown_run_is_404(live: LiveHost) -> None:
 def test_a_fork_takes_a_task_s_edited_fixtures_whole(
     live: LiveHost, source: tuple[str, list[Any]]
 ) -> None:
-    """ "Edited fixtures given in the body": ``fixtures: {taskId: fixtures}`` replaces the task's
+    """Edited fixtures given in the body: ``fixtures: {taskId: fixtures}`` replaces the task's
     fixtures (checked like any suite), here with entry 5 made an error by hand."""
     client = live.client()
     run_id, events = source
