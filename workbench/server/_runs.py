@@ -296,11 +296,17 @@ class RunStore:
 
     def _execute(self, run: Run, loop: asyncio.AbstractEventLoop) -> None:
         """On a worker thread: run the session to its end; always leave a terminal event."""
-        loop.call_soon_threadsafe(_started, run)
+
+        def tell(callback: Any, *args: Any) -> None:
+            # A loop already closed (the host stopped) has no reader left to tell.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(callback, *args)
+
+        tell(_started, run)
         session = run.session
 
         def on_trial(_: Any) -> None:
-            loop.call_soon_threadsafe(run.wake)
+            tell(run.wake)
             if run.cancel_requested:
                 raise _Cancelled
 
@@ -314,7 +320,7 @@ class RunStore:
         except BaseException as exc:  # whatever happens, the log gets its terminal event
             log.exception("run %s failed", run.run_id)
             session.stop("failed", "internal_error", f"the run failed: {type(exc).__name__}")
-        loop.call_soon_threadsafe(_finished, run, result)
+        tell(_finished, run, result)
 
     def close(self) -> None:
         """Stop taking work; running runs finish on their threads."""
