@@ -397,3 +397,31 @@ def test_a_named_suite_file_is_found_by_path_name_and_uri(tmp_path: Any) -> None
                 CreateRunRequest(mode="eval", evalSuiteRef="/etc/passwd", agentId="scripted")
             )
         assert other.value.status == 400
+
+
+def test_a_quiet_stream_sends_keep_alives_at_the_set_interval(
+    live: LiveHost, gated: GatedAgent
+) -> None:
+    """While a run is quiet the stream stays open and sends a comment every keepalive (0.2 s
+    here): a few a second, not a stream of them."""
+    import http.client
+
+    client = live.client()
+    gated.gate.clear()
+    run_id = create(client, "gated")
+    connection = http.client.HTTPConnection("127.0.0.1", int(live.url.rsplit(":", 1)[1]), timeout=5)
+    connection.request(
+        "GET",
+        f"/runs/{run_id.replace('/', '~2F')}/events",
+        headers={"Authorization": f"Bearer {live.key}", "Last-Event-ID": "1"},
+    )
+    response = connection.getresponse()
+    comments = 0
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        line = response.fp.readline()
+        comments += line.startswith(b": keep-alive")
+    connection.close()
+    gated.gate.set()
+    assert 2 <= comments <= 8, comments
+    assert finished(client, run_id)[-1].type == "run.completed"

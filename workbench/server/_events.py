@@ -113,6 +113,6 @@ async def _frames(
             continue
         if run.terminal:
             return
-        await run.wait(count - 1, settings.keepalive_seconds)
+        await run.wait(count, settings.keepalive_seconds)
         if len(run.events) == count and not run.terminal:
             yield b": keep-alive\n\n"
