@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.openwop_host import BILLING_LOG, ROOT, billing_suite
 from openwop_client import CreateRunRequest, OpenwopClient
 
+from helpers.openwop_host import BILLING_LOG, ROOT, billing_suite
 from workbench.cli import main
 
 

@@ -22,10 +22,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from helpers.openwop_host import LiveHost, running, start
 from openwop_client import CreateRunRequest, ForkRunRequest, OpenwopClient, WopError
 
 import workbench as wb
+from helpers.openwop_host import LiveHost, running, start
 from workbench.server import OpenWopHost
 from workbench.server._documents import conformance_suite
 

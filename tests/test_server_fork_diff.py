@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from helpers.openwop_host import LiveHost, billing_suite, schema_errors, start
 from openwop_client import CreateRunRequest, ForkRunRequest, OpenwopClient, WopError
 
+from helpers.openwop_host import LiveHost, billing_suite, schema_errors, start
 from workbench.server import OpenWopHost
 
 REF = "suite://local.workbench.evals.billing-support"

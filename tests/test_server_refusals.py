@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.openwop_host import LiveHost, billing_suite, running, schema_errors, start
 from openwop_client import CreateRunRequest, OpenwopClient, WopError
 
 import workbench as wb
+from helpers.openwop_host import LiveHost, billing_suite, running, schema_errors, start
 from workbench.server import ApiKey, OpenWopHost
 
 BILLING = "suite://local.workbench.evals.billing-support"

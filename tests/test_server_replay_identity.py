@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.openwop_host import LiveHost, billing_suite, event_dict, jsonl, running, start
 from openwop_client import CreateRunRequest, OpenwopClient
 
 import workbench as wb
+from helpers.openwop_host import LiveHost, billing_suite, event_dict, jsonl, running, start
 from workbench.cli import main as cli
 from workbench.server import OpenWopHost
 

@@ -17,6 +17,9 @@ from typing import Any
 from urllib.error import HTTPError
 
 import pytest
+from openwop_client import CreateRunRequest, OpenwopClient, WopError
+
+import workbench as wb
 from helpers.openwop_host import (
     LiveHost,
     billing_suite,
@@ -25,9 +28,6 @@ from helpers.openwop_host import (
     snapshot_problems,
     start,
 )
-from openwop_client import CreateRunRequest, OpenwopClient, WopError
-
-import workbench as wb
 from workbench.server import HostSettings, OpenWopHost
 
 BILLING = "suite://local.workbench.evals.billing-support"
