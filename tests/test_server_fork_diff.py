@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from openwop_client import CreateRunRequest, ForkRunRequest, OpenwopClient, WopError
 
-from helpers.openwop_host import LiveHost, billing_suite, schema_errors, start
+from helpers.openwop_host import LiveHost, billing_suite, schema_errors, snapshot_problems, start
 from workbench.server import OpenWopHost
 
 REF = "suite://local.workbench.evals.billing-support"
@@ -79,6 +79,8 @@ def test_a_fork_with_a_flipped_entry_diverges_where_that_call_returned(
     assert [d.seq for d in diff.eventDiffs] == sorted(d.seq for d in diff.eventDiffs)
     snap = client.runs_get(fork.runId)
     assert snap.parentRunId == run_id and snap.status == "completed"
+    _, _, raw_snap = live.raw("GET", f"/runs/{fork.runId.replace('/', '~2F')}")
+    assert snapshot_problems(json.loads(raw_snap)) == []
     # The raw body is a valid RunDiffResponse (RFC 0054), with the state that changed.
     path = f"/runs/{run_id.replace('/', '~2F')}:diff?against={fork.runId.replace('/', '~2F')}"
     status, _, raw = live.raw("GET", path)

@@ -140,6 +140,11 @@ def test_create_get_and_list(live: LiveHost) -> None:
     assert status == 200 and json.loads(body)["runId"] == run_id
     listing = client.runs_list(limit=100)
     assert listing is not None and run_id in [r.runId for r in listing.runs]
+    # Every snapshot on the wire is valid against the official closed RunSnapshot schema.
+    status, _, body = live.raw("GET", "/runs?limit=100")
+    assert status == 200 and all(snapshot_problems(s) == [] for s in json.loads(body)["runs"])
+    broken = {**json.loads(body)["runs"][0], "suiteId": "not a member"}
+    assert snapshot_problems(broken) != []  # the check can fail
 
 
 def test_list_pages_newest_first_with_a_cursor(live: LiveHost) -> None:
@@ -253,6 +258,8 @@ def test_summary_is_409_until_the_run_completes(live: LiveHost, gated: GatedAgen
         time.sleep(0.01)
     with pytest.raises(WopError) as conflict:
         client.runs_eval_summary(run_id)
+    _, _, running_snap = live.raw("GET", f"/runs/{run_id.replace('/', '~2F')}")
+    assert snapshot_problems(json.loads(running_snap)) == []
     assert conflict.value.status == 409 and conflict.value.envelope is not None
     assert conflict.value.envelope.error == "run_state_conflict"
     assert conflict.value.envelope.details == {"runStatus": "running"}
@@ -362,6 +369,8 @@ def test_an_agent_crash_fails_its_trial_and_a_host_failure_fails_the_run(
         assert check_event_log([event_dict(e) for e in events]) == []
         snap = client.runs_get(melted)
         assert snap.status == "failed" and snap.error is not None
+        _, _, raw = live.raw("GET", f"/runs/{melted.replace('/', '~2F')}")
+        assert snapshot_problems(json.loads(raw)) == []
         with pytest.raises(WopError) as no_summary:
             client.runs_eval_summary(melted)
         assert no_summary.value.envelope is not None
