@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from openwop_client import CreateRunRequest, OpenwopClient
 
+import workbench as wb
 from helpers.openwop_host import BILLING_LOG, ROOT, billing_suite
 from workbench.cli import main
 
@@ -134,3 +136,23 @@ def test_bad_input_is_exit_2_and_one_line(
     runs = tmp_path / "runs.jsonl"
     runs.write_text("not an event\n")
     assert "runs.jsonl" in _bad([str(suite), "--runs", str(runs)], capsys)
+
+
+def test_an_address_that_cannot_be_served_is_exit_2_and_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A port in use and an address that is not this machine's are refused before serving, in
+    one line (uvicorn would exit from inside its loop with a traceback); a name that is not an
+    address is refused without a DNS lookup (which can hang)."""
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps(billing_suite().data))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        line = _bad([str(suite), "--port", str(port)], capsys)
+        assert f"127.0.0.1:{port}" in line and "in use" in line
+        with pytest.raises(OSError, match=f"127.0.0.1:{port}"):
+            wb.serve_host(billing_suite(), port=port)
+    for host in ("256.1.1.1", "no-such-host.invalid", "::1x"):
+        assert "--host" in _bad([str(suite), "--host", host], capsys)

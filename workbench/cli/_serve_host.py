@@ -39,7 +39,9 @@ def register(sub: Any) -> None:
         metavar="RUN_FILE",
         help="recorded runs (any format load_runs reads) that fixtureRuns may name (RFC 0252)",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="the address to bind (127.0.0.1)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the IP address to bind (127.0.0.1; 0.0.0.0: all)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free)")
     parser.add_argument(
         "--profile", default=None, metavar="P.json", help="advertise a narrower host profile"
@@ -70,6 +72,18 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _is_address(host: str) -> bool:
+    """An IP address (``[...]`` around IPv6 allowed) or ``localhost``: what may be bound. A name
+    would need DNS, which can hang on a machine without it."""
+    if host == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def _check_suite_file(path: str) -> str | None:
     """An error line for a suite file that cannot be served, else ``None``."""
     from workbench import validate_suite  # the schemas load here, not for every command
@@ -89,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         from workbench.server import OpenWopHost, load_api_keys
     except ImportError as exc:
         return fail(f"serve-host needs the server extra (pip install 'workbench[server]'): {exc}")
+    if not _is_address(args.host):
+        return fail(f"--host: {_shown(args.host)!r} is not an IP address (or localhost)")
     if not 0 <= args.port <= 65535:
         return fail(f"--port: {args.port} is out of range (0..65535)")
     if args.workers < 1:
@@ -138,6 +154,6 @@ def run(args: argparse.Namespace) -> int:
         host.serve(args.host, args.port, on_ready=ready)
     except KeyboardInterrupt:
         pass
-    except OSError as exc:
-        return fail(f"cannot serve on {args.host}:{args.port}: {exc}")
+    except OSError as exc:  # the address cannot be bound (in use, not this machine's)
+        return fail(exc.strerror if exc.strerror else str(exc))
     return 0

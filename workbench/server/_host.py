@@ -13,6 +13,7 @@ import contextlib
 import ipaddress
 import os
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -29,7 +30,7 @@ from ._catalog import AgentRegistry, AgentSource, RecordedRuns, SuiteCatalog
 from ._http import HostSettings
 from ._runs import RunStore
 
-__all__ = ["OpenWopHost", "is_loopback", "server_url"]
+__all__ = ["OpenWopHost", "bind", "is_loopback", "server_url"]
 
 
 def is_loopback(host: str) -> bool:
@@ -40,6 +41,21 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, bound here so that an address in use (or one this
+    machine does not have) is an ``OSError`` naming it, not uvicorn's exit from its thread."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def _profile(value: HostProfile | Mapping[str, Any] | str | os.PathLike[str] | None) -> HostProfile:
@@ -122,8 +138,9 @@ class OpenWopHost:
         *,
         on_ready: Callable[[str], None] | None = None,
     ) -> None:
-        """Serve in the foreground until SIGINT or SIGTERM; ``on_ready(url)`` once listening."""
-        server = _Server(self._config(host, port))
+        """Serve in the foreground until SIGINT or SIGTERM; ``on_ready(url)`` once listening.
+        An address that cannot be bound is an ``OSError`` before anything is served."""
+        server = self.server(host, port)
 
         async def main() -> None:
             serving = asyncio.ensure_future(server.serve())
@@ -139,8 +156,9 @@ class OpenWopHost:
             self.store.close()
 
     def server(self, host: str = "127.0.0.1", port: int = 0) -> uvicorn.Server:
-        """A uvicorn server for the app (its signal handlers only on the main thread)."""
-        return _Server(self._config(host, port))
+        """A uvicorn server for the app on a socket bound now (``OSError`` if it cannot be);
+        its signal handlers only on the main thread."""
+        return _Server(self._config(host, port), bind(host, port))
 
 
 def server_url(server: uvicorn.Server, host: str, port: int) -> str:
@@ -154,8 +172,21 @@ def server_url(server: uvicorn.Server, host: str, port: int) -> str:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, whose signal handlers are installed only on the main thread (a
-    notebook's background host leaves the kernel's alone) and only stop it."""
+    """uvicorn's server on a socket bound beforehand, whose signal handlers are installed only
+    on the main thread (a notebook's background host leaves the kernel's alone) and only stop
+    it."""
+
+    def __init__(self, config: uvicorn.Config, sock: socket.socket) -> None:
+        super().__init__(config)
+        self.socket = sock
+        """The listening socket (closed when the server shuts down, or by :meth:`release`)."""
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().serve(sockets=sockets if sockets is not None else [self.socket])
+
+    def release(self) -> None:
+        """Close the listening socket (a server that never ran still holds it)."""
+        self.socket.close()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

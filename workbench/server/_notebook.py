@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -96,9 +97,7 @@ def serve_host(
     sources = (
         list(suites) if isinstance(suites, list | tuple) else [suites] if suites is not None else []
     )
-    import time
-
-    from ._host import OpenWopHost, server_url
+    from ._host import OpenWopHost, _Server, server_url
 
     the_host = OpenWopHost(
         sources,
@@ -108,14 +107,21 @@ def serve_host(
         profile=profile,
         api_keys=[api_key] if api_key is not None else None,
     )
-    server = the_host.server(host, port)
+    try:
+        server = the_host.server(host, port)  # OSError when the address cannot be bound
+    except OSError:
+        the_host.store.close()
+        raise
     thread = threading.Thread(target=server.run, name="workbench-serve-host", daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             server.should_exit = True
+            thread.join(5)
+            if isinstance(server, _Server):
+                server.release()
             the_host.store.close()
-            raise OSError(f"serve-host could not listen on {host}:{port}")
+            raise OSError(f"serve-host could not start serving on {host}:{port}")
         time.sleep(0.005)
     return ServedHost(server_url(server, host, port), the_host.api_key, the_host, server, thread)
