@@ -201,6 +201,14 @@ def test_sse_resumes_from_last_event_id(live: LiveHost) -> None:
     resumed = list(client.runs_events(run_id, last_event_id="5"))
     assert [e.sequence for e in resumed] == list(range(6, len(everything)))
     assert list(client.runs_events(run_id, last_event_id=str(len(everything) - 1))) == []
+    assert [e.sequence for e in client.runs_events(run_id, last_event_id="-1")] == [
+        e.sequence for e in everything
+    ]
+    # Not a sequence this host sent (a negative one would count from the end): a 400 envelope.
+    wire = run_id.replace("/", "~2F")
+    for last in ("-5", "abc", "3.5"):
+        status, _, body = live.raw("GET", f"/runs/{wire}/events", headers={"Last-Event-ID": last})
+        assert status == 400 and json.loads(body)["details"] == {"field": "Last-Event-ID"}, last
 
 
 def test_a_bounded_close_is_resumed_by_the_client_with_no_event_twice() -> None:

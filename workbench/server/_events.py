@@ -69,7 +69,9 @@ async def stream_events(request: Request, host: HostState, key: ApiKey | None) -
     buffer_ms = query.get("bufferMs")
     batched = buffer_ms is not None and query_int(buffer_ms, "bufferMs", 0, 5000, 0) >= 0
     last = request.headers.get("last-event-id")
-    if last is not None and not re.fullmatch(r"-?\d{1,12}", last.strip()):
+    # A sequence this host sent (or -1: from the start, as afterSequence); a negative index
+    # would count from the end of the log.
+    if last is not None and not re.fullmatch(r"-1|\d{1,12}", last.strip()):
         raise WireError.invalid("Last-Event-ID", "Last-Event-ID is a sequence this host sent")
     start = int(last) + 1 if last is not None else 0
     settings = host.settings
