@@ -217,6 +217,8 @@ def test_a_fork_takes_a_task_s_edited_fixtures_whole(
     with pytest.raises(WopError) as refused:
         client.runs_fork(run_id, ForkRunRequest(fromSeq=0, mode="branch", runOptionsOverlay=body))
     assert refused.value.envelope is not None
+    # R11 names the member the caller sent: the body's path to the task's edited fixtures.
     assert refused.value.envelope.details == {
-        "field": f"tasks[0].fixtures.toolResponses[{FLIPPED}].isError"
+        "field": "runOptionsOverlay.configurable.extensions.workbench.fixtures."
+        f"{TASK}.toolResponses[{FLIPPED}].isError"
     }

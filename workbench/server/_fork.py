@@ -71,9 +71,37 @@ def parse_fork(
         )
     recipe = source
     if overlay:
-        recipe = _overlay(as_object(overlay, "runOptionsOverlay"), source)
-        checked(recipe, checker, agents)
+        given = as_object(overlay, "runOptionsOverlay")
+        recipe = _overlay(given, source)
+        try:
+            checked(recipe, checker, agents)
+        except WireError as refusal:
+            raise _in_body(refusal, recipe.suite, given) from None
     return str(mode), from_seq, recipe
+
+
+def _in_body(refusal: WireError, suite: Suite, overlay: Mapping[str, Any]) -> WireError:
+    """A refusal of the forked suite naming a task's ``fixtures`` the body replaced, renamed to
+    the body's member (``runOptionsOverlay.configurable.extensions.workbench.fixtures.<taskId>
+    ...``): R11 names the field the caller sent."""
+    field = str((refusal.details or {}).get("field", ""))
+    configurable = overlay.get("configurable")
+    extensions = configurable.get("extensions") if isinstance(configurable, Mapping) else None
+    mine = extensions.get("workbench") if isinstance(extensions, Mapping) else None
+    edited = mine.get("fixtures") if isinstance(mine, Mapping) else None
+    if not isinstance(edited, Mapping):
+        return refusal
+    for index, task in enumerate(suite.tasks):
+        task_id = str(task.get("taskId"))
+        prefix = f"tasks[{index}].fixtures"
+        if task_id in edited and (
+            field == prefix or field.startswith((prefix + ".", prefix + "["))
+        ):
+            base = "runOptionsOverlay.configurable.extensions.workbench.fixtures"
+            renamed = member_path(base, task_id) + field[len(prefix) :]
+            details = {**(refusal.details or {}), "field": renamed}
+            return WireError(refusal.code, refusal.message, details, headers=refusal.headers)
+    return refusal
 
 
 def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
