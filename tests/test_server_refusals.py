@@ -126,6 +126,11 @@ def test_a_refusal_names_the_first_offending_field_in_document_order(live: LiveH
         ),
         (
             {"mode": "eval", "evalSuiteRef": BILLING, "agentId": "scripted",
+             "configurable": {"version": 1, "extensions": {"workbench": {"trials": 10**9}}}},
+            "configurable.extensions.workbench.trials",
+        ),
+        (
+            {"mode": "eval", "evalSuiteRef": BILLING, "agentId": "scripted",
              "fixtureRuns": {"no-such-task": "northwind/run-2026-11-03-billing-7f3a9c2e"}},
             "fixtureRuns.no-such-task",
         ),

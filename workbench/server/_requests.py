@@ -32,6 +32,7 @@ from ._catalog import AgentRegistry, RecordedRuns, SuiteCatalog
 from ._wire import WireError, member_path
 
 __all__ = [
+    "MAX_TRIALS",
     "WORKBENCH_OPTIONS",
     "RunRecipe",
     "SuiteChecker",
@@ -56,6 +57,9 @@ _UNSERVED: Final[Mapping[str, str]] = {
 }
 _SECTIONS = ("run", "ai", "distillation", "budget")
 WORKBENCH_OPTIONS: Final = ("seed", "trials", "includeContent")
+MAX_TRIALS: Final = 1000
+"""The most trials per task a request may ask for: a run's log is held in memory (about 30
+events a trial for the billing suite), and one request must not tie a worker up for hours."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +142,11 @@ class SuiteChecker:
         return None
 
 
-def as_int(value: Any, field: str, minimum: int) -> int:
+def as_int(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise WireError.invalid(field, f"{field} must be an integer >= {minimum}")
+    if maximum is not None and value > maximum:
+        raise WireError.invalid(field, f"{field} must be at most {maximum}")
     return value
 
 
@@ -197,7 +203,7 @@ def workbench_options(
         if key == "seed":
             as_int(item, at, 0)
         elif key == "trials" and item is not None:
-            as_int(item, at, 1)
+            as_int(item, at, 1, MAX_TRIALS)
         elif key == "includeContent" and not isinstance(item, bool):
             raise WireError.invalid(at, "includeContent must be true or false")
     return value, mine
