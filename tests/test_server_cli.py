@@ -124,6 +124,7 @@ def test_bad_input_is_exit_2_and_one_line(
     not_json.write_text("{")
     assert "broken.json" in _bad([str(not_json)], capsys)
     assert "no such file" in _bad([str(tmp_path / "missing.json")], capsys)
+    assert "workbench promote" in _bad([str(BILLING_LOG)], capsys)  # a recording, not a suite
     assert "--port" in _bad([str(suite), "--port", "70000"], capsys)
     keys = tmp_path / "keys.txt"
     keys.write_text("short\n")

@@ -91,6 +91,8 @@ def _check_suite_file(path: str) -> str | None:
     try:
         suite = Suite.load(path)
     except (JSONFileError, SuiteError) as exc:
+        if path.endswith(".jsonl"):  # a recording given where a suite goes
+            return f"{exc} (a recording? serve its suite: workbench promote {path} -o SUITE.json)"
         return str(exc)
     problems = validate_suite(suite.data)
     if problems:
