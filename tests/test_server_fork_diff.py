@@ -148,6 +148,13 @@ def test_a_fork_point_after_the_change_is_422(
             {"mode": "branch", "fromSeq": 0, "runOptionsOverlay": {"inputs": {}}},
             "runOptionsOverlay.inputs",
         ),
+        # R11: the first offending member in the body's own order.
+        ({"fromSeq": -1, "mode": "sideways"}, "fromSeq"),
+        ({"mode": "sideways", "fromSeq": -1}, "mode"),
+        ({"fromSeq": 0}, "mode"),
+        # An overlay that is not an object is refused, even an empty list.
+        ({"mode": "branch", "fromSeq": 0, "runOptionsOverlay": []}, "runOptionsOverlay"),
+        ({"mode": "branch", "fromSeq": 0, "runOptionsOverlay": "x"}, "runOptionsOverlay"),
     ],
 )
 def test_bad_forks_are_refused_naming_the_field(

@@ -8,6 +8,7 @@ needs a body the client would not send (member order, a non-JSON body, a wrong c
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,54 @@ def test_a_body_that_is_not_json_or_not_an_object(live: LiveHost) -> None:
     assert refusal(live, [1, 2])["details"] == {"field": "body"}
     status, _, raw = live.raw("POST", "/runs", b'{"mode": NaN}')
     assert status == 400
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        (b'{"mode": "eval", "evalSuiteRef": "\xff"}', "UTF-8"),
+        (b"\xef\xbb\xbf{}", "not JSON"),
+        (b'{"mode": "eval", "metadata": {"a": ' + b"9" * 5000 + b"}}", "more than 100 digits"),
+        (b'{"mode": "eval", "metadata": {"a": 1e999}}', "range"),
+        (b'{"mode": "eval", "metadata": {"a": -Infinity}}', "not JSON"),
+        (b"[" * 50_000 + b"]" * 50_000, "nested too deeply"),
+    ],
+)
+def test_hostile_bodies_are_400_naming_the_body(live: LiveHost, raw: bytes, says: str) -> None:
+    """R11, hostile input: bytes that are not UTF-8, integers Python will not convert, numbers
+    a double cannot hold (they came back as ``Infinity``, which is not JSON) and deep nesting
+    are each a 400 naming ``body``, never a 500 or a run."""
+    before = run_count(live)
+    status, _, answer = live.raw("POST", "/runs", raw)
+    assert status == 400, answer
+    envelope = json.loads(answer)
+    assert envelope["details"] == {"field": "body"} and says in envelope["message"]
+    assert "sys." not in envelope["message"]  # no Python hint about its own settings
+    assert run_count(live) == before
+
+
+def test_a_client_that_leaves_mid_body_leaves_no_traceback(
+    live: LiveHost, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A body cut off by the client (it promised more than it sent) is logged as a disconnect,
+    not as a host failure with a traceback; the host keeps serving."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(live.url)
+    with caplog.at_level("INFO", logger="workbench.server"):
+        with socket.create_connection((parts.hostname, parts.port), timeout=5) as sock:
+            sock.sendall(
+                b"POST /runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Authorization: Bearer " + live.key.encode() + b"\r\n"
+                b'Content-Length: 1000\r\n\r\n{"mode": '
+            )
+        deadline = time.monotonic() + 5
+        while "disconnected" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert "disconnected" in caplog.text
+    assert "Traceback" not in caplog.text and "failed" not in caplog.text
+    assert live.client().runs_list() is not None
 
 
 def test_a_wrong_content_type_or_a_huge_body(live: LiveHost) -> None:

@@ -48,14 +48,25 @@ def parse_fork(
     """``(mode, fromSeq, recipe)`` of a fork body; ``fromSeq`` outside ``0..len(log)`` is
     ``422 fork_point_invalid``."""
     data = as_object(body, "body")
-    for key in data:
-        if key not in ("mode", "fromSeq", "runOptionsOverlay"):
+    # Each member's own checks in the body's member order (R11: the first offending member is
+    # the one named), then what the members say together.
+    for key, value in data.items():
+        if key == "mode":
+            if value not in ("replay", "branch"):
+                raise WireError.invalid("mode", 'mode must be "replay" or "branch"')
+        elif key == "fromSeq":
+            if value is not None:
+                as_int(value, "fromSeq", 0)
+        elif key == "runOptionsOverlay":
+            if value is not None:
+                as_object(value, "runOptionsOverlay")
+        else:
             raise WireError.invalid(str(key), f"{key!r} is not a member of a fork request")
     mode = data.get("mode")
-    if mode not in ("replay", "branch"):
+    if mode is None:
         raise WireError.invalid("mode", 'mode must be "replay" or "branch"')
-    if "fromSeq" in data and data["fromSeq"] is not None:
-        from_seq = as_int(data["fromSeq"], "fromSeq", 0)
+    if data.get("fromSeq") is not None:
+        from_seq = int(data["fromSeq"])
     elif mode == "branch":
         raise WireError.invalid("fromSeq", "a branch fork needs fromSeq")
     else:

@@ -14,13 +14,14 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ._auth import ApiKey, check_bearer
@@ -47,6 +48,9 @@ TENANT = "workbench"
 """The one tenant of the host (the ``tenant`` part of every run id)."""
 
 _VERSION = re.compile(r"(\d+)\.(\d+)")
+_MAX_DIGITS = 100
+"""The longest integer a body may hold (Python refuses over 4300 digits with a hint about its
+own settings; no member of a request needs more than an int64's 19)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,10 @@ def endpoint(*, auth: bool = True, write: bool = False) -> Callable[[Handler], A
                 return await handler(request, host, key)
             except WireError as error:
                 return error_response(error)
+            except ClientDisconnect:
+                # The client left while sending its body: nobody reads the answer.
+                log.info("%s %s: the client disconnected", request.method, request.url.path)
+                return Response(status_code=400)
             except Exception:
                 log.exception("%s %s failed", request.method, request.url.path)
                 return error_response(WireError("internal_error", "the host failed; see its log"))
@@ -149,9 +157,27 @@ async def json_body(request: Request, host: HostState) -> Any:
     def refuse(name: str) -> Any:
         raise ValueError(f"{name} is not JSON")
 
+    def integer(digits: str) -> int:
+        if len(digits.lstrip("-")) > _MAX_DIGITS:
+            raise ValueError(f"an integer has more than {_MAX_DIGITS} digits")
+        return int(digits)
+
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"{text} is out of a double's range")
+        return value
+
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=refuse)
-    except (UnicodeDecodeError, ValueError) as exc:
+        return json.loads(
+            raw.decode("utf-8"), parse_constant=refuse, parse_int=integer, parse_float=number
+        )
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        raise WireError.invalid(
+            "body", f"the body is not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
+        ) from None
+    except ValueError as exc:
         raise WireError.invalid("body", f"the body is not JSON: {exc}") from None
     except RecursionError:
         raise WireError.invalid("body", "the body is nested too deeply") from None
