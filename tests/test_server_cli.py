@@ -157,3 +157,21 @@ def test_an_address_that_cannot_be_served_is_exit_2_and_one_line(
             wb.serve_host(billing_suite(), port=port)
     for host in ("256.1.1.1", "no-such-host.invalid", "::1x"):
         assert "--host" in _bad([str(suite), "--host", host], capsys)
+
+
+def test_ctrl_c_before_serving_is_a_quiet_exit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the suite files are still being checked (seconds on a busy machine) ends
+    the command with 130 and no traceback; nothing was served, so nothing is printed."""
+    import workbench.cli._serve_host as command
+
+    def interrupted(path: str) -> str | None:
+        raise KeyboardInterrupt
+
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps(billing_suite().data))
+    monkeypatch.setattr(command, "_check_suite_file", interrupted)
+    assert main(["serve-host", str(suite), "--port", "0"]) == 130
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""

@@ -102,6 +102,13 @@ def _check_suite_file(path: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        return _run(args)
+    except KeyboardInterrupt:  # Ctrl-C while the suites are checked, before serving
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
         from workbench.server import OpenWopHost, load_api_keys
     except ImportError as exc:
         return fail(f"serve-host needs the server extra (pip install 'workbench[server]'): {exc}")

@@ -146,7 +146,7 @@ class OpenWopHost:
             serving = asyncio.ensure_future(server.serve())
             while not server.started and not serving.done():
                 await asyncio.sleep(0.01)
-            if server.started and on_ready is not None:
+            if server.started and not server.should_exit and on_ready is not None:
                 on_ready(server_url(server, host, port))
             await serving
 
