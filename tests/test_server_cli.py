@@ -12,9 +12,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from openwop_client import CreateRunRequest, OpenwopClient
+from openwop_client import CreateRunRequest, OpenwopClient, WopError
 
 import workbench as wb
 from helpers.openwop_host import BILLING_LOG, ROOT, billing_suite
@@ -98,6 +99,78 @@ def test_serve_host_takes_keys_from_a_file(tmp_path: Path) -> None:
         assert status is not None
     finally:
         process.send_signal(signal.SIGTERM)
+        code = process.wait(30)
+    assert code == 0
+
+
+@pytest.mark.slow
+def test_serve_host_profile_narrows_discovery_and_refusals(tmp_path: Path) -> None:
+    """R10, R11 through --profile: what the profile does not advertise is absent from discovery
+    and refused at create naming the first offending field, before anything runs; what it does
+    advertise still runs (so the refusals are the profile's doing)."""
+    suite_file = tmp_path / "billing.suite.json"
+    suite_file.write_text(json.dumps(billing_suite().data), encoding="utf-8")
+    narrow = wb.HostProfile(
+        name="narrow", fixture_errors=False, trials=False, recorded_fixtures=False
+    )
+    profile = tmp_path / "narrow.json"
+    profile.write_text(json.dumps(narrow.to_json()), encoding="utf-8")
+    args = [str(suite_file), "--runs", str(BILLING_LOG), "--profile", str(profile), "--port", "0"]
+    process, url, lines = _serve(args)
+    billing = "suite://local.workbench.evals.billing-support"
+    recorded = "northwind/run-2026-11-03-billing-7f3a9c2e"
+    try:
+        key = next(ln.split()[1] for ln in list(lines) if ln.strip().startswith("key: "))
+        client = OpenwopClient(url, key, timeout=10)
+        facets = client.discovery_capabilities().family("agents").facets["evalSuite"]
+        assert facets["fixtureErrors"] is False and facets["trials"] is False
+        assert facets["recordedFixtures"] is False and facets["fixtureMatching"] is True
+
+        def refused(**body: Any) -> object:
+            with pytest.raises(WopError) as caught:
+                client.runs_create(CreateRunRequest(mode="eval", agentId="scripted", **body))
+            assert caught.value.status == 400 and caught.value.envelope is not None
+            assert caught.value.envelope.error == "validation_error"
+            return caught.value.envelope.details["field"]
+
+        trials = {"version": 1, "extensions": {"workbench": {"trials": 2}}}
+        assert refused(evalSuiteRef=billing) == "tasks[0].fixtures.toolResponses[3].isError"
+        assert (
+            refused(evalSuiteRef="conformance-eval-fixture-error")
+            == "tasks[0].fixtures.toolResponses[0].isError"
+        )
+        assert refused(evalSuiteRef=billing, fixtureRuns={"run": recorded}) == "fixtureRuns"
+        assert (
+            refused(evalSuiteRef=billing, configurable=trials)
+            == "configurable.extensions.workbench.trials"
+        )
+        listing = client.runs_list(limit=100)
+        assert listing is not None and listing.runs == []  # nothing ran
+        # A suite using only what the profile advertises runs.
+        clean = billing_suite().data
+        clean["suiteId"] = "local.workbench.evals.billing-clean"
+        for entry in clean["tasks"][0]["fixtures"]["toolResponses"]:
+            entry.pop("isError", None)
+        (tmp_path / "clean.suite.json").write_text(json.dumps(clean), encoding="utf-8")
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(30)
+    assert code == 0
+    process, url, lines = _serve(
+        [str(tmp_path / "clean.suite.json"), "--profile", str(profile), "--port", "0"]
+    )
+    try:
+        key = next(ln.split()[1] for ln in list(lines) if ln.strip().startswith("key: "))
+        client = OpenwopClient(url, key, timeout=10)
+        run = client.runs_create(
+            CreateRunRequest(
+                mode="eval", evalSuiteRef="local.workbench.evals.billing-clean", agentId="scripted"
+            )
+        )
+        events = list(client.runs_events(run.runId, timeout_seconds=10))
+        assert events[-1].type == "run.completed"
+    finally:
+        process.send_signal(signal.SIGINT)
         code = process.wait(30)
     assert code == 0
 

@@ -316,3 +316,41 @@ def test_a_refused_create_is_not_remembered_by_its_idempotency_key(live: LiveHos
         with pytest.raises(WopError) as refused:
             client.runs_create(bad, idempotency_key="refused-1")
         assert field_of(refused.value) == "evalSuiteRef"
+
+
+def test_a_profile_without_trials_refuses_asking_for_them() -> None:
+    """R10, R11: ``trials`` needs ``agents.evalSuite.trials``, whether a suite or a request asks
+    for them: a create's ``configurable`` and a fork's overlay are refused naming the member,
+    before anything runs."""
+    from openwop_client import ForkRunRequest
+
+    clean = billing_suite().data
+    for entry in clean["tasks"][0]["fixtures"]["toolResponses"]:
+        entry.pop("isError", None)
+    narrow = wb.HostProfile(name="no-trials", trials=False)
+    trials = {"version": 1, "extensions": {"workbench": {"trials": 3}}}
+    with running(OpenWopHost([clean], profile=narrow)) as live:
+        client = live.client()
+        with pytest.raises(WopError) as refused:
+            client.runs_create(
+                CreateRunRequest(
+                    mode="eval", evalSuiteRef=BILLING, agentId="scripted", configurable=trials
+                )
+            )
+        assert field_of(refused.value) == "configurable.extensions.workbench.trials"
+        assert len(live.host.store) == 0
+        run_id = client.runs_create(
+            CreateRunRequest(mode="eval", evalSuiteRef=BILLING, agentId="scripted")
+        ).runId
+        list(client.runs_events(run_id, timeout_seconds=10))
+        with pytest.raises(WopError) as forked:
+            client.runs_fork(
+                run_id,
+                ForkRunRequest(
+                    fromSeq=0, mode="branch", runOptionsOverlay={"configurable": trials}
+                ),
+            )
+        assert field_of(forked.value) == (
+            "runOptionsOverlay.configurable.extensions.workbench.trials"
+        )
+        assert len(live.host.store) == 1

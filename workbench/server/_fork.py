@@ -83,7 +83,7 @@ def parse_fork(
     recipe = source
     if overlay:
         given = as_object(overlay, "runOptionsOverlay")
-        recipe = _overlay(given, source)
+        recipe = _overlay(given, source, trials_served=checker.profile.trials)
         try:
             checked(recipe, checker, agents)
         except WireError as refusal:
@@ -115,14 +115,14 @@ def _in_body(refusal: WireError, suite: Suite, overlay: Mapping[str, Any]) -> Wi
     return refusal
 
 
-def _overlay(overlay: Mapping[str, Any], source: RunRecipe) -> RunRecipe:
+def _overlay(overlay: Mapping[str, Any], source: RunRecipe, *, trials_served: bool) -> RunRecipe:
     base = "runOptionsOverlay"
     changes: dict[str, Any] = {}
     for key, value in overlay.items():
         at = member_path(base, str(key))
         if key == "configurable":
             configurable, mine = workbench_options(
-                value, at, (*WORKBENCH_OPTIONS, "fixtures", "faults")
+                value, at, (*WORKBENCH_OPTIONS, "fixtures", "faults"), trials_served=trials_served
             )
             changes["configurable"] = configurable
             if "seed" in mine:

@@ -168,10 +168,12 @@ def as_tags(value: Any, field: str) -> tuple[str, ...]:
 
 
 def workbench_options(
-    configurable: Any, field: str, allowed: Sequence[str]
+    configurable: Any, field: str, allowed: Sequence[str], *, trials_served: bool = True
 ) -> tuple[Mapping[str, Any], dict[str, Any]]:
     """``configurable`` checked (``configurable.schema.json``'s closed shape, null sections
-    read as absent) and its ``extensions.workbench`` members."""
+    read as absent) and its ``extensions.workbench`` members. ``trials_served``: whether the
+    profile advertises ``agents.evalSuite.trials``; if not, asking for trials is refused as a
+    suite's ``trials`` would be (R11)."""
     value = as_object(configurable, field)
     for key, item in value.items():
         at = member_path(field, str(key))
@@ -204,6 +206,8 @@ def workbench_options(
             as_int(item, at, 0)
         elif key == "trials" and item is not None:
             as_int(item, at, 1, MAX_TRIALS)
+            if not trials_served:
+                raise WireError.invalid(at, "trials need agents.evalSuite.trials")
         elif key == "includeContent" and not isinstance(item, bool):
             raise WireError.invalid(at, "includeContent must be true or false")
     return value, mine
@@ -247,7 +251,9 @@ def parse_create(
                 if not isinstance(run_id, str) or not run_id:
                     raise WireError.invalid(member_path(key, str(task_id)), "a run id is a string")
         elif key == "configurable":
-            found["configurable"], options = workbench_options(value, key, WORKBENCH_OPTIONS)
+            found["configurable"], options = workbench_options(
+                value, key, WORKBENCH_OPTIONS, trials_served=checker.profile.trials
+            )
         elif key == "tags":
             found["tags"] = as_tags(value, key)
         elif key == "metadata":
