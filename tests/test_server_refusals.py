@@ -17,7 +17,7 @@ import pytest
 from openwop_client import CreateRunRequest, OpenwopClient, WopError
 
 import workbench as wb
-from helpers.openwop_host import LiveHost, billing_suite, running, schema_errors, start
+from helpers.openwop_host import SCHEMAS, LiveHost, billing_suite, running, schema_errors, start
 from workbench.server import ApiKey, OpenWopHost
 
 BILLING = "suite://local.workbench.evals.billing-support"
@@ -354,3 +354,51 @@ def test_a_profile_without_trials_refuses_asking_for_them() -> None:
             "runOptionsOverlay.configurable.extensions.workbench.trials"
         )
         assert len(live.host.store) == 1
+
+
+def test_every_error_answer_is_an_official_envelope_with_its_code_s_status(
+    live: LiveHost,
+) -> None:
+    """Each kind of error the host answers is valid against the official
+    ``error-envelope.schema.json`` (its per-code ``details`` rules included), and its HTTP
+    status is the one the schema's ``x-openwop-http-status`` gives the code."""
+    statuses = json.loads((SCHEMAS / "error-envelope.schema.json").read_text(encoding="utf-8"))[
+        "x-openwop-http-status"
+    ]
+    ok = {"mode": "eval", "evalSuiteRef": BILLING, "agentId": "scripted"}
+    client = live.client("run-key-0123456789abcdef")
+    done = client.runs_create(CreateRunRequest(**ok)).runId
+    list(client.runs_events(done, timeout_seconds=10))
+    wire = done.replace("/", "~2F")
+    requests: list[tuple[str, str, Any, dict[str, str]]] = [
+        ("POST", "/runs", {"mode": "workflow"}, {}),
+        ("POST", "/runs", b"x" * (2 << 20), {}),
+        ("POST", "/runs", b"mode=eval", {"Content-Type": "text/plain"}),
+        ("GET", "/runs", None, {"Authorization": "Bearer not-a-key-not-a-key"}),
+        ("POST", "/runs", ok, {"Authorization": f"Bearer {READ_KEY}"}),
+        ("GET", "/runs", None, {"OpenWOP-Version": "3.0"}),
+        ("GET", "/runs/workbench~2F000000000000000000000000", None, {}),
+        ("GET", "/nothing-here", None, {}),
+        ("DELETE", "/runs", None, {}),
+        ("POST", f"/runs/{wire}/cancel", None, {}),
+        ("POST", f"/runs/{wire}:fork", {"mode": "replay", "fromSeq": 999}, {}),
+        ("GET", f"/runs/{wire}/events?streamMode=values", None, {}),
+        ("POST", "/runs", ok, {"Idempotency-Key": "\t"}),
+    ]
+    codes = set()
+    for method, path, body, headers in requests:
+        status, answered, raw = live.raw(method, path, body, headers)
+        assert answered["content-type"].startswith("application/json"), path
+        envelope = json.loads(raw)
+        assert schema_errors(envelope, "error-envelope.schema.json") == [], (path, envelope)
+        code = envelope["error"]
+        if not code.startswith("workbench."):  # an extension code: not in the registry
+            assert statuses[code] == status, (path, code, status)
+        codes.add(code)
+    assert len(codes) == len(requests) - 1  # the two 404s share not_found
+    # The schema's rules can fail: an unknown code, and a stream-mode refusal whose details
+    # do not list the modes.
+    envelope_schema = "error-envelope.schema.json"
+    assert schema_errors({"error": "oops", "message": "x"}, envelope_schema) != []
+    no_modes = {"error": "unsupported_stream_mode", "message": "x", "details": {}}
+    assert schema_errors(no_modes, envelope_schema) != []
