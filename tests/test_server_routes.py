@@ -416,6 +416,46 @@ def test_a_named_suite_file_is_found_by_path_name_and_uri(tmp_path: Any) -> None
         assert other.value.status == 400
 
 
+def test_a_served_folder_never_serves_a_file_outside_it(tmp_path: Any) -> None:
+    """evalSuiteRef into a served folder: ``..``, absolute paths, and a symlink leading out
+    of the folder are refused naming evalSuiteRef, by path and by suite id alike; the suite
+    inside the folder is served both ways (so the refusals are not a broken folder)."""
+    served, outside = tmp_path / "served", tmp_path / "outside"
+    served.mkdir()
+    outside.mkdir()
+    inside = billing_suite().data
+    (served / "inside.suite.json").write_text(json.dumps(inside))
+    secret = billing_suite().data
+    secret["suiteId"] = "local.workbench.evals.outside"
+    (outside / "secret.suite.json").write_text(json.dumps(secret))
+    (served / "link.suite.json").symlink_to(outside / "secret.suite.json")
+    (served / "linked-dir").symlink_to(outside, target_is_directory=True)
+    with running(OpenWopHost([served])) as live:
+        client = live.client()
+        for ref in ("inside.suite.json", BILLING):
+            finished(client, create_ref(client, ref))
+        refs = (
+            "link.suite.json",
+            "linked-dir/secret.suite.json",
+            "suite://local.workbench.evals.outside",
+            "../outside/secret.suite.json",
+            str(outside / "secret.suite.json"),
+            (outside / "secret.suite.json").as_uri(),
+        )
+        for ref in refs:
+            with pytest.raises(WopError) as refused:
+                create_ref(client, ref)
+            assert refused.value.status == 400 and refused.value.envelope is not None, ref
+            assert refused.value.envelope.details == {"field": "evalSuiteRef"}, ref
+            assert "outside" not in refused.value.envelope.message.replace(ref, ""), ref
+        assert len(live.host.store) == 2
+
+
+def create_ref(client: OpenwopClient, ref: str) -> str:
+    body = CreateRunRequest(mode="eval", evalSuiteRef=ref, agentId="scripted")
+    return str(client.runs_create(body).runId)
+
+
 def test_a_quiet_stream_sends_keep_alives_at_the_set_interval(
     live: LiveHost, gated: GatedAgent
 ) -> None:

@@ -144,7 +144,9 @@ class SuiteCatalog:
         found: list[_FileSuite] = []
         for folder in self._folders:
             for path in sorted(folder.rglob("*.json")):
-                if not any(part.startswith(".") for part in path.relative_to(folder).parts):
+                hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
+                # A symlink leading out of the folder is not served by id, as not by path.
+                if not hidden and path.resolve().is_relative_to(folder):
                     found.append(_FileSuite(path))
         self._folder_index = found
 
