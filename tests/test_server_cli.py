@@ -95,8 +95,16 @@ def test_serve_host_takes_keys_from_a_file(tmp_path: Path) -> None:
         banner = list(lines)
         assert not any("wbk_" in ln for ln in banner)  # no key generated, none printed
         assert OpenwopClient(url, "full-access-key-0123456789").runs_list() is not None
-        status = OpenwopClient(url, "readonly-key-0123456789").runs_list()
-        assert status is not None
+        reader = OpenwopClient(url, "readonly-key-0123456789")
+        assert reader.runs_list() is not None
+        body = CreateRunRequest(mode="eval", evalSuiteRef="nothing-here", agentId="scripted")
+        with pytest.raises(WopError) as forbidden:  # a read key may only GET
+            reader.runs_create(body)
+        assert forbidden.value.status == 403
+        with pytest.raises(WopError) as unknown:  # a key not in the file
+            OpenwopClient(url, "wbk_" + "x" * 40).runs_list()
+        assert unknown.value.status == 401 and unknown.value.envelope is not None
+        assert unknown.value.envelope.error == "unauthenticated"
     finally:
         process.send_signal(signal.SIGTERM)
         code = process.wait(30)
