@@ -21,6 +21,8 @@ from openwop_client import CreateRunRequest, OpenwopClient, WopError
 
 import workbench as wb
 from helpers.openwop_host import (
+    SCHEMAS,
+    V2,
     LiveHost,
     billing_suite,
     event_dict,
@@ -108,6 +110,34 @@ def test_openapi_lists_every_route_the_host_serves(live: LiveHost) -> None:
     }
     documented = {(m, p) for p, ops in document["paths"].items() for m in ops}
     assert documented == served
+
+
+def test_openapi_is_a_valid_openapi_3_1_document(live: LiveHost) -> None:
+    """/openapi.json passes openapi-spec-validator's OpenAPI 3.1 check, every ``$ref`` into
+    the official schemas resolved from the vendored copies (no network); a broken copy fails."""
+    from jsonschema_path import SchemaPath
+    from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+    from openapi_spec_validator.validation.validators import OpenAPIV31SpecValidator
+
+    files = {p.name: p for p in [*SCHEMAS.glob("*.schema.json"), *V2.glob("*.schema.json")]}
+    fetched: list[str] = []
+
+    def official(uri: str) -> Any:
+        fetched.append(uri)
+        name = uri.split("#")[0].rsplit("/", 1)[-1]
+        return json.loads(files[name].read_text(encoding="utf-8"))
+
+    def check(document: dict[str, Any]) -> None:
+        path = SchemaPath.from_dict(document, handlers={"https": official})
+        OpenAPIV31SpecValidator(path).validate()
+
+    document = live.client().discovery_openapi()
+    check(document)
+    assert "https://openwop.dev/spec/v2/run-snapshot.schema.json" in fetched
+    broken = json.loads(json.dumps(document))
+    broken["paths"]["/runs"]["post"]["responses"]["201"] = {"content": 3}
+    with pytest.raises(OpenAPIValidationError):
+        check(broken)
 
 
 def test_every_response_says_openwop_version_2(live: LiveHost) -> None:

@@ -257,7 +257,7 @@ def openapi_document() -> dict[str, Any]:
                         {
                             "name": "afterSequence",
                             "in": "query",
-                            "schema": {"type": "integer", "minimum": 0},
+                            "schema": {"type": "integer", "minimum": -1},
                         },
                         {
                             "name": "timeout",
