@@ -17,7 +17,7 @@ from typing import Any
 from urllib.error import HTTPError
 
 import pytest
-from openwop_client import CreateRunRequest, OpenwopClient, WopError
+from openwop_client import CreateRunRequest, ForkRunRequest, OpenwopClient, WopError
 
 import workbench as wb
 from helpers.openwop_host import (
@@ -27,6 +27,7 @@ from helpers.openwop_host import (
     billing_suite,
     event_dict,
     running,
+    schema_errors,
     snapshot_problems,
     start,
 )
@@ -326,6 +327,45 @@ def test_a_running_run_is_cancelled(live: LiveHost, gated: GatedAgent) -> None:
         client.runs_cancel(run_id)
     assert ended.value.status == 409 and ended.value.envelope is not None
     assert ended.value.envelope.error == "run_terminal"
+
+
+def test_creates_beyond_the_unfinished_bound_are_429_until_runs_finish() -> None:
+    """A flood of creates does not queue without end (every log is held in memory): with
+    ``max_unfinished_runs`` runs waiting or running, one more create or fork is ``429
+    rate_limited`` with ``Retry-After``, leaving no run; once they finish, creates run again."""
+    gate = GatedAgent()
+    settings = HostSettings(max_unfinished_runs=2)
+    host = OpenWopHost([billing_suite()], agents={"gated": gate}, settings=settings, workers=1)
+    with running(host) as live:
+        client = live.client()
+        done = create(client)
+        finished(client, done)
+        held = [create(client, "gated"), create(client, "gated")]
+        for attempt in (
+            lambda: create(client),
+            lambda: client.runs_fork(done, ForkRunRequest(fromSeq=0, mode="replay")),
+        ):
+            with pytest.raises(WopError) as limited:
+                attempt()
+            assert limited.value.status == 429 and limited.value.envelope is not None
+            assert limited.value.envelope.error == "rate_limited"
+            assert (
+                schema_errors(
+                    {"error": "rate_limited", "message": limited.value.envelope.message},
+                    "error-envelope.schema.json",
+                )
+                == []
+            )
+        status, headers, _ = live.raw(
+            "POST", "/runs", {"mode": "eval", "evalSuiteRef": BILLING, "agentId": "scripted"}
+        )
+        assert status == 429 and headers["retry-after"] == "1"
+        assert len(live.host.store) == 3
+        gate.gate.set()
+        for run_id in held:
+            assert finished(client, run_id)[-1].type == "run.completed"
+        finished(client, create(client))  # the bound counts unfinished runs, not all runs
+        assert len(live.host.store) == 4
 
 
 def test_unknown_runs_are_404_or_none_as_the_client_reads_them(live: LiveHost) -> None:

@@ -196,7 +196,7 @@ def openapi_document() -> dict[str, Any]:
                     ),
                     "responses": {
                         "201": _json(created, "The run was created"),
-                        **_errors(400, 403, 409, 413, 415),
+                        **_errors(400, 403, 409, 413, 415, 429),
                     },
                 },
                 "get": {
@@ -298,7 +298,7 @@ def openapi_document() -> dict[str, Any]:
                     "requestBody": _json({"type": "object"}, "mode, fromSeq, runOptionsOverlay"),
                     "responses": {
                         "201": _json({"type": "object"}, "The fork was created"),
-                        **_errors(400, 403, 404, 409, 422),
+                        **_errors(400, 403, 404, 409, 422, 429),
                     },
                 }
             },

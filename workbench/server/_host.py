@@ -101,10 +101,14 @@ class OpenWopHost:
         self.suites = SuiteCatalog(suites)
         self.recorded = RecordedRuns(runs)
         self.agents = AgentRegistry(agents)
-        self.store = RunStore(
-            self.profile, live_tools=live_tools, workers=workers, max_runs=max_runs
-        )
         self.settings = settings or HostSettings()
+        self.store = RunStore(
+            self.profile,
+            live_tools=live_tools,
+            workers=workers,
+            max_runs=max_runs,
+            max_unfinished=self.settings.max_unfinished_runs,
+        )
         self.app: Starlette = build_app(
             suites=self.suites,
             recorded=self.recorded,

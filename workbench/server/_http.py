@@ -71,6 +71,10 @@ class HostSettings:
     """How long a fork waits for its re-run to reach ``fromSeq`` before it answers."""
     idempotency_entries: int = 10_000
     """Idempotency keys remembered (the oldest are forgotten first)."""
+    max_unfinished_runs: int = 1000
+    """Runs waiting or running at once; one more create or fork is ``429 rate_limited``
+    (``Retry-After: 1``) until some finish. Every run's log is held in memory, so a flood of
+    creates must not queue without end."""
 
 
 @dataclass(slots=True)

@@ -31,7 +31,7 @@ from .._replay.session import ReplaySession, agent_id_for
 from .._suite.capabilities import HostProfile
 from ._auth import ApiKey
 from ._requests import RunRecipe
-from ._wire import dumps, project_id
+from ._wire import WireError, dumps, project_id
 
 __all__ = ["TERMINAL", "Run", "RunStore", "diff_runs"]
 
@@ -217,10 +217,13 @@ class RunStore:
         live_tools: Mapping[str, LiveTool] | None = None,
         workers: int = 4,
         max_runs: int = 10_000,
+        max_unfinished: int = 1000,
     ) -> None:
         self.profile = profile
         self.live_tools = dict(live_tools or {})
         self.max_runs = max_runs
+        self.max_unfinished = max_unfinished
+        self._unfinished = 0
         self._runs: OrderedDict[str, Run] = OrderedDict()
         self._issued: dict[str, int] = {}
         self._ordinal = 0
@@ -258,7 +261,15 @@ class RunStore:
         fork: Mapping[str, Any] | None = None,
         register: bool = True,
     ) -> Run:
-        """A new run of ``recipe`` (``eval.started`` written), started on a worker."""
+        """A new run of ``recipe`` (``eval.started`` written), started on a worker;
+        ``429 rate_limited`` while ``max_unfinished`` runs are waiting or running."""
+        if self._unfinished >= self.max_unfinished:
+            raise WireError(
+                "rate_limited",
+                f"{self._unfinished} runs are waiting or running here; "
+                "create again when some have finished",
+                headers={"Retry-After": "1"},
+            )
         options = ReplayOptions(
             trials=recipe.trials,
             seed=recipe.seed,
@@ -276,6 +287,7 @@ class RunStore:
         )
         self._ordinal += 1
         run = Run(self._ordinal, recipe, session, agent, owner, parent=parent, fork=fork)
+        self._unfinished += 1
         if register:
             self.register(run)
         loop = asyncio.get_running_loop()
@@ -320,7 +332,11 @@ class RunStore:
         except BaseException as exc:  # whatever happens, the log gets its terminal event
             log.exception("run %s failed", run.run_id)
             session.stop("failed", "internal_error", f"the run failed: {type(exc).__name__}")
-        tell(_finished, run, result)
+        tell(self._finished, run, result)
+
+    def _finished(self, run: Run, result: ReplayResult | None) -> None:
+        self._unfinished -= 1
+        _finished(run, result)
 
     def close(self) -> None:
         """Stop taking work; running runs finish on their threads."""

@@ -50,6 +50,7 @@ ERROR_STATUS: Final[Mapping[str, int]] = {
     "payload_too_large": 413,
     "unsupported_media_type": 415,
     "fork_point_invalid": 422,
+    "rate_limited": 429,
     "internal_error": 500,
 }
 """The HTTP status of each code the host answers with (as ``errors.json`` registers them; the
