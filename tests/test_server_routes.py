@@ -171,9 +171,14 @@ def test_create_get_and_list(live: LiveHost) -> None:
     assert status == 200 and json.loads(body)["runId"] == run_id
     listing = client.runs_list(limit=100)
     assert listing is not None and run_id in [r.runId for r in listing.runs]
-    # Every snapshot on the wire is valid against the official closed RunSnapshot schema.
+    # Every snapshot on the wire is valid against the official closed RunSnapshot schema, and
+    # the page against the closed RunListResponse (RFC 0182), a cursor included.
     status, _, body = live.raw("GET", "/runs?limit=100")
     assert status == 200 and all(snapshot_problems(s) == [] for s in json.loads(body)["runs"])
+    finished(client, create(client))  # so there is a second page
+    for page in (json.loads(body), json.loads(live.raw("GET", "/runs?limit=1")[2])):
+        assert schema_errors(page, "run-list-response.schema.json", formats=True) == []
+    assert "nextCursor" in page
     broken = {**json.loads(body)["runs"][0], "suiteId": "not a member"}
     assert snapshot_problems(broken) != []  # the check can fail
 
