@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ._auth import ApiKey
 from ._catalog import AgentRegistry, RecordedRuns, SuiteCatalog
+from ._diff import diff_runs, first_difference
 from ._documents import discovery_document, openapi_document
 from ._events import poll_events, stream_events
 from ._fork import parse_fork
@@ -43,7 +44,7 @@ from ._http import (
     run_of,
 )
 from ._requests import SuiteChecker, parse_create
-from ._runs import RunStore, diff_runs, first_difference
+from ._runs import RunStore
 from ._wire import WireError, error_response, json_response, text_response, unproject_id
 
 __all__ = ["build_app"]
