@@ -21,6 +21,9 @@ from workbench._common.jsonio import (
     write_json_atomic,
     write_text_atomic,
 )
+from workbench._common.outputs import (
+    OutputError,
+)
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 
@@ -126,7 +129,7 @@ def test_failed_rename_leaves_the_old_file_intact_and_no_temp_file(
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="simulated rename failure"):
-        write_text_atomic(target, "new\n")
+        write_text_atomic(target, "new\n", overwrite=True)
     assert target.read_text(encoding="utf-8") == "old\n"
     assert os.listdir(tmp_path) == ["suite.json"]
 
@@ -145,7 +148,7 @@ def test_failure_after_a_partial_write_leaves_the_old_file_intact_and_no_temp_fi
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="simulated disk failure"):
-        write_text_atomic(target, "x" * 100_000)
+        write_text_atomic(target, "x" * 100_000, overwrite=True)
     assert seen and seen[0] > 0  # the failure came after bytes reached the temp file
     assert target.read_text(encoding="utf-8") == "old\n"
     assert os.listdir(tmp_path) == ["suite.json"]
@@ -180,7 +183,7 @@ def test_replacing_a_file_keeps_its_permission_bits(tmp_path: Path) -> None:
     target = tmp_path / "suite.json"
     target.write_text("old\n", encoding="utf-8")
     target.chmod(0o640)
-    write_text_atomic(target, "new\n")
+    write_text_atomic(target, "new\n", overwrite=True)
     assert target.read_text(encoding="utf-8") == "new\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
 
@@ -202,14 +205,17 @@ def test_writing_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_pa
     real.write_text("old\n", encoding="utf-8")
     link = tmp_path / "link.json"
     link.symlink_to(real)
-    write_text_atomic(link, "new\n")
+    write_text_atomic(link, "new\n", overwrite=True)
     assert link.is_symlink()
     assert real.read_text(encoding="utf-8") == "new\n"
 
 
-def test_missing_parent_folders_are_created(tmp_path: Path) -> None:
+def test_missing_parent_folders_are_created_only_when_asked(tmp_path: Path) -> None:
     target = tmp_path / "out" / "deeper" / "suite.json"
-    write_json_atomic(target, [])
+    with pytest.raises(OutputError, match="does not exist"):
+        write_json_atomic(target, [])
+    assert not (tmp_path / "out").exists()
+    write_json_atomic(target, [], parents=True)
     assert target.read_text(encoding="utf-8") == "[]\n"
 
 

@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "dumps_stable": "_common.jsonio",
     "read_json": "_common.jsonio",
     "write_json_atomic": "_common.jsonio",
+    "OutputError": "_common.outputs",
     "ToolResult": "_common.toolresult",
     "error_text": "_common.toolresult",
     "result_preview": "_common.toolresult",
@@ -195,6 +196,9 @@ if _TYPE_CHECKING:
     )
     from ._common.jsonio import (
         write_json_atomic as write_json_atomic,
+    )
+    from ._common.outputs import (
+        OutputError as OutputError,
     )
     from ._common.step import (
         Step as Step,

@@ -15,14 +15,13 @@ ids, scores and counts; extension figures travel under ``x-`` keys (R21).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from .._common.canonical import jcs_text
-from .._common.jsonio import write_text_atomic
+from .._common.jsonio import compact_json_line, jsonl_recogniser, write_text_atomic
 from .._common.toolresult import ToolResult, error_text
 from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, ServedBy
 
@@ -122,16 +121,48 @@ class EventLog:
         """The log as JSONL text (one compact, key-sorted event a line)."""
         return events_to_jsonl(self.events)
 
-    def write(self, path: str | os.PathLike[str]) -> None:
-        """Write the log as JSONL, atomically."""
-        write_text_atomic(path, self.to_jsonl())
+    def write(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        overwrite: bool = False,
+        parents: bool = False,
+        inputs: Iterable[str | os.PathLike[str] | None] = (),
+    ) -> None:
+        """Write the log as JSONL, atomically (an existing file is replaced when it is an event
+        log the workbench wrote, or with ``overwrite=True``; see :func:`write_event_log`)."""
+        write_event_log(path, self.events, overwrite=overwrite, parents=parents, inputs=inputs)
 
 
 def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
     """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8."""
-    return "".join(
-        json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
-        for e in events
+    return "".join(compact_json_line(e) for e in events)
+
+
+is_event_log_file = jsonl_recogniser("eventId", "runId", "type", "sequence")
+"""Whether a file is an event log the workbench wrote (its first line is a compact, key-sorted
+RunEventDoc): such a file may be replaced without ``overwrite=True``."""
+
+
+def write_event_log(
+    path: str | os.PathLike[str],
+    events: Iterable[Mapping[str, Any]],
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> None:
+    """Write events as JSONL atomically. The path is checked first: not an input, not a folder,
+    device or FIFO; an existing file only if it is an event log the workbench wrote
+    (:data:`is_event_log_file`) or with ``overwrite=True``; missing folders only with
+    ``parents=True``."""
+    write_text_atomic(
+        path,
+        events_to_jsonl(events),
+        overwrite=overwrite,
+        parents=parents,
+        recognise=is_event_log_file,
+        inputs=inputs,
     )
 
 
