@@ -108,7 +108,7 @@ def test_promote_writes_a_valid_suite_and_prints_counts_and_redactions(
     assert code == 0
     suite = wb.Suite.load(target)
     assert suite.validate() == []
-    assert "12 tool boundaries" in out and "1 recorded error(s)" in out
+    assert "12 tool boundaries" in out and "1 recorded error as isError" in out
     assert "tasks[0].fixtures.toolResponses[7].args.api_key" in out
     assert "self-test passed" in out
     assert str(target) in out
@@ -119,7 +119,7 @@ def test_promote_tau_bench(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     target = tmp_path / "tau.json"
     code, out, _ = run_cli(capsys, "promote", TAU_FULL, "-o", target, "--strict-trajectory")
     assert code == 0
-    assert "promoted 20 task(s): 182 tool boundaries, 16 recorded error(s)" in out
+    assert "promoted 20 tasks: 182 tool boundaries, 16 recorded errors" in out
     suite = wb.Suite.load(target)
     assert {t["trajectory"]["match"] for t in suite.tasks} == {"strict"}
     assert code == main(["validate", str(target)])
@@ -148,7 +148,7 @@ def test_validate_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     bad.write_text(json.dumps(data), encoding="utf-8")
     code, out, _ = run_cli(capsys, "validate", bad)
     assert code == 1
-    assert f"{bad}: tasks[0].fixtures.toolResponses[3].isError" in out
+    assert f"{bad}: schema problem: tasks[0].fixtures.toolResponses[3].isError" in out
 
     code, out, _ = run_cli(capsys, "validate", good, "--official")
     assert code == 1 and "official" in out

@@ -25,8 +25,7 @@ from workbench._common.jsonio import (
     write_json_atomic,
     write_text_atomic,
 )
-from workbench._common.outputs import check_output, check_outputs_distinct
-from workbench._replay.events import is_event_log_file
+from workbench._common.outputs import check_distinct_outputs, check_output, is_event_log_file
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX special files")
 BILLING = Path(__file__).resolve().parents[1] / "fixtures" / "billing-support.openwop.jsonl"
@@ -153,7 +152,7 @@ def test_paths_that_name_no_file_are_refused(tmp_path: Path, name: str) -> None:
 def test_two_outputs_of_one_command_must_differ(tmp_path: Path) -> None:
     same = tmp_path / "x.json"
     with pytest.raises(OutputError, match="both --events and --summary"):
-        check_outputs_distinct([("--events", same), ("--summary", tmp_path / "." / "x.json")])
+        check_distinct_outputs([("--events", same), ("--summary", tmp_path / "." / "x.json")])
 
 
 # --- temps -----------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import contextlib
 import ctypes
 import functools
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -25,7 +24,15 @@ from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .outputs import OutputError, Recogniser, StrPath, check_output, ensure_parent
+from .outputs import (
+    TEMP_SUFFIX,
+    OutputError,
+    Recogniser,
+    StrPath,
+    check_output,
+    ensure_parent,
+    temp_pid,
+)
 
 __all__ = [
     "TEMP_SUFFIX",
@@ -35,10 +42,6 @@ __all__ = [
     "umask",
 ]
 
-TEMP_SUFFIX = ".wbtmp"
-"""The suffix of every temporary file and folder the workbench makes beside an output."""
-
-_TEMP_NAME = re.compile(r"^\..*\.(?P<pid>[0-9]+)\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")
 _NAME_ROOM = 120  # characters of the output's name kept in a temp name (the limit is 255 bytes)
 
 
@@ -141,11 +144,8 @@ def remove_stale_temps(folder: StrPath) -> list[str]:
     except OSError:
         return removed
     for entry in entries:
-        match = _TEMP_NAME.match(entry.name)
-        if match is None:
-            continue
-        pid = int(match.group("pid"))
-        if pid == own or _alive(pid):
+        pid = temp_pid(entry.name)
+        if pid is None or pid == own or _alive(pid):
             continue
         with contextlib.suppress(OSError):
             if entry.is_dir(follow_symlinks=False):
@@ -242,26 +242,20 @@ def replace_folder(
     Write the files into the folder the ``with`` gives. When the block ends without an error,
     the new folder is swapped in for ``path`` (in one step where the system can exchange two
     paths, else in two renames) and the old one is deleted; if the block raises, the new folder
-    is deleted and ``path`` is left as it was. An existing folder must be empty or recognised as
-    the workbench's; ``overwrite`` lifts that only for a folder whose every entry is a file named
-    in ``known_names``: a folder holding anything else is never deleted.
+    is deleted and ``path`` is left as it was. ``path`` is checked first
+    (:func:`~workbench._common.outputs.check_output` with ``folder=True``): an existing folder
+    must be empty or recognised; ``overwrite`` lifts that only for a folder whose every entry is
+    a file named in ``known_names``; a folder holding anything else is never deleted.
     """
-    target = check_output(path, inputs=inputs, overwrite=True, parents=parents, folder=True)
-    if os.path.isdir(target) and not (
-        _empty_folder(target) or (recognise is not None and recognise(target))
-    ):
-        foreign = _foreign_entries(target, known_names)
-        if foreign:
-            shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
-            raise OutputError(
-                path,
-                f"the folder holds files the workbench did not write ({shown}); it is never "
-                "replaced: choose a new or empty folder",
-            )
-        if not overwrite:
-            raise OutputError(
-                path, "the folder holds a report the workbench cannot recognise", needs_force=True
-            )
+    target = check_output(
+        path,
+        inputs=inputs,
+        overwrite=overwrite,
+        parents=parents,
+        recognise=recognise,
+        folder=True,
+        known_names=known_names,
+    )
     ensure_parent(target, parents=parents)
     remove_stale_temps(target.parent)
     try:
@@ -281,24 +275,3 @@ def replace_folder(
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
-
-
-def _foreign_entries(folder: Path, known_names: Collection[str]) -> list[str]:
-    try:
-        with os.scandir(folder) as entries:
-            return sorted(
-                e.name
-                for e in entries
-                if not (e.name in known_names and e.is_file(follow_symlinks=False))
-                and not _TEMP_NAME.match(e.name)
-            )
-    except OSError as exc:
-        return [f"(unreadable: {exc.strerror})"]
-
-
-def _empty_folder(path: Path) -> bool:
-    try:
-        with os.scandir(path) as entries:
-            return next(iter(entries), None) is None
-    except OSError:
-        return False

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import atomic_file
-from .outputs import Recogniser
+from .outputs import (
+    Recogniser,
+    compact_json_line,
+    is_stable_json_file,
+    jsonl_recogniser,
+)
 
 __all__ = [
     "JSONFileError",
@@ -214,51 +219,6 @@ def write_json_atomic(
         recognise=is_stable_json_file,
         inputs=inputs,
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# Recognising the workbench's own JSON outputs
-
-
-def is_stable_json_file(path: Path) -> bool:
-    """Whether the file holds exactly the stable JSON text of what it parses to.
-
-    That is the workbench's marker on every JSON file it writes (sorted keys, two-space indent,
-    one trailing newline): a file written by hand or by another tool is almost never byte for
-    byte in that form, so it is not replaced without ``overwrite=True``.
-    """
-    try:
-        data = Path(path).read_bytes()
-        return dumps_stable(json.loads(data.decode("utf-8"))).encode("utf-8") == data
-    except (OSError, ValueError, TypeError, RecursionError):
-        return False
-
-
-def compact_json_line(value: Any) -> str:
-    """One JSONL line as the workbench writes it: compact, keys sorted, UTF-8, a newline."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def jsonl_recogniser(*required: str, sorted_keys: bool = True) -> Recogniser:
-    """A recogniser for the workbench's JSONL files (event logs): the first line is an object
-    holding the ``required`` members, written as :func:`compact_json_line` writes it (with
-    ``sorted_keys=False``: compact, in the order it has)."""
-
-    def recognise(path: Path) -> bool:
-        try:
-            with open(path, "rb") as handle:
-                first = handle.readline(1 << 20)
-            value = json.loads(first.decode("utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return False
-        if not isinstance(value, dict) or not all(key in value for key in required):
-            return False
-        if sorted_keys:
-            return compact_json_line(value).encode("utf-8") == first
-        line = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
-        return line.encode("utf-8") == first
-
-    return recognise
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,19 +19,37 @@ The writing itself (atomic files, folders swapped in whole, temp clean-up) is in
 from __future__ import annotations
 
 import errno
+import json
 import os
+import re
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
+from typing import Any, Literal
 
 __all__ = [
+    "GENERATOR_META",
+    "PNG_MARKER",
+    "REPORT_FILES",
+    "SVG_MARKER",
+    "TEMP_SUFFIX",
     "OutputError",
+    "OutputKind",
     "Recogniser",
+    "check_distinct_outputs",
     "check_output",
-    "check_outputs_distinct",
+    "compact_json_line",
     "ensure_parent",
     "file_starts_with",
+    "is_chart_file",
+    "is_event_log_file",
+    "is_report_folder",
+    "is_stable_json_file",
+    "is_temp_name",
+    "jsonl_recogniser",
     "same_file",
+    "stable_json_text",
+    "temp_pid",
 ]
 
 StrPath = str | os.PathLike[str]
@@ -113,24 +131,31 @@ def _inside(inner: Path, folder: Path) -> bool:
 
 def check_output(
     path: StrPath,
+    kind: OutputKind | None = None,
     *,
     inputs: Iterable[StrPath | None] = (),
     overwrite: bool = False,
     parents: bool = False,
     recognise: Recogniser | None = None,
     folder: bool = False,
+    known_names: Collection[str] = (),
 ) -> Path:
     """Check that ``path`` may be written; return the path to write (a symlink's target).
 
-    ``inputs`` are the files the same command reads: the output may be none of them (and, for
-    a ``folder`` output, may not hold any of them). ``recognise`` says whether an existing
-    output is the workbench's own; without it, or when it says no, an existing file is refused
-    unless ``overwrite``. With ``parents`` a missing parent folder is allowed (the writer
-    creates it); otherwise it is refused. ``folder=True`` checks a folder output.
+    ``kind`` names what will be written there (:data:`OutputKind`), which says how an existing
+    output is recognised as the workbench's; a writer may pass its own ``recognise`` instead
+    (without either, every existing file counts as foreign). ``inputs`` are the files the same
+    command reads: the output may be none of them (and a folder output may hold none of them).
+    An existing foreign file is refused unless ``overwrite``. A folder output (``kind="report"``
+    or ``folder=True``) may exist when it is empty or recognised; with ``overwrite`` also when
+    every entry is a file named in ``known_names``; a folder holding anything else is refused
+    whatever the caller says. A missing parent folder is refused unless ``parents``.
 
     Raises:
         OutputError: naming the path and why it may not be written.
     """
+    if kind is not None:
+        recognise, folder, known_names = _KINDS[kind]
     name = os.fspath(path)
     if not name:
         raise OutputError(name, "an empty path names no file")
@@ -139,34 +164,7 @@ def check_output(
     target = Path(name)
     if not folder and (name.endswith(("/", os.sep)) or target.name in ("", ".", "..")):
         raise OutputError(name, "names a folder, not a file")
-    try:
-        lstat = os.lstat(target)
-    except FileNotFoundError:
-        lstat = None
-    except NotADirectoryError:
-        raise OutputError(name, "a part of the path is a file, not a folder") from None
-    except OSError as exc:
-        raise OutputError(name, exc.strerror or str(exc)) from None
-    if lstat is not None and stat.S_ISLNK(lstat.st_mode):
-        real = _stat(target)
-        if real is None:
-            raise OutputError(name, "is a symbolic link to nothing (a missing file)")
-        kind = _kind(real.st_mode)
-        if folder:
-            if kind != "a folder":
-                raise OutputError(name, f"is a symbolic link to {kind or 'a file'}, not a folder")
-        elif kind is not None:
-            raise OutputError(name, f"is a symbolic link to {kind}")
-        target = Path(os.path.realpath(target))
-        existing: os.stat_result | None = real
-    else:
-        existing = lstat
-    if existing is not None:
-        kind = _kind(existing.st_mode)
-        if folder and kind != "a folder":
-            raise OutputError(name, f"is {kind or 'a file'}, not a folder")
-        if not folder and kind is not None:
-            raise OutputError(name, f"is {kind}; name a file to write")
+    target, existing = _resolve(name, target, folder)
     for source in inputs:
         if source is None:
             continue
@@ -180,13 +178,13 @@ def check_output(
                 f"holds an input of this command ({os.fspath(source)}), which replacing the "
                 "folder would delete; write elsewhere",
             )
-    if existing is not None and not overwrite and (recognise is None or not recognise(target)):
-        reason = (
-            "the folder holds files the workbench did not write"
-            if folder
-            else "the file exists and was not written by the workbench"
-        )
-        raise OutputError(name, reason, needs_force=True)
+    if existing is not None:
+        if folder:
+            _check_folder(name, target, overwrite, recognise, known_names)
+        elif not overwrite and (recognise is None or not recognise(target)):
+            raise OutputError(
+                name, "the file exists and was not written by the workbench", needs_force=True
+            )
     parent = target.parent
     pstat = _stat(parent)
     if pstat is None:
@@ -200,6 +198,77 @@ def check_output(
     return target
 
 
+def _resolve(name: str, target: Path, folder: bool) -> tuple[Path, os.stat_result | None]:
+    """The path to write (a symlink's target) and its stat; refuses the wrong kind of file."""
+    try:
+        lstat = os.lstat(target)
+    except FileNotFoundError:
+        lstat = None
+    except NotADirectoryError:
+        raise OutputError(name, "a part of the path is a file, not a folder") from None
+    except OSError as exc:
+        raise OutputError(name, exc.strerror or str(exc)) from None
+    existing = lstat
+    link = ""
+    if lstat is not None and stat.S_ISLNK(lstat.st_mode):
+        existing = _stat(target)
+        if existing is None:
+            raise OutputError(name, "is a symbolic link to nothing (a missing file)")
+        target = Path(os.path.realpath(target))
+        link = "a symbolic link to "
+    if existing is not None:
+        kind = _kind(existing.st_mode)
+        if folder and kind != "a folder":
+            raise OutputError(name, f"is {link}{kind or 'a file'}, not a folder")
+        if not folder and kind is not None:
+            raise OutputError(name, f"is {link}{kind}; name a file to write")
+    return target, existing
+
+
+def _check_folder(
+    name: str,
+    target: Path,
+    overwrite: bool,
+    recognise: Recogniser | None,
+    known_names: Collection[str],
+) -> None:
+    if _empty_folder(target) or (recognise is not None and recognise(target)):
+        return
+    foreign = _foreign_entries(target, known_names)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise OutputError(
+            name,
+            f"the folder holds files the workbench did not write ({shown}); it is never "
+            "replaced: choose a new or empty folder",
+        )
+    if not overwrite:
+        raise OutputError(
+            name, "the folder holds a report the workbench cannot recognise", needs_force=True
+        )
+
+
+def _empty_folder(path: Path) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(iter(entries), None) is None
+    except OSError:
+        return False
+
+
+def _foreign_entries(folder: Path, known_names: Collection[str]) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(
+                e.name
+                for e in entries
+                if not (e.name in known_names and e.is_file(follow_symlinks=False))
+                and not is_temp_name(e.name)
+            )
+    except OSError as exc:
+        return [f"(unreadable: {exc.strerror})"]
+
+
 def _check_missing_parents(name: str, parent: Path) -> None:
     """With ``parents=True``: the nearest existing ancestor must be a folder."""
     for ancestor in parent.parents:
@@ -210,7 +279,7 @@ def _check_missing_parents(name: str, parent: Path) -> None:
             return
 
 
-def check_outputs_distinct(outputs: Iterable[tuple[str, StrPath | None]]) -> None:
+def check_distinct_outputs(outputs: Iterable[tuple[str, StrPath | None]]) -> None:
     """Refuse two outputs of one command that name the same file (``(label, path)`` pairs)."""
     seen: list[tuple[str, str]] = []
     for label, path in outputs:
@@ -233,7 +302,27 @@ def ensure_parent(target: Path, *, parents: bool) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Recognisers
+# Temp names (the writing is in ``atomic``)
+
+TEMP_SUFFIX = ".wbtmp"
+"""The suffix of every temporary file and folder the workbench makes beside an output."""
+
+_TEMP_NAME = re.compile(r"^\..*\.(?P<pid>[0-9]+)\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is a workbench temp (``.NAME.PID.RANDOM.wbtmp``)."""
+    return _TEMP_NAME.match(name) is not None
+
+
+def temp_pid(name: str) -> int | None:
+    """The process id in a temp's name, or None when ``name`` is not a temp."""
+    match = _TEMP_NAME.match(name)
+    return int(match.group("pid")) if match else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Markers: how the workbench recognises what it wrote
 
 
 def file_starts_with(prefix: bytes, *, within: int = 0) -> Recogniser:
@@ -248,3 +337,125 @@ def file_starts_with(prefix: bytes, *, within: int = 0) -> Recogniser:
         return head.startswith(prefix) if within == 0 else prefix in head
 
     return recognise
+
+
+class _Constant(Exception):
+    pass
+
+
+def _refuse(name: str) -> Any:
+    raise _Constant(name)
+
+
+def stable_json_text(value: Any) -> str:
+    """The stable JSON text of a parsed value (what :func:`~workbench.dumps_stable` writes)."""
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def is_stable_json_file(path: Path) -> bool:
+    """Whether the file holds exactly the stable JSON text of what it parses to.
+
+    That is the workbench's marker on every JSON file it writes (sorted keys, two-space indent,
+    one trailing newline): a file written by hand or by another tool is almost never byte for
+    byte in that form, so it is not replaced without ``overwrite=True``.
+    """
+    try:
+        data = Path(path).read_bytes()
+        value = json.loads(data.decode("utf-8"), parse_constant=_refuse)
+        return stable_json_text(value).encode("utf-8") == data
+    except (OSError, ValueError, TypeError, RecursionError, _Constant):
+        return False
+
+
+def compact_json_line(value: Any) -> str:
+    """One JSONL line as the workbench writes it: compact, keys sorted, UTF-8, a newline."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def jsonl_recogniser(*required: str, sorted_keys: bool = True) -> Recogniser:
+    """A recogniser for the workbench's JSONL files (event logs): the first line is an object
+    holding the ``required`` members, written as :func:`compact_json_line` writes it (with
+    ``sorted_keys=False``: compact, in the order it has)."""
+
+    def recognise(path: Path) -> bool:
+        try:
+            with open(path, "rb") as handle:
+                first = handle.readline(1 << 20)
+            value = json.loads(first.decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return False
+        if not isinstance(value, dict) or not all(key in value for key in required):
+            return False
+        if sorted_keys:
+            return compact_json_line(value).encode("utf-8") == first
+        line = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+        return line.encode("utf-8") == first
+
+    return recognise
+
+
+is_event_log_file = jsonl_recogniser("eventId", "runId", "type", "sequence")
+"""Whether a file is an event log the workbench wrote (its first line is a compact, key-sorted
+RunEventDoc)."""
+
+REPORT_FILES: tuple[str, ...] = (
+    "report.html",
+    "sweep.csv",
+    "branches.csv",
+    "branches.png",
+    "recovery.png",
+    "divergence.png",
+)
+"""The files a sweep's report folder holds (``workbench.write_report``)."""
+
+GENERATOR_META = '<meta name="generator" content="workbench">'
+"""The marker in every ``report.html``: a folder whose report carries it is the workbench's."""
+
+_marked_html = file_starts_with(GENERATOR_META.encode("utf-8"), within=2048)
+
+
+def is_report_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a report the workbench wrote: its ``report.html`` carries the
+    generator marker and it holds nothing but report files."""
+    try:
+        names = {n for n in os.listdir(folder) if not is_temp_name(n)}
+    except OSError:
+        return False
+    return (
+        "report.html" in names
+        and names <= set(REPORT_FILES)
+        and _marked_html(folder / "report.html")
+    )
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_MARKER = b"Software\x00workbench"
+"""The ``tEXt`` chunk every PNG chart the workbench writes carries after its header."""
+SVG_MARKER = "<!-- generator: workbench -->"
+"""The comment every SVG chart the workbench writes has right after its ``<svg>`` tag."""
+
+_marked_svg = file_starts_with(SVG_MARKER.encode("utf-8"), within=4096)
+
+
+def is_chart_file(path: Path) -> bool:
+    """Whether a PNG or SVG file is a chart the workbench wrote (it carries the marker)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(128)
+    except OSError:
+        return False
+    if head.startswith(PNG_SIGNATURE):
+        return b"tEXt" + PNG_MARKER in head
+    return _marked_svg(path)
+
+
+OutputKind = Literal["json", "events", "report", "chart"]
+"""What an output is, for :func:`check_output`: ``json`` (suites, summaries, tool catalogues:
+stable JSON), ``events`` (an event log), ``report`` (a sweep's report folder), ``chart``."""
+
+_KINDS: dict[str, tuple[Recogniser, bool, tuple[str, ...]]] = {
+    "json": (is_stable_json_file, False, ()),
+    "events": (is_event_log_file, False, ()),
+    "report": (is_report_folder, True, REPORT_FILES),
+    "chart": (is_chart_file, False, ()),
+}

@@ -21,7 +21,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from .._common.canonical import jcs_text
-from .._common.jsonio import compact_json_line, jsonl_recogniser, write_text_atomic
+from .._common.jsonio import write_text_atomic
+from .._common.outputs import compact_json_line, is_event_log_file
 from .._common.toolresult import ToolResult, error_text
 from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, ServedBy
 
@@ -137,11 +138,6 @@ class EventLog:
 def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
     """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8."""
     return "".join(compact_json_line(e) for e in events)
-
-
-is_event_log_file = jsonl_recogniser("eventId", "runId", "type", "sequence")
-"""Whether a file is an event log the workbench wrote (its first line is a compact, key-sorted
-RunEventDoc): such a file may be replaced without ``overwrite=True``."""
 
 
 def write_event_log(

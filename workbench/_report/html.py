@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 from .._common.atomic import replace_folder
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
-from .._common.outputs import file_starts_with
+from .._common.outputs import GENERATOR_META, REPORT_FILES, is_report_folder
 from .charts import (
     branch_chart,
     chart_spec,
@@ -44,20 +44,8 @@ from .charts import (
     render_svg,
 )
 
-__all__ = ["GENERATOR_META", "REPORT_FILES", "is_report_folder", "write_report"]
+__all__ = ["REPORT_FILES", "write_report"]
 
-GENERATOR_META = '<meta name="generator" content="workbench">'
-"""The marker in every ``report.html``: a folder whose report carries it is the workbench's."""
-
-REPORT_FILES: tuple[str, ...] = (
-    "report.html",
-    "sweep.csv",
-    "branches.csv",
-    "branches.png",
-    "recovery.png",
-    "divergence.png",
-)
-"""The files :func:`write_report` writes."""
 
 _CELL_LIMIT = 200
 """Characters of recorded text shown per table cell (the CSVs hold everything)."""
@@ -294,18 +282,6 @@ def write_report(
     ) as folder:
         _write_report_files(result, folder, profile, title, interactive)
     return Path(out_dir) / "report.html"
-
-
-def is_report_folder(folder: Path) -> bool:
-    """Whether ``folder`` is a report the workbench wrote: its ``report.html`` carries the
-    ``generator`` marker and it holds nothing but report files."""
-    names = set(os.listdir(folder))
-    return (
-        "report.html" in names and names <= set(REPORT_FILES) and _is_marked(folder / "report.html")
-    )
-
-
-_is_marked = file_starts_with(GENERATOR_META.encode("utf-8"), within=2048)
 
 
 def _write_report_files(

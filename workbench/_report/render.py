@@ -10,7 +10,7 @@ from typing import Any
 import altair as alt
 
 from .._common.jsonio import write_bytes_atomic
-from .._common.outputs import Recogniser, file_starts_with
+from .._common.outputs import PNG_MARKER, PNG_SIGNATURE, SVG_MARKER, is_chart_file
 
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
@@ -60,27 +60,18 @@ def save_chart(
     """
     target = Path(path)
     suffix = target.suffix.lower()
-    marked: Recogniser
     if suffix == ".png":
         data = mark_png(render_png(chart, scale=scale))
-        marked = _is_marked_png
     elif suffix == ".svg":
         data = mark_svg(render_svg(chart)).encode("utf-8")
-        marked = _is_marked_svg
     else:
         raise ValueError(f"{target}: save_chart writes .png or .svg, not {suffix or 'no suffix'!r}")
-    write_bytes_atomic(target, data, overwrite=overwrite, parents=parents, recognise=marked)
+    write_bytes_atomic(target, data, overwrite=overwrite, parents=parents, recognise=is_chart_file)
     return target
 
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_PNG_MARKER_CHUNK = b"Software\x00workbench"
-SVG_MARKER = "<!-- generator: workbench -->"
-"""The comment every SVG file :func:`save_chart` writes has right after its ``<svg>`` tag."""
-
-
 def mark_svg(text: str) -> str:
-    """SVG text with :data:`SVG_MARKER` after the opening ``<svg ...>`` tag."""
+    """SVG text with the workbench's marker comment after the opening ``<svg ...>`` tag."""
     start = text.find("<svg")
     end = text.find(">", start) if start >= 0 else -1
     if end < 0:
@@ -90,22 +81,11 @@ def mark_svg(text: str) -> str:
 
 def mark_png(data: bytes) -> bytes:
     """PNG bytes with a ``tEXt`` chunk ``Software: workbench`` after the header chunk."""
-    if not data.startswith(_PNG_SIGNATURE) or len(data) < 33:
+    if not data.startswith(PNG_SIGNATURE) or len(data) < 33:
         return data
     end_of_ihdr = 8 + 4 + 4 + int.from_bytes(data[8:12], "big") + 4
-    chunk = b"tEXt" + _PNG_MARKER_CHUNK
+    chunk = b"tEXt" + PNG_MARKER
     crc = zlib.crc32(chunk).to_bytes(4, "big")
-    text = len(_PNG_MARKER_CHUNK).to_bytes(4, "big") + chunk + crc
-    return data[:end_of_ihdr] + text + data[end_of_ihdr:]
-
-
-def _is_marked_png(path: Path) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(128)
-    except OSError:
-        return False
-    return head.startswith(_PNG_SIGNATURE) and b"tEXt" + _PNG_MARKER_CHUNK in head
-
-
-_is_marked_svg = file_starts_with(SVG_MARKER.encode("utf-8"), within=4096)
+    return (
+        data[:end_of_ihdr] + len(PNG_MARKER).to_bytes(4, "big") + chunk + crc + data[end_of_ihdr:]
+    )

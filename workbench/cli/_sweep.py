@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench import (
-    BASELINE,
-    ErrorRule,
-    HostRefusal,
-    JSONFileError,
-    LoadError,
-    SuiteError,
-    SweepResult,
-    sweep,
-    write_report,
+from ._common import (
+    MAX_TRIALS,
+    MAX_WORKERS,
+    add_output_arguments,
+    bounded_int,
+    check_outputs,
+    fail,
+    plural,
+    print_table,
 )
 
-from ._common import fail, print_table
+if TYPE_CHECKING:
+    from workbench import SweepResult
 
 _ROOT = Path(__file__).resolve().parents[2]
 DEMO_INPUTS: tuple[tuple[str, str, str | None], ...] = (
@@ -52,9 +51,26 @@ def register(sub: Any) -> None:
         default=None,
         help="a fault kind (repeatable; default: hard and transient)",
     )
-    parser.add_argument("--trials", type=int, default=1, help="trials per variant (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for choose draws and ids")
-    parser.add_argument("--workers", type=int, default=None, help="a process pool of N workers")
+    parser.add_argument(
+        "--trials",
+        type=bounded_int(1, MAX_TRIALS),
+        default=1,
+        metavar="N",
+        help="trials per variant (default 1)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=bounded_int(-(2**63), 2**63 - 1),
+        default=0,
+        help="the seed of the scripted agent's choose draws and of the run's ids (default 0)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=None,
+        metavar="N",
+        help="run the variants on a pool of N worker processes (default: in this process)",
+    )
     parser.add_argument(
         "--dask",
         nargs="?",
@@ -69,21 +85,56 @@ def register(sub: Any) -> None:
         metavar="P",
         help="for run formats with no error flag: a reply starting with P is a failure",
     )
-    parser.add_argument("--out", default="out/sweep", metavar="DIR", help="output folder")
+    parser.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="the report folder, replaced as a whole when the sweep is done (default "
+        "out/sweep; a folder you name must be new, empty or an earlier report)",
+    )
+    add_output_arguments(parser)
     parser.set_defaults(handler=run)
 
     demo = sub.add_parser(
         "demo",
         help="sweep the bundled billing run and tau-bench record and write their reports",
     )
-    demo.add_argument("--out", default="out/demo", metavar="DIR", help="output folder")
-    demo.add_argument("--workers", type=int, default=None, help="a process pool of N workers")
+    demo.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="the folder for the two report folders (default out/demo)",
+    )
+    demo.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=None,
+        metavar="N",
+        help="run the variants on a pool of N worker processes (default: in this process)",
+    )
+    add_output_arguments(demo)
     demo.set_defaults(handler=run_demo)
 
 
-def write_outputs(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[str]:
-    """The report folder: ``report.html``, the CSVs and the charts."""
-    report = write_report(result, out_dir)
+def _out(args: argparse.Namespace, default: str) -> tuple[str, bool]:
+    """The output folder and whether its missing parents may be created (the default's are)."""
+    if args.out is None:
+        return default, True
+    return args.out, bool(args.parents)
+
+
+def write_outputs(
+    result: SweepResult,
+    out_dir: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    inputs: tuple[str | os.PathLike[str], ...] = (),
+) -> list[str]:
+    """The report folder: ``report.html``, the CSVs and the charts (replaced as a whole)."""
+    from workbench import write_report
+
+    report = write_report(result, out_dir, overwrite=overwrite, parents=parents, inputs=inputs)
     return [os.fspath(report)]
 
 
@@ -106,13 +157,15 @@ def print_recovery(result: SweepResult) -> None:
 
 
 def _summary_line(result: SweepResult) -> str:
+    from workbench import BASELINE
+
     frame = result.frame
     variants = frame[frame["variant"] != BASELINE]
     recovered = int(variants["recovered"].sum())
     base = frame[frame["variant"] == BASELINE]
     return (
-        f"{len(result.variants)} variant(s) x {result.trials} trial(s): {recovered}/"
-        f"{len(variants)} variant-trials recovered; baseline "
+        f"{plural(len(result.variants), 'variant')} x {plural(result.trials, 'trial')}: "
+        f"{recovered}/{len(variants)} variant-trials recovered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
     )
 
@@ -133,8 +186,11 @@ def _dask_executor(address: str) -> tuple[Executor, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.trials < 1:
-        return fail(f"--trials must be at least 1, not {args.trials}")
+    from workbench import ErrorRule, HostRefusal, sweep
+
+    out, parents = _out(args, "out/sweep")
+    args.parents = parents
+    check_outputs(args, [("--out", out, "report")], inputs=[args.input])
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
     rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
@@ -153,37 +209,50 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             error_rule=rule,
         )
-    except LoadError as exc:
-        for problem in exc.problems[:20]:
-            print(f"workbench: error: {problem}", file=sys.stderr)
-        return 2
     except HostRefusal as refusal:
         return fail(f"{args.input}: {refusal}")
-    except (JSONFileError, SuiteError, ValueError, KeyError, RuntimeError, OSError) as exc:
+    except KeyError as exc:
+        return fail(str(exc.args[0]) if exc.args else str(exc))
+    except RuntimeError as exc:
         return fail(str(exc))
     finally:
         for closer in closers:
             closer.close()
     print_recovery(result)
     print(_summary_line(result))
-    for path in write_outputs(result, args.out):
+    written = write_outputs(
+        result, out, overwrite=args.force, parents=parents, inputs=(args.input,)
+    )
+    for path in written:
         print(f"wrote {path}")
     return 0
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    lines: list[str] = []
-    for folder, relative, prefix in DEMO_INPUTS:
-        source = _ROOT / relative
+    from workbench import ErrorRule, sweep
+
+    out_text, parents = _out(args, "out/demo")
+    out = Path(out_text)
+    sources = [_ROOT / relative for _, relative, _ in DEMO_INPUTS]
+    for source, (_, relative, _) in zip(sources, DEMO_INPUTS, strict=True):
         if not source.exists():
             return fail(f"bundled run {relative} not found (run the demo from a source checkout)")
+    args.parents = parents
+    check_outputs(
+        args,
+        [(f"--out {folder}", out / folder, "report") for folder, _, _ in DEMO_INPUTS],
+        inputs=sources,
+    )
+    lines: list[str] = []
+    for (folder, relative, prefix), source in zip(DEMO_INPUTS, sources, strict=True):
         rule = ErrorRule.prefix(prefix) if prefix else None
         print(f"== {folder}: single-fault sweep of {relative} (hard, transient)")
         result = sweep(source, workers=args.workers, error_rule=rule)
         print_recovery(result)
         print(_summary_line(result))
-        written = write_outputs(result, out / folder)
+        written = write_outputs(
+            result, out / folder, overwrite=args.force, parents=parents, inputs=tuple(sources)
+        )
         lines.append(f"  {folder:<10} {_summary_line(result)}")
         lines.extend(f"             {path}" for path in written)
         print()
