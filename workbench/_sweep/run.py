@@ -14,6 +14,7 @@ rows are put back in variant order, so the result is the same whatever the execu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -178,18 +179,21 @@ def sweep(
         items_by_task.setdefault(variant.task_id, []).append(
             WorkItem(index, variant.name, variant.faults, data)
         )
-    own_pool: Executor | None = None
+    own_pool: ProcessPoolExecutor | None = None
     if executor is None and workers is not None and workers > 1:
-        executor = own_pool = ProcessPoolExecutor(max_workers=workers)
+        executor = own_pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
     try:
         n_workers = 1 if executor is None else (workers or _executor_workers(executor))
         batches = batches_for(
             suite, items_by_task, plan, in_process=executor is None, workers=n_workers
         )
         outs = _execute(batches, executor, _progress_bar(len(variants), progress), on_progress)
-    finally:
+    except BaseException:
         if own_pool is not None:
-            own_pool.shutdown()
+            _stop_pool(own_pool)  # Ctrl-C or an error: do not wait for the running batches
+        raise
+    if own_pool is not None:
+        own_pool.shutdown()
     frame, steps = tabulate(baseline, variants, outs)
     return SweepResult(
         suite=suite,
@@ -201,6 +205,29 @@ def sweep(
         seed=seed,
         kinds=checked if generated else (),
     )
+
+
+def _worker_init() -> None:
+    """In a pool worker: Ctrl-C (sent to the whole process group) is the parent's to handle;
+    the parent stops the workers, so they do not print interrupt tracebacks of their own. A
+    SIGTERM handler inherited from the parent (the command line's) is dropped: SIGTERM ends a
+    worker at once."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a process pool at once: cancel what has not started, terminate the workers."""
+    processes = list(getattr(pool, "_processes", {}).values())  # no public API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(1.0)
 
 
 def _execute(

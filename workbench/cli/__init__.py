@@ -19,6 +19,7 @@ import importlib
 import os
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Iterator, Sequence
 from types import FrameType
@@ -105,35 +106,112 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise Interrupted(signum)
+_DEADLINE = 0.8
+"""Seconds from a stopping signal to the process's end, whatever the command was doing."""
+
+
+class _Watchdog:
+    """Ends the process ``_DEADLINE`` seconds after the first stopping signal.
+
+    A signal raises KeyboardInterrupt in the main thread, and the command cleans up on the way
+    out (temp files, pools, clusters). That is not always enough: the interrupt can land in a
+    garbage-collector callback that swallows it, or in native code that does not return for
+    seconds. The watchdog then kills this process's children, prints the one line and exits
+    with the signal's code. Armed only when ``main`` runs as the program, never in-process.
+    """
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.reported = False
+        self.timer: threading.Timer | None = None
+
+    def arm(self, code: int, what: str) -> None:
+        if not self.armed or self.timer is not None:
+            return
+        self.timer = threading.Timer(_DEADLINE, self._fire, args=(code, what))
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _fire(self, code: int, what: str) -> None:
+        _kill_children()
+        if not self.reported:
+            with contextlib.suppress(OSError, ValueError):
+                os.write(2, f"workbench: {what}\n".encode())
+        os._exit(code)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _kill_children() -> None:
+    """SIGKILL this process's child processes (worker pools, a local Dask cluster), leaving
+    multiprocessing's resource tracker to exit on its own (Linux; elsewhere nothing)."""
+    own = str(os.getpid())
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            if fields[1] != own:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if b"resource_tracker" in handle.read():
+                    continue
+            os.kill(int(entry), signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            continue
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    if _WATCHDOG.timer is not None:
+        return  # a second signal while cleaning up: the first one is being handled
+    exc: KeyboardInterrupt = KeyboardInterrupt() if signum == signal.SIGINT else Interrupted(signum)
+    _WATCHDOG.arm(*_interrupt_code(exc))
+    raise exc
+
+
+def _quiet_unraisable(previous: Any) -> Any:
+    """An unraisable hook that drops an interrupt swallowed in a callback (the watchdog ends the
+    process) instead of printing its traceback; anything else goes to ``previous``."""
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        previous(unraisable)
+
+    return hook
 
 
 @contextlib.contextmanager
 def _signals_as_interrupts() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Interrupted` while the command runs (SIGINT already
-    raises KeyboardInterrupt); the previous handlers come back afterwards."""
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt (:class:`Interrupted` for the last
+    two) while the command runs; the previous handlers come back afterwards."""
     previous: dict[int, Any] = {}
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_unraisable(previous_hook)
     try:
-        for name in ("SIGTERM", "SIGHUP"):
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
             number = getattr(signal, name, None)
-            if number is not None:
-                with contextlib.suppress(ValueError, OSError):  # not the main thread
-                    previous[number] = signal.signal(number, _raise_interrupt)
+            if number is None:
+                continue
+            current = signal.getsignal(number)
+            if current is signal.SIG_IGN:  # started with the signal ignored (nohup): keep it
+                continue
+            with contextlib.suppress(ValueError, OSError):  # not the main thread
+                previous[number] = signal.signal(number, _on_signal)
         yield
     finally:
+        sys.unraisablehook = previous_hook
+        if _WATCHDOG.timer is not None:
+            return  # interrupted as the program: stay deaf to signals until the process ends
         for number, handler in previous.items():
             with contextlib.suppress(ValueError, OSError, TypeError):
                 signal.signal(number, handler)
-
-
-def _stop_signals() -> None:
-    """After an interrupt in the real process: further signals must not interrupt clean-up."""
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(number, signal.SIG_IGN)
 
 
 def _interrupt_code(exc: KeyboardInterrupt) -> tuple[int, str]:
@@ -148,6 +226,7 @@ def _interrupt_code(exc: KeyboardInterrupt) -> tuple[int, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     words = list(sys.argv[1:] if argv is None else argv)
+    _WATCHDOG.armed = argv is None
     with _signals_as_interrupts():
         try:
             parser = build_parser(_command_in(words))
@@ -155,9 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.handler(args)
             return code
         except KeyboardInterrupt as exc:
-            if argv is None:
-                _stop_signals()
             code, what = _interrupt_code(exc)
+            _WATCHDOG.reported = True
             print(f"workbench: {what}", file=sys.stderr, flush=True)
             return code
         except BrokenPipeError:  # `workbench boundaries ... | head`

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import os
+import signal
+import sys
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -175,14 +179,46 @@ def _dask_executor(address: str) -> tuple[Executor, Any]:
         from distributed import Client, LocalCluster
     except ImportError as exc:
         raise RuntimeError("--dask needs the dask extra: pip install 'workbench[dask]'") from exc
+    # Dask's and Tornado's loggers report cancelled futures and killed workers as ERRORs with
+    # tracebacks when a sweep is stopped; the sweep reports its own errors, so they stay quiet.
+    for name in ("distributed", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     if address == "local":
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=2, processes=True, threads_per_worker=1
-        )
+        # The resource tracker (started for the cluster's processes) warns at exit about the
+        # semaphores of workers killed by Ctrl-C, which it then cleans up: no warning needed.
+        sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
+        # Ctrl-C reaches every process of the terminal's group: the cluster's processes start
+        # with SIGINT ignored (inherited), so only this process handles it and stops them.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=2, processes=True, threads_per_worker=1
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
         client = Client(cluster)  # type: ignore[no-untyped-call]
         return client.get_executor(), (client, cluster)  # type: ignore[no-untyped-call]
     client = Client(address)  # type: ignore[no-untyped-call]
     return client.get_executor(), (client,)  # type: ignore[no-untyped-call]
+
+
+def _close(closers: Any, interrupted: bool) -> None:
+    """Close the Dask client and cluster. After Ctrl-C (or an error) a local cluster's
+    processes are killed first, since a graceful close waits for the batches they run."""
+    if not interrupted:
+        for closer in closers:
+            closer.close()
+        return
+    if len(closers) > 1:  # our own LocalCluster: kill its worker processes (Nanny.pid)
+        for nanny in list(getattr(closers[1], "workers", {}).values()):
+            nanny.auto_restart = False
+            pid = getattr(nanny, "pid", None)
+            if isinstance(pid, int):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    for closer in closers:
+        with contextlib.suppress(BaseException):
+            closer.close(timeout=0.5)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -215,9 +251,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc.args[0]) if exc.args else str(exc))
     except RuntimeError as exc:
         return fail(str(exc))
-    finally:
-        for closer in closers:
-            closer.close()
+    except BaseException:
+        _close(closers, interrupted=True)
+        raise
+    _close(closers, interrupted=False)
     print_recovery(result)
     print(_summary_line(result))
     written = write_outputs(
