@@ -207,11 +207,11 @@ def _signals_as_interrupts() -> Iterator[None]:
         yield
     finally:
         sys.unraisablehook = previous_hook
-        if _WATCHDOG.timer is not None:
-            return  # interrupted as the program: stay deaf to signals until the process ends
-        for number, handler in previous.items():
-            with contextlib.suppress(ValueError, OSError, TypeError):
-                signal.signal(number, handler)
+        # Interrupted as the program: stay deaf to signals until the process ends.
+        if _WATCHDOG.timer is None:
+            for number, handler in previous.items():
+                with contextlib.suppress(ValueError, OSError, TypeError):
+                    signal.signal(number, handler)
 
 
 def _interrupt_code(exc: KeyboardInterrupt) -> tuple[int, str]:
