@@ -33,7 +33,15 @@ from urllib.parse import urljoin
 
 import referencing
 import referencing.exceptions
-from jsonschema import FormatChecker, validators
+
+from .._common.lazy import deferred_import
+
+# jsonschema registers its optional format checkers when it is imported; the "iri" checker
+# imports rfc3987-syntax (installed with JupyterLab), which builds a Lark grammar: 1.4 s of
+# every validating command's start, for a format no workbench schema uses. Its import is
+# deferred to the first "iri" check (never, here).
+with deferred_import("rfc3987_syntax", "is_valid_syntax"):
+    from jsonschema import FormatChecker, validators
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 from referencing.jsonschema import DRAFT202012

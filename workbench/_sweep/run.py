@@ -25,7 +25,7 @@ from .._common.jsonio import JSONFileError, read_json
 from .._common.vocab import BASELINE, FaultKind
 from .._load.records import ErrorRule, LoadResult, PromotedRun
 from .._replay.session import replay
-from .._suite.model import Suite
+from .._suite.model import Suite, task_tool_responses
 from .plan import Batch, FaultOptions, SweepPlan, VariantOutcome, WorkItem, batches_for, run_batch
 from .result import SweepResult, tabulate
 from .variants import (
@@ -107,6 +107,32 @@ def _variants_for(
     return found, False
 
 
+MAX_VARIANTS = 100_000
+"""The most variants one sweep generates."""
+MAX_SWEEP_TRIALS = 200_000
+"""The most variant-trials one sweep replays (variants x trials)."""
+
+
+def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) -> None:
+    """Refuse a sweep too large to finish before generating it (bounds on work from content)."""
+    if not isinstance(faults, str):
+        count = len(faults)
+    else:
+        sizes = [len(task_tool_responses(task)) for task in suite.tasks]
+        per_task = [n * (n - 1) // 2 for n in sizes] if faults == "pairs" else sizes
+        count = sum(per_task) * len(kinds)
+    if count > MAX_VARIANTS:
+        raise ValueError(
+            f"faults={faults!r} would make about {count} variants, over the limit of "
+            f"{MAX_VARIANTS}: choose single faults, one tool, or fewer kinds"
+        )
+    if count * trials > MAX_SWEEP_TRIALS:
+        raise ValueError(
+            f"{count} variants x {trials} trials is over the limit of {MAX_SWEEP_TRIALS} "
+            "variant-trials per sweep: use fewer trials or fewer faults"
+        )
+
+
 def _executor_workers(executor: Executor) -> int:
     value = getattr(executor, "_max_workers", None)
     if isinstance(value, int) and value > 0:
@@ -169,6 +195,7 @@ def sweep(
         raise ValueError(f"trials must be at least 1, not {trials}")
     suite = sweep_source(source, error_rule=error_rule, policy=policy)
     checked = check_kinds(kinds)
+    _check_size(suite, faults, checked, trials)
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
     # The baseline is validated once (here); variants derived from it skip the schema check.
     baseline = replay(suite, agent, trials=trials, seed=seed, events=False, validate=True)
