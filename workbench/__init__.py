@@ -146,6 +146,7 @@ _EXPORTS: dict[str, str] = {
     "FRAME_COLUMNS": "_sweep.result",
     "SweepResult": "_sweep.result",
     "sweep": "_sweep.run",
+    "sweep_source": "_sweep.run",
     "SweepData": "_sweep.branches",
     "branch_tree": "_sweep.branches",
     # charts and reports (_report)
@@ -528,6 +529,9 @@ if _TYPE_CHECKING:
     )
     from ._sweep.run import (
         sweep as sweep,
+    )
+    from ._sweep.run import (
+        sweep_source as sweep_source,
     )
     from ._sweep.variants import (
         Fault as Fault,

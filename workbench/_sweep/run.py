@@ -121,6 +121,8 @@ def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) ->
         sizes = [len(task_tool_responses(task)) for task in suite.tasks]
         per_task = [n * (n - 1) // 2 for n in sizes] if faults == "pairs" else sizes
         count = sum(per_task) * len(kinds)
+        if count == 0:
+            raise ValueError("nothing to sweep: the suite has no tool boundary to fault")
     if count > MAX_VARIANTS:
         raise ValueError(
             f"faults={faults!r} would make about {count} variants, over the limit of "
@@ -195,10 +197,10 @@ def sweep(
         raise ValueError(f"trials must be at least 1, not {trials}")
     suite = sweep_source(source, error_rule=error_rule, policy=policy)
     checked = check_kinds(kinds)
-    _check_size(suite, faults, checked, trials)
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
     # The baseline is validated once (here); variants derived from it skip the schema check.
     baseline = replay(suite, agent, trials=trials, seed=seed, events=False, validate=True)
+    _check_size(suite, faults, checked, trials)
     variants, generated = _variants_for(suite, faults, checked, plan.faults)
     items_by_task: dict[str, list[WorkItem]] = {}
     for index, variant in enumerate(variants):

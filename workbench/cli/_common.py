@@ -8,11 +8,12 @@ the library's own errors and let :func:`workbench.cli.main` turn them into that 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from workbench import RUN_FORMATS
@@ -30,6 +31,7 @@ __all__ = [
     "error_line",
     "fail",
     "load_run_file",
+    "naming",
     "plural",
     "print_table",
     "terminal_text",
@@ -176,8 +178,29 @@ def load_run_file(args: argparse.Namespace) -> LoadResult:
     from workbench import ErrorRule, load_runs
 
     rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
-    result: LoadResult = load_runs(args.run, format=args.format, error_rule=rule)
+    with naming(args.run):
+        result: LoadResult = load_runs(args.run, format=args.format, error_rule=rule)
     return result
+
+
+@contextlib.contextmanager
+def naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Errors raised while reading ``path`` that do not say which file they are about (a
+    number too long for Python, JSON nested too deep) are re-raised naming it."""
+    from workbench import JSONFileError, LoadError, OutputError, SuiteError
+
+    try:
+        yield
+    except (LoadError, JSONFileError, SuiteError, OutputError):
+        raise
+    except RecursionError as exc:
+        raise JSONFileError(path, "nested too deeply to read") from exc
+    except UnicodeDecodeError as exc:
+        raise JSONFileError(path, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})") from exc
+    except ValueError as exc:
+        if os.fspath(path) in str(exc):
+            raise
+        raise JSONFileError(path, str(exc).split(";")[0]) from exc
 
 
 _VISIBLE = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

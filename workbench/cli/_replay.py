@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     outputs = [("--events", args.events, "events"), ("--summary", args.summary, "json")]
     check_outputs(args, outputs, inputs=inputs)  # type: ignore[arg-type]
     suite = Suite.load(args.suite)
-    profile = HostProfile.load(args.host_profile) if args.host_profile else None
+    profile = HostProfile.load(args.host_profile) if args.host_profile is not None else None
     try:
         result = replay(
             suite,

@@ -19,6 +19,7 @@ from ._common import (
     bounded_int,
     check_outputs,
     fail,
+    naming,
     plural,
     print_table,
 )
@@ -222,7 +223,7 @@ def _close(closers: Any, interrupted: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench import ErrorRule, HostRefusal, sweep
+    from workbench import ErrorRule, HostRefusal, sweep, sweep_source
 
     out, parents = _out(args, "out/sweep")
     args.parents = parents
@@ -235,8 +236,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.dask is not None:
             executor, closers = _dask_executor(args.dask)
+        with naming(args.input):
+            suite = sweep_source(args.input, error_rule=rule)
         result = sweep(
-            args.input,
+            suite,
             faults=args.faults,
             kinds=kinds,
             trials=args.trials,
@@ -251,6 +254,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc.args[0]) if exc.args else str(exc))
     except RuntimeError as exc:
         return fail(str(exc))
+    except ValueError as exc:  # a sweep the input cannot make (faults, size): name the input
+        message = str(exc)
+        return fail(message if args.input in message else f"{args.input}: {message}")
     except BaseException:
         _close(closers, interrupted=True)
         raise

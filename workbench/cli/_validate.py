@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         return _official(suite, name)
     from workbench import preflight
 
-    profile = HostProfile.load(args.host_profile) if args.host_profile else HostProfile()
+    profile = HostProfile() if args.host_profile is None else HostProfile.load(args.host_profile)
     problems = preflight(suite, host_profile=profile)
     for problem in problems:
         word = _KIND_WORDS[problem.kind][0]
