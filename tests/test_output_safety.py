@@ -25,7 +25,8 @@ from workbench._common.jsonio import (
     write_json_atomic,
     write_text_atomic,
 )
-from workbench._common.outputs import check_distinct_outputs, check_output, is_event_log_file
+from workbench._common.markers import is_event_log_file
+from workbench._common.outputs import check_distinct_outputs, check_output
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX special files")
 BILLING = Path(__file__).resolve().parents[1] / "fixtures" / "billing-support.openwop.jsonl"

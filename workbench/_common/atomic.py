@@ -24,15 +24,8 @@ from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .outputs import (
-    TEMP_SUFFIX,
-    OutputError,
-    Recogniser,
-    StrPath,
-    check_output,
-    ensure_parent,
-    temp_pid,
-)
+from .markers import TEMP_SUFFIX, Recogniser, temp_pid
+from .outputs import OutputError, StrPath, check_output, ensure_parent
 
 __all__ = [
     "TEMP_SUFFIX",

@@ -18,12 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import atomic_file
-from .outputs import (
-    Recogniser,
-    compact_json_line,
-    is_stable_json_file,
-    jsonl_recogniser,
-)
+from .markers import Recogniser, compact_json_line, is_stable_json_file, jsonl_recogniser
 
 __all__ = [
     "JSONFileError",

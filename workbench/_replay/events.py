@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from .._common.canonical import jcs_text
 from .._common.jsonio import write_text_atomic
-from .._common.outputs import compact_json_line, is_event_log_file
+from .._common.markers import compact_json_line, is_event_log_file
 from .._common.toolresult import ToolResult, error_text
 from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, ServedBy
 

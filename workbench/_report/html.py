@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 from .._common.atomic import replace_folder
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
-from .._common.outputs import GENERATOR_META, REPORT_FILES, is_report_folder
+from .._common.markers import GENERATOR_META, REPORT_FILES, is_report_folder
 from .charts import (
     branch_chart,
     chart_spec,

@@ -10,7 +10,7 @@ from typing import Any
 import altair as alt
 
 from .._common.jsonio import write_bytes_atomic
-from .._common.outputs import PNG_MARKER, PNG_SIGNATURE, SVG_MARKER, is_chart_file
+from .._common.markers import PNG_MARKER, PNG_SIGNATURE, SVG_MARKER, is_chart_file
 
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:

@@ -217,7 +217,7 @@ class SweepResult:
         An existing CSV is replaced when its header is the one written (the workbench's own
         table), or with ``overwrite=True``; ``out_dir`` must exist unless ``parents=True``."""
         from .._common.jsonio import write_text_atomic
-        from .._common.outputs import file_starts_with
+        from .._common.markers import file_starts_with
 
         paths = []
         for name, frame in (("sweep.csv", self.frame), ("branches.csv", self.branches())):

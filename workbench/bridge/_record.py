@@ -35,7 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .._common.outputs import check_output, is_event_log_file
+from .._common.markers import is_event_log_file
+from .._common.outputs import check_output
 from .._replay.events import EventLog
 
 __all__ = ["RECORDER_AGENT_ID", "Recording", "record_mcp"]
