@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.bad_inputs import BASE_FILES, Case, all_cases
 
+from helpers.bad_inputs import BASE_FILES, Case, all_cases
 from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.secrets_corpus import ALL, HELD_OUT, NEGATIVES, SHAPES, SecretShape, pieces
 
+from helpers.secrets_corpus import ALL, HELD_OUT, NEGATIVES, SHAPES, SecretShape, pieces
 from workbench._promote.redact import REDACTED, gitleaks_rules, redact, redact_text
 from workbench.cli import main
 

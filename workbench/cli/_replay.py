@@ -1,4 +1,5 @@
-"""``workbench replay SUITE.json``: replay a suite with the scripted agent and grade it.
+"""``workbench replay SUITE.json``: replay a suite with the scripted agent (or ``--agent llm``)
+and grade it.
 
 Outputs (``--events``, ``--summary``) are checked before the replay starts: never the suite or
 the host profile, never one file for both, never a file the workbench did not write without
@@ -20,6 +21,7 @@ from ._common import (
     plural,
     print_table,
 )
+from ._llm import add_agent_arguments, agent_from_args, model_turns_line
 
 
 def register(sub: Any) -> None:
@@ -66,6 +68,7 @@ def register(sub: Any) -> None:
         "RFC 0245 D asks)",
     )
     add_output_arguments(parser)
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -77,9 +80,13 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, outputs, inputs=inputs)  # type: ignore[arg-type]
     suite = Suite.load(args.suite)
     profile = HostProfile.load(args.host_profile) if args.host_profile is not None else None
+    agent = agent_from_args(args, args.suite)
+    if isinstance(agent, int):
+        return agent
     try:
         result = replay(
             suite,
+            agent,
             trials=args.trials,
             seed=args.seed,
             host_profile=profile,
@@ -105,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         f"{plural(summary['taskCount'], 'task')} passed, "
         f"{plural(summary['fixtureMissCount'], 'fixture miss', 'fixture misses')}"
     )
+    turns = model_turns_line([r for t in result.tasks for r in t.trials])
+    if turns is not None:
+        print(turns)
     written = {"overwrite": args.force, "parents": args.parents, "inputs": inputs}
     if args.events:
         result.write_events(args.events, **written)

@@ -23,6 +23,7 @@ from ._common import (
     plural,
     print_table,
 )
+from ._llm import add_agent_arguments, agent_from_args
 
 if TYPE_CHECKING:
     from workbench import SweepResult
@@ -98,6 +99,7 @@ def register(sub: Any) -> None:
         "out/sweep; a folder you name must be new, empty or an earlier report)",
     )
     add_output_arguments(parser)
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
     demo = sub.add_parser(
@@ -162,16 +164,18 @@ def print_recovery(result: SweepResult) -> None:
 
 
 def _summary_line(result: SweepResult) -> str:
-    from workbench import BASELINE
+    from workbench import BASELINE, NEEDS_MODEL
 
     frame = result.frame
     variants = frame[frame["variant"] != BASELINE]
     recovered = int(variants["recovered"].sum())
     base = frame[frame["variant"] == BASELINE]
+    needs_model = int((variants["outcome"] == NEEDS_MODEL).sum())
     return (
         f"{plural(len(result.variants), 'variant')} x {plural(result.trials, 'trial')}: "
-        f"{recovered}/{len(variants)} variant-trials recovered; baseline "
+        f"{recovered}/{len(variants) - needs_model} variant-trials recovered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
+        + (f"; {needs_model} needs-model (no model to answer)" if needs_model else "")
     )
 
 
@@ -231,6 +235,9 @@ def run(args: argparse.Namespace) -> int:
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
     rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
+    agent = agent_from_args(args, args.input)
+    if isinstance(agent, int):
+        return agent
     executor: Executor | None = None
     closers: Any = ()
     try:
@@ -244,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
             kinds=kinds,
             trials=args.trials,
             seed=args.seed,
+            agent=agent,
             executor=executor,
             workers=args.workers,
             error_rule=rule,
