@@ -13,6 +13,7 @@ library's heavier parts (pandas, jsonschema, Altair) inside the function that ne
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import contextlib
 import importlib
@@ -123,6 +124,7 @@ class _Watchdog:
     def __init__(self) -> None:
         self.armed = False
         self.reported = False
+        self.owed = False  # a signal caught off the main thread, still to raise in it
         self.timer: threading.Timer | None = None
 
     def arm(self, code: int, what: str) -> None:
@@ -160,19 +162,33 @@ def _kill_children() -> None:
             if fields[1] != own:
                 continue
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                if b"resource_tracker" in handle.read():
+                if b"multiprocessing.resource_tracker import main" in handle.read():
                     continue
             os.kill(int(entry), signal.SIGKILL)
         except (OSError, IndexError, ValueError):
             continue
 
 
+def _stop_exception(signum: int) -> KeyboardInterrupt:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Interrupted(signum)
+
+
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    if _WATCHDOG.timer is not None:
+    if _WATCHDOG.timer is not None and not _WATCHDOG.owed:
         return  # a second signal while cleaning up: the first one is being handled
-    exc: KeyboardInterrupt = KeyboardInterrupt() if signum == signal.SIGINT else Interrupted(signum)
+    _WATCHDOG.owed = False
+    exc = _stop_exception(signum)
     _WATCHDOG.arm(*_interrupt_code(exc))
     raise exc
+
+
+def interrupt_from_thread(signum: int) -> None:
+    """A stopping signal taken by a helper thread (``sigwait``) while the main thread has it
+    blocked: the watchdog starts now, and the main thread raises the interrupt as soon as it
+    runs Python code again (``_thread.interrupt_main``), as if the signal had reached it."""
+    _WATCHDOG.owed = True
+    _WATCHDOG.arm(*_interrupt_code(_stop_exception(signum)))
+    _thread.interrupt_main(signal.Signals(signum))
 
 
 def _quiet_unraisable(previous: Any) -> Any:
@@ -237,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             code, what = _interrupt_code(exc)
             _WATCHDOG.reported = True
             print(f"workbench: {what}", file=sys.stderr, flush=True)
+            if _WATCHDOG.armed:
+                _quiet_exit()
             return code
         except BrokenPipeError:  # `workbench boundaries ... | head`
             _silence_stdout()
@@ -255,6 +273,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "with the output of WORKBENCH_DEBUG=1 and the command",
                 code=3,
             )
+
+
+def _quiet_exit() -> None:
+    """After a stopping signal, as the program: the clean-up has run and the one line is out.
+    Child processes still starting (a worker pool's, a local Dask cluster's) are killed, and
+    stderr points at /dev/null, so library exit hooks that trip over the half-started pieces
+    (distributed's cluster close, a spawned child's unpickling) print no traceback after it."""
+    _kill_children()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
 
 
 def _silence_stdout() -> None:

@@ -8,6 +8,8 @@ import logging
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -180,31 +182,110 @@ def _summary_line(result: SweepResult) -> str:
 
 
 def _dask_executor(address: str) -> tuple[Executor, Any]:
+    if address != "local":
+        client = _dask_module().Client(address)
+        return client.get_executor(), (client,)
+    # The resource tracker (started for the cluster's processes) warns at exit about the
+    # semaphores of workers killed by Ctrl-C, which it then cleans up: no warning needed.
+    sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
+    distributed = _dask_module()
     try:
-        from distributed import Client, LocalCluster
+        with _sigint_held():
+            # No dashboard: the CLI shows none, and another cluster on the machine holding its
+            # port would make distributed print a warning.
+            cluster = distributed.LocalCluster(
+                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+            )
+        client = distributed.Client(cluster)
+    except BaseException:
+        _abandon_clusters()
+        raise
+    return client.get_executor(), (client, cluster)
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked (not ignored) in this thread while a local cluster starts.
+
+    Ctrl-C reaches every process of the terminal's group. The threads the cluster starts, and
+    the worker processes they spawn, inherit the blocked mask and never see it. Meanwhile
+    this thread waits inside distributed for the cluster, where no signal reaches it, so a
+    helper thread watches for a Ctrl-C (or SIGTERM) and interrupts the command at once
+    (``interrupt_from_thread``): one left pending for the process it takes with
+    ``sigtimedwait``; one the kernel handed to a thread that does not block it (a native
+    thread pool started earlier) it reads from the signal wakeup fd. Ignoring SIGINT instead
+    would lose it, and the sweep would run to the end. multiprocessing's resource tracker
+    unblocks SIGINT in the thread that starts it, so it is started first.
+    """
+    from multiprocessing import resource_tracker
+
+    from workbench.cli import interrupt_from_thread
+
+    resource_tracker.ensure_running()
+    held = {signal.SIGINT}
+    stopping = {int(signal.SIGINT), int(signal.SIGTERM), int(getattr(signal, "SIGHUP", 0))}
+    done = threading.Event()
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+
+    def take() -> None:
+        while not done.is_set():
+            caught = signal.sigtimedwait(held, 0.05)
+            signum = caught.si_signo if caught is not None else None
+            if signum is None:
+                with contextlib.suppress(BlockingIOError):
+                    signum = next((b for b in os.read(read_end, 64) if b in stopping), None)
+            if signum is not None:
+                interrupt_from_thread(signum)
+                return
+
+    previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    taker = threading.Thread(target=take, name="workbench: Ctrl-C while Dask starts", daemon=True)
+    try:
+        taker.start()
+        yield
+    finally:
+        done.set()
+        taker.join()
+        signal.set_wakeup_fd(previous_fd)
+        os.close(read_end)
+        os.close(write_end)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+def _dask_module() -> Any:
+    """``distributed``, with its and Tornado's loggers quiet: they report cancelled futures and
+    killed workers as ERRORs with tracebacks when a sweep is stopped, and the sweep reports
+    its own errors."""
+    try:
+        import distributed
     except ImportError as exc:
         raise RuntimeError("--dask needs the dask extra: pip install 'workbench[dask]'") from exc
-    # Dask's and Tornado's loggers report cancelled futures and killed workers as ERRORs with
-    # tracebacks when a sweep is stopped; the sweep reports its own errors, so they stay quiet.
     for name in ("distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-    if address == "local":
-        # The resource tracker (started for the cluster's processes) warns at exit about the
-        # semaphores of workers killed by Ctrl-C, which it then cleans up: no warning needed.
-        sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
-        # Ctrl-C reaches every process of the terminal's group: the cluster's processes start
-        # with SIGINT ignored (inherited), so only this process handles it and stops them.
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            cluster = LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=2, processes=True, threads_per_worker=1
-            )
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        client = Client(cluster)  # type: ignore[no-untyped-call]
-        return client.get_executor(), (client, cluster)  # type: ignore[no-untyped-call]
-    client = Client(address)  # type: ignore[no-untyped-call]
-    return client.get_executor(), (client,)  # type: ignore[no-untyped-call]
+    return distributed
+
+
+def _kill_workers(cluster: Any) -> None:
+    """SIGKILL a local cluster's worker processes (``Nanny.pid``), with no restart."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        nanny.auto_restart = False
+        pid = getattr(nanny, "pid", None)
+        if isinstance(pid, int):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _abandon_clusters() -> None:
+    """A signal while a local cluster starts: kill the workers it has started and keep
+    distributed's exit hook from closing it (that close asserts on workers still starting
+    and prints a traceback)."""
+    spec = sys.modules.get("distributed.deploy.spec")
+    for cluster in list(getattr(getattr(spec, "SpecCluster", None), "_instances", ())):
+        _kill_workers(cluster)
+        cluster.shutdown_on_close = False
 
 
 def _close(closers: Any, interrupted: bool) -> None:
@@ -214,16 +295,13 @@ def _close(closers: Any, interrupted: bool) -> None:
         for closer in closers:
             closer.close()
         return
-    if len(closers) > 1:  # our own LocalCluster: kill its worker processes (Nanny.pid)
-        for nanny in list(getattr(closers[1], "workers", {}).values()):
-            nanny.auto_restart = False
-            pid = getattr(nanny, "pid", None)
-            if isinstance(pid, int):
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+    if len(closers) > 1:  # our own LocalCluster: kill its worker processes first
+        _kill_workers(closers[1])
     for closer in closers:
         with contextlib.suppress(BaseException):
             closer.close(timeout=0.5)
+    if len(closers) > 1:
+        closers[1].shutdown_on_close = False
 
 
 def run(args: argparse.Namespace) -> int:
