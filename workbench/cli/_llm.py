@@ -59,11 +59,30 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         "--offline", action="store_true", help="answer from the model cache only (no live call)"
     )
     group.add_argument(
-        "--temperature", type=float, default=None, help="sampling temperature sent to the model"
+        "--temperature",
+        type=_temperature,
+        default=None,
+        metavar="T",
+        help="sampling temperature sent to the model (0 to 2)",
     )
     group.add_argument(
-        "--max-tokens", type=int, default=None, help="reply token limit sent to the model"
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="reply token limit sent to the model",
     )
+
+
+def _temperature(text: str) -> float:
+    """An argparse type: a finite number from 0 to 2 (what the chat APIs accept)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 2.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2")
+    return value
 
 
 def default_cache_path(source: str) -> Path:
