@@ -276,3 +276,33 @@ def test_a_leading_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     bom = tmp_path / "bom.json"
     bom.write_bytes(b'\xef\xbb\xbf{"a": 1}')
     assert read_json(bom) == {"a": 1}
+
+
+@POSIX_ONLY
+def test_inputs_that_are_not_files_are_refused_or_read_without_waiting(tmp_path: Path) -> None:
+    """Issue 16: a device is refused (``/dev/zero`` never ends); a named pipe is read to its
+    end when a process writes to it, and reads as empty at once when none does (it used to
+    wait forever for a writer); a folder is refused."""
+    import threading
+
+    from workbench._common.jsonio import read_input_bytes
+
+    with pytest.raises(OSError, match="is a device"):
+        read_input_bytes("/dev/zero")
+    with pytest.raises(OSError, match="is a folder"):
+        read_input_bytes(tmp_path)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert read_input_bytes(pipe) == b""
+    with pytest.raises(JSONFileError, match="the file is empty"):
+        read_json(pipe)
+
+    # A writer that is there first (O_RDWR does not wait for a reader) and closes later.
+    writer = os.open(pipe, os.O_RDWR)
+    os.write(writer, b'{"a": 1}')
+    closer = threading.Timer(0.2, os.close, args=(writer,))
+    closer.start()
+    try:
+        assert read_json(pipe) == {"a": 1}
+    finally:
+        closer.join()

@@ -391,6 +391,11 @@ SPECIAL_INPUTS: list[tuple[str, str, Setup | None]] = [
     ("missing", "absent.json", None),
     ("a-folder", "a-folder", _folder("a-folder")),
     ("dev-null", "/dev/null", None),
+    # a device that never ends (read whole, it once took all memory) and a named pipe no one
+    # writes to (opening it once waited forever for a writer)
+    ("dev-zero", "/dev/zero", None),
+    ("fifo-no-writer", "pipe", _fifo("pipe")),
+    ("link-to-dev-zero", "to-zero", _link("to-zero", "/dev/zero")),
     ("dangling-link", "dangling.json", _link("dangling.json", "nowhere.json")),
     ("symlink-loop", "loop-a", _loop),
     ("under-a-file", "notes.txt/suite.json", None),

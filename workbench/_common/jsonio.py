@@ -10,11 +10,12 @@ workbench's own when its bytes are exactly the stable text (:func:`is_stable_jso
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from .atomic import atomic_file
@@ -28,6 +29,7 @@ __all__ = [
     "is_stable_json_file",
     "jsonl_recogniser",
     "parse_json_bytes",
+    "read_input_bytes",
     "read_json",
     "write_bytes_atomic",
     "write_json_atomic",
@@ -230,6 +232,34 @@ def _refuse_constant(name: str) -> Any:
     raise _NonFiniteConstant(name)
 
 
+def read_input_bytes(path: StrPath) -> bytes:
+    """The whole content of an input file, refusing what is not one.
+
+    A device (``/dev/zero`` never ends, ``/dev/tty`` waits for a person) and a folder are
+    refused with an :class:`OSError` whose ``strerror`` says so. A named pipe (or ``/dev/stdin``
+    fed by a pipe) is read to its end; one that no process writes to reads as empty at once
+    instead of waiting forever for a writer (it is opened without blocking, then read with).
+
+    Raises:
+        OSError: the file cannot be opened or read, or is a device or a folder.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise OSError(errno.ENODEV, "is a device, not a file", os.fspath(path))
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", os.fspath(path))
+        os.set_blocking(fd, True)
+        handle = open(fd, "rb", closefd=True)  # noqa: SIM115 (closed below, fd with it)
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        return handle.read()
+
+
 def read_json(path: StrPath) -> Any:
     """Read and parse the JSON file at ``path`` (UTF-8, a leading byte order mark is allowed).
 
@@ -239,7 +269,7 @@ def read_json(path: StrPath) -> Any:
             names the file and, where there is one, the line and column.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_input_bytes(path)
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise JSONFileError(path, f"cannot read the file: {reason}") from exc
@@ -250,6 +280,8 @@ def parse_json_bytes(data: bytes, path: StrPath) -> Any:
     """Parse a JSON file's bytes, already read, as :func:`read_json` does (errors name ``path``).
 
     For callers that need the bytes too (a digest of exactly what was parsed)."""
+    if not data.strip():
+        raise JSONFileError(path, "the file is empty (a JSON document was expected)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ from .._common.jsonio import (
     dumps_stable,
     is_stable_json_file,
     parse_json_bytes,
+    read_input_bytes,
     write_text_atomic,
 )
 from .._common.outputs import OutputError, same_file
@@ -83,7 +84,7 @@ class Suite:
         file = os.fspath(path)
         # One read: the digest the overwrite guard compares against is of the bytes parsed.
         try:
-            raw = Path(file).read_bytes()
+            raw = read_input_bytes(file)
         except OSError as exc:
             reason = exc.strerror or exc.__class__.__name__
             raise JSONFileError(file, f"cannot read the file: {reason}") from exc
