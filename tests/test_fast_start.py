@@ -17,7 +17,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "fixtures" / "samples" / "anthropic-refund.json"
-HEAVY = ("pandas", "jsonschema", "altair", "vl_convert", "numpy", "rfc3987_syntax")
+HEAVY = (
+    "pandas",
+    "jsonschema",
+    "altair",
+    "vl_convert",
+    "numpy",
+    "rfc3987_syntax",
+    # the LLM agent's clients, Dask and the MCP SDK: only the commands and options using them
+    "openai",
+    "anthropic",
+    "httpx",
+    "distributed",
+    "mcp",
+)
 
 
 def modules_after(*argv: str) -> set[str]:
@@ -39,7 +52,14 @@ def modules_after(*argv: str) -> set[str]:
 
 @pytest.mark.parametrize(
     "argv",
-    [("--help",), ("--version",), ("boundaries", str(SMALL)), ("boundaries", str(SMALL), "--json")],
+    [
+        ("--help",),
+        ("--version",),
+        ("replay", "--help"),
+        ("sweep", "--help"),
+        ("boundaries", str(SMALL)),
+        ("boundaries", str(SMALL), "--json"),
+    ],
 )
 def test_help_and_boundaries_load_no_heavy_library(argv: tuple[str, ...]) -> None:
     loaded = modules_after(*argv)
