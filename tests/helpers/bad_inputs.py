@@ -735,6 +735,27 @@ def _output_cases() -> Iterator[Case]:
     )
 
 
+_MODEL_CACHES: list[tuple[str, str, Setup | None]] = [
+    ("dev-zero", "/dev/zero", None),
+    ("dev-null", "/dev/null", None),
+    ("fifo", "pipe", _fifo("pipe")),
+    ("a-folder", "a-folder", _folder("a-folder")),
+]
+"""``--model-cache`` targets that are not files: read whole and appended to, they would never
+end (``/dev/zero``) or block the appends (a FIFO)."""
+
+
+def _model_cache_cases() -> Iterator[Case]:
+    for name, path, setup in _MODEL_CACHES:
+        for command, argv in (
+            ("replay", ("replay", "suite.json")),
+            ("sweep", ("sweep", "suite.json", "--out", "r")),
+        ):
+            yield Case(f"{command}-model-cache/{name}",
+                       (*argv, "--agent", "llm", "--model-cache", path), (2,), (path,),
+                       setup=setup)  # fmt: skip
+
+
 def _argument_cases() -> Iterator[Case]:
     for name, argv, mention in ARGUMENT_ERRORS:
         yield Case(f"args/{name}", argv, (2,), (mention,))
@@ -755,6 +776,7 @@ def all_cases() -> list[Case]:
         *_special_input_cases(),
         *_output_cases(),
         *_argument_cases(),
+        *_model_cache_cases(),
         *_content_cases(),
     ]
     ids = [c.id for c in cases]

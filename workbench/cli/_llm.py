@@ -123,6 +123,9 @@ def agent_from_args(args: argparse.Namespace, source: str) -> Any:
             return fail(f"--max-tokens must be at least 1, not {args.max_tokens}")
         params["max_tokens"] = args.max_tokens
     cache_path = args.model_cache or os.fspath(default_cache_path(source))
+    if os.path.exists(cache_path) and not os.path.isfile(cache_path):
+        # the cache is appended to: a FIFO would block the writes, a device swallow them
+        return fail(f"{cache_path}: the model cache must be a file (it is read and appended to)")
     try:
         cache = ModelCache(cache_path)
     except JSONFileError as exc:
