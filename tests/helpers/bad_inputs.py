@@ -189,8 +189,8 @@ def _both(*setups: Setup) -> Setup:
 # `field`, replay and sweep exit 2 naming it).
 
 SUITE_DOCUMENTS: list[tuple[str, bytes, bool, str]] = [
-    ("empty", b"", False, "line 1"),
-    ("whitespace", b"  \n\t\n", False, "line"),
+    ("empty", b"", False, "empty"),
+    ("whitespace", b"  \n\t\n", False, "empty"),
     ("null", b"null", False, "JSON object"),
     ("number", b"5", False, "JSON object"),
     ("string", b'"suite"', False, "JSON object"),
