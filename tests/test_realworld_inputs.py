@@ -640,7 +640,7 @@ def test_redaction_in_lists_json_text_urls_and_name_value_pairs() -> None:
     assert {r.path for r in found} >= {
         "items[0].api_key",
         "items[1][0].password",
-        "text",
+        "text > auth.token",  # inside the JSON text: the path within it, after ' > '
         "double",
         "repr",
         "url",

@@ -129,8 +129,8 @@ def test_same_seed_same_csv_bytes(tmp_path: Path) -> None:
     """Determinism: the same inputs and seed give the same CSV bytes."""
     first = sweep(BILLING, kinds=["hard", "transient", "flip"], trials=2, seed=7, progress=False)
     second = sweep(BILLING, kinds=["hard", "transient", "flip"], trials=2, seed=7, progress=False)
-    paths_a = first.write_csvs(tmp_path / "a")
-    paths_b = second.write_csvs(tmp_path / "b")
+    paths_a = first.write_csvs(tmp_path / "a", parents=True)
+    paths_b = second.write_csvs(tmp_path / "b", parents=True)
     for a, b in zip(paths_a, paths_b, strict=True):
         assert Path(a).read_bytes() == Path(b).read_bytes()
 

@@ -55,6 +55,10 @@ _EXPORTS: dict[str, str] = {
     "dumps_stable": "_common.jsonio",
     "read_json": "_common.jsonio",
     "write_json_atomic": "_common.jsonio",
+    "OutputError": "_common.outputs",
+    "OutputKind": "_common.outputs",
+    "check_output": "_common.outputs",
+    "check_distinct_outputs": "_common.outputs",
     "ToolResult": "_common.toolresult",
     "error_text": "_common.toolresult",
     "result_preview": "_common.toolresult",
@@ -81,10 +85,14 @@ _EXPORTS: dict[str, str] = {
     "HostProfile": "_suite.capabilities",
     "HostRefusal": "_suite.capabilities",
     "check_suite": "_suite.capabilities",
+    "SuiteProblem": "_suite.capabilities",
+    "ProblemKind": "_suite.capabilities",
+    "suite_problems": "_suite.capabilities",
     "SchemaProblem": "_suite.schemas",
     "validate_event": "_suite.schemas",
     "validate_suite": "_suite.schemas",
     "validate_summary": "_suite.schemas",
+    "without_extension_members": "_suite.schemas",
     # replay (_replay)
     "Agent": "_replay.agents",
     "Decision": "_replay.agents",
@@ -115,6 +123,7 @@ _EXPORTS: dict[str, str] = {
     "TrialResult": "_replay.results",
     "ReplaySession": "_replay.session",
     "replay": "_replay.session",
+    "preflight": "_replay.preflight",
     # agents that decide (_replay): the LLM agent, chat clients, the model cache, frameworks
     "LLMAgent": "_replay.llm",
     "ChatClient": "_replay.chat",
@@ -153,6 +162,7 @@ _EXPORTS: dict[str, str] = {
     "FRAME_COLUMNS": "_sweep.result",
     "SweepResult": "_sweep.result",
     "sweep": "_sweep.run",
+    "sweep_source": "_sweep.run",
     "SweepData": "_sweep.branches",
     "branch_tree": "_sweep.branches",
     # charts and reports (_report)
@@ -214,6 +224,18 @@ if _TYPE_CHECKING:
     )
     from ._common.jsonio import (
         write_json_atomic as write_json_atomic,
+    )
+    from ._common.outputs import (
+        OutputError as OutputError,
+    )
+    from ._common.outputs import (
+        OutputKind as OutputKind,
+    )
+    from ._common.outputs import (
+        check_distinct_outputs as check_distinct_outputs,
+    )
+    from ._common.outputs import (
+        check_output as check_output,
     )
     from ._common.step import (
         Step as Step,
@@ -452,6 +474,9 @@ if _TYPE_CHECKING:
     from ._replay.policies import (
         ToolCall as ToolCall,
     )
+    from ._replay.preflight import (
+        preflight as preflight,
+    )
     from ._replay.results import (
         ReplayResult as ReplayResult,
     )
@@ -495,7 +520,16 @@ if _TYPE_CHECKING:
         HostRefusal as HostRefusal,
     )
     from ._suite.capabilities import (
+        ProblemKind as ProblemKind,
+    )
+    from ._suite.capabilities import (
+        SuiteProblem as SuiteProblem,
+    )
+    from ._suite.capabilities import (
         check_suite as check_suite,
+    )
+    from ._suite.capabilities import (
+        suite_problems as suite_problems,
     )
     from ._suite.model import (
         FileChangedError as FileChangedError,
@@ -520,6 +554,9 @@ if _TYPE_CHECKING:
     )
     from ._suite.schemas import (
         validate_summary as validate_summary,
+    )
+    from ._suite.schemas import (
+        without_extension_members as without_extension_members,
     )
     from ._sweep.branches import (
         SweepData as SweepData,
@@ -556,6 +593,9 @@ if _TYPE_CHECKING:
     )
     from ._sweep.run import (
         sweep as sweep,
+    )
+    from ._sweep.run import (
+        sweep_source as sweep_source,
     )
     from ._sweep.variants import (
         Fault as Fault,

@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from .._common.jsonio import read_input_bytes
 from .._common.vocab import RUN_FORMATS, RunFormat
 from . import openwop
 from .anthropic import load_anthropic
@@ -83,12 +84,16 @@ def load_runs(
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
     rule = error_rule if error_rule is not None else DEFAULT_ERROR_RULE
     try:
-        streamed = _stream_openwop(file, name) if chosen in ("auto", "openwop") else None
+        # Only a regular file is streamed (opening a named pipe with no writer would wait
+        # forever); anything else is read whole, which refuses devices and folders.
+        regular = stat.S_ISREG(os.stat(file).st_mode)
+        streamable = regular and chosen in ("auto", "openwop")
+        streamed = _stream_openwop(file, name) if streamable else None
         if streamed is not None:
             runs, problems = streamed
             fmt: RunFormat = "openwop"
         else:
-            text = Path(file).read_text(encoding="utf-8")
+            text = read_input_bytes(file).decode("utf-8")
             runs, problems, fmt = _load_text(text, file, name, chosen, rule)
     except (OSError, UnicodeDecodeError) as exc:
         raise _cannot_read(file, exc) from exc

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._common.text import plural
 from .._common.toolresult import result_text, text_content
 from .._load.records import LoadResult, PromotedRun, ToolBoundary
+from .._replay.policies import policy_problems
 from .._suite.model import Suite
 from .redact import Redaction, redact
 
@@ -32,6 +34,7 @@ DEFAULT_POLICY: dict[str, Any] = {"retry": 1}
 
 _SUITE_ID_RE = re.compile(r"^[a-z0-9.-]+\.evals\.[a-z0-9-]+$")
 _TASK_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,17 +59,18 @@ class Promotion:
     def summary_lines(self) -> list[str]:
         """A short human summary (what the CLI prints)."""
         lines = [
-            f"promoted {len(self.task_ids)} task(s): {self.boundary_count} tool boundaries, "
-            f"{self.error_count} recorded error(s) as isError: true",
+            f"promoted {plural(len(self.task_ids), 'task')}: "
+            f"{plural(self.boundary_count, 'tool boundary', 'tool boundaries')}, "
+            f"{plural(self.error_count, 'recorded error')} as isError: true",
         ]
         if self.redactions:
-            lines.append(f"redacted {len(self.redactions)} value(s):")
+            lines.append(f"redacted {plural(len(self.redactions), 'value')}:")
             lines.extend(f"  {r.path}: {r.reason}" for r in self.redactions)
         else:
             lines.append("redacted nothing")
         if self.empty_tasks:
             lines.append(
-                f"note: {len(self.empty_tasks)} task(s) recorded no tool call (nothing to "
+                f"note: {plural(len(self.empty_tasks), 'task')} recorded no tool call (nothing to "
                 f"replay but the answer): {', '.join(self.empty_tasks)}"
             )
         if self.self_test is not None:
@@ -231,6 +235,13 @@ def promote(
     if not runs:
         raise ValueError("nothing to promote: no runs")
     step_policy = DEFAULT_POLICY if policy is None else policy
+    problems = policy_problems(step_policy, "policy")
+    if problems:
+        raise ValueError(f"the script policy is not one the scripted agent runs: {problems[0]}")
+    if not isinstance(version, str) or not _VERSION_RE.match(version):
+        raise ValueError(
+            f"version {version!r} is not a SemVer version (MAJOR.MINOR.PATCH, such as 1.0.0)"
+        )
     sources = sorted({run.source for run in runs if run.source})
     suite_id = suite_id or default_suite_id(sources[0] if sources else "")
     if not _SUITE_ID_RE.match(suite_id):

@@ -32,7 +32,9 @@ import pandas as pd
 if TYPE_CHECKING:
     from .._sweep.result import SweepResult
 
+from .._common.atomic import replace_folder
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
+from .._common.markers import GENERATOR_META, REPORT_FILES, is_report_folder
 from .charts import (
     branch_chart,
     chart_spec,
@@ -44,15 +46,6 @@ from .charts import (
 
 __all__ = ["REPORT_FILES", "write_report"]
 
-REPORT_FILES: tuple[str, ...] = (
-    "report.html",
-    "sweep.csv",
-    "branches.csv",
-    "branches.png",
-    "recovery.png",
-    "divergence.png",
-)
-"""The files :func:`write_report` writes."""
 
 _CELL_LIMIT = 200
 """Characters of recorded text shown per table cell (the CSVs hold everything)."""
@@ -261,17 +254,39 @@ def write_report(
     profile: Any = None,
     title: str | None = None,
     interactive: bool = True,
+    overwrite: bool = False,
+    parents: bool = False,
+    inputs: Sequence[str | os.PathLike[str] | None] = (),
 ) -> Path:
     """Write ``report.html``, ``sweep.csv``, ``branches.csv`` and the chart PNGs for a sweep.
 
     ``result`` is a :class:`workbench.SweepResult`; ``profile`` the host profile the sweep ran
     against (a :class:`workbench.HostProfile` or its JSON; ``None``: the workbench's own host).
     ``interactive=False`` leaves out the inlined Vega libraries (the static SVG charts remain),
-    which makes the file about 900 kB smaller. Every file is written atomically. Returns the
-    path of ``report.html``.
+    which makes the file about 900 kB smaller. Returns the path of ``report.html``.
+
+    The folder is replaced as a whole: the report is written into a new folder beside
+    ``out_dir`` and swapped in when every file is done, so a failure leaves the old folder as it
+    was. ``out_dir`` must be new, empty, or a report folder the workbench wrote
+    (:func:`is_report_folder`); ``overwrite=True`` also replaces a folder of report files
+    without the marker, but a folder holding other files is never replaced. Its parent folder
+    must exist unless ``parents=True``; it may hold none of ``inputs``.
     """
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    with replace_folder(
+        out_dir,
+        inputs=inputs,
+        overwrite=overwrite,
+        parents=parents,
+        recognise=is_report_folder,
+        known_names=REPORT_FILES,
+    ) as folder:
+        _write_report_files(result, folder, profile, title, interactive)
+    return Path(out_dir) / "report.html"
+
+
+def _write_report_files(
+    result: SweepResult, folder: Path, profile: Any, title: str | None, interactive: bool
+) -> None:
     frame = result.frame
     per_boundary = result.per_boundary()
     branches = result.branches()
@@ -301,13 +316,15 @@ def write_report(
         ),
     ]
 
-    write_text_atomic(folder / "sweep.csv", frame.to_csv(index=False, lineterminator="\n"))
-    write_text_atomic(folder / "branches.csv", branches.to_csv(index=False, lineterminator="\n"))
+    csv_text = frame.to_csv(index=False, lineterminator="\n")
+    write_text_atomic(folder / "sweep.csv", csv_text, overwrite=True)
+    branches_text = branches.to_csv(index=False, lineterminator="\n")
+    write_text_atomic(folder / "branches.csv", branches_text, overwrite=True)
 
     figures: list[str] = []
     specs: list[str] = []
     for name, heading, chart, caption in charts:
-        write_bytes_atomic(folder / f"{name}.png", render_png(chart))
+        write_bytes_atomic(folder / f"{name}.png", render_png(chart), overwrite=True)
         svg = _inline_svg(render_svg(chart), name)
         figures.append(
             f'<h2 id="{name}">{html.escape(heading)}</h2>\n<figure>'
@@ -356,6 +373,7 @@ def write_report(
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
+        GENERATOR_META,
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(heading)}: {_text(suite_id)} {_text(version)}</title>",
         f"<style>{_STYLE}</style>",
@@ -377,6 +395,4 @@ def write_report(
         parts.append(f"<script>{_script_safe(bundle)}</script>")
         parts.append(f"<script>{_BOOT}</script>")
     parts += ["</body>", "</html>", ""]
-    target = folder / "report.html"
-    write_text_atomic(target, "\n".join(parts))
-    return target
+    write_text_atomic(folder / "report.html", "\n".join(parts), overwrite=True)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
 import altair as alt
 
 from .._common.jsonio import write_bytes_atomic
+from .._common.markers import PNG_MARKER, PNG_SIGNATURE, SVG_MARKER, is_chart_file
 
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
@@ -43,19 +45,47 @@ def render_svg(chart: alt.TopLevelMixin) -> str:
 
 
 def save_chart(
-    chart: alt.TopLevelMixin, path: str | os.PathLike[str], *, scale: float = 2.0
+    chart: alt.TopLevelMixin,
+    path: str | os.PathLike[str],
+    *,
+    scale: float = 2.0,
+    overwrite: bool = False,
+    parents: bool = False,
 ) -> Path:
     """Write the chart as PNG or SVG, chosen by the file suffix, atomically.
 
-    Rendering uses vl-convert-python, so it needs no browser and no network.
+    Rendering uses vl-convert-python, so it needs no browser and no network. The file carries a
+    marker (a PNG ``Software`` text chunk, an SVG comment) by which the workbench recognises it
+    as its own: an existing file without it is replaced only with ``overwrite=True``.
     """
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix == ".png":
-        data = render_png(chart, scale=scale)
+        data = mark_png(render_png(chart, scale=scale))
     elif suffix == ".svg":
-        data = render_svg(chart).encode("utf-8")
+        data = mark_svg(render_svg(chart)).encode("utf-8")
     else:
         raise ValueError(f"{target}: save_chart writes .png or .svg, not {suffix or 'no suffix'!r}")
-    write_bytes_atomic(target, data)
+    write_bytes_atomic(target, data, overwrite=overwrite, parents=parents, recognise=is_chart_file)
     return target
+
+
+def mark_svg(text: str) -> str:
+    """SVG text with the workbench's marker comment after the opening ``<svg ...>`` tag."""
+    start = text.find("<svg")
+    end = text.find(">", start) if start >= 0 else -1
+    if end < 0:
+        return text
+    return text[: end + 1] + SVG_MARKER + text[end + 1 :]
+
+
+def mark_png(data: bytes) -> bytes:
+    """PNG bytes with a ``tEXt`` chunk ``Software: workbench`` after the header chunk."""
+    if not data.startswith(PNG_SIGNATURE) or len(data) < 33:
+        return data
+    end_of_ihdr = 8 + 4 + 4 + int.from_bytes(data[8:12], "big") + 4
+    chunk = b"tEXt" + PNG_MARKER
+    crc = zlib.crc32(chunk).to_bytes(4, "big")
+    return (
+        data[:end_of_ihdr] + len(PNG_MARKER).to_bytes(4, "big") + chunk + crc + data[end_of_ihdr:]
+    )

@@ -217,15 +217,28 @@ class SweepResult:
 
         return branch_tree(self, task_id)
 
-    def write_csvs(self, out_dir: str | os.PathLike[str]) -> list[str]:
-        """Write ``sweep.csv`` and ``branches.csv`` into ``out_dir`` (atomically); return paths."""
-        from .._common.jsonio import write_text_atomic
+    def write_csvs(
+        self, out_dir: str | os.PathLike[str], *, overwrite: bool = False, parents: bool = False
+    ) -> list[str]:
+        """Write ``sweep.csv`` and ``branches.csv`` into ``out_dir`` (atomically); return paths.
 
-        os.makedirs(out_dir, exist_ok=True)
+        An existing CSV is replaced when its header is the one written (the workbench's own
+        table), or with ``overwrite=True``; ``out_dir`` must exist unless ``parents=True``."""
+        from .._common.jsonio import write_text_atomic
+        from .._common.markers import file_starts_with
+
         paths = []
         for name, frame in (("sweep.csv", self.frame), ("branches.csv", self.branches())):
             path = os.path.join(os.fspath(out_dir), name)
-            write_text_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+            text = frame.to_csv(index=False, lineterminator="\n")
+            header = text.split("\n", 1)[0] + "\n"
+            write_text_atomic(
+                path,
+                text,
+                overwrite=overwrite,
+                parents=parents,
+                recognise=file_starts_with(header.encode("utf-8")),
+            )
             paths.append(path)
         return paths
 

@@ -14,6 +14,7 @@ rows are put back in variant order, so the result is the same whatever the execu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +25,7 @@ from .._common.jsonio import JSONFileError, read_json
 from .._common.vocab import BASELINE, FaultKind
 from .._load.records import ErrorRule, LoadResult, PromotedRun
 from .._replay.session import replay
-from .._suite.model import Suite
+from .._suite.model import Suite, task_tool_responses
 from .plan import Batch, FaultOptions, SweepPlan, VariantOutcome, WorkItem, batches_for, run_batch
 from .result import SweepResult, tabulate
 from .variants import (
@@ -106,6 +107,34 @@ def _variants_for(
     return found, False
 
 
+MAX_VARIANTS = 100_000
+"""The most variants one sweep generates."""
+MAX_SWEEP_TRIALS = 200_000
+"""The most variant-trials one sweep replays (variants x trials)."""
+
+
+def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) -> None:
+    """Refuse a sweep too large to finish before generating it (bounds on work from content)."""
+    if not isinstance(faults, str):
+        count = len(faults)
+    else:
+        sizes = [len(task_tool_responses(task)) for task in suite.tasks]
+        per_task = [n * (n - 1) // 2 for n in sizes] if faults == "pairs" else sizes
+        count = sum(per_task) * len(kinds)
+        if count == 0:
+            raise ValueError("nothing to sweep: the suite has no tool boundary to fault")
+    if count > MAX_VARIANTS:
+        raise ValueError(
+            f"faults={faults!r} would make about {count} variants, over the limit of "
+            f"{MAX_VARIANTS}: choose single faults, one tool, or fewer kinds"
+        )
+    if count * trials > MAX_SWEEP_TRIALS:
+        raise ValueError(
+            f"{count} variants x {trials} trials is over the limit of {MAX_SWEEP_TRIALS} "
+            "variant-trials per sweep: use fewer trials or fewer faults"
+        )
+
+
 def _executor_workers(executor: Executor) -> int:
     value = getattr(executor, "_max_workers", None)
     if isinstance(value, int) and value > 0:
@@ -171,6 +200,7 @@ def sweep(
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
     # The baseline is validated once (here); variants derived from it skip the schema check.
     baseline = replay(suite, agent, trials=trials, seed=seed, events=False, validate=True)
+    _check_size(suite, faults, checked, trials)
     variants, generated = _variants_for(suite, faults, checked, plan.faults)
     items_by_task: dict[str, list[WorkItem]] = {}
     for index, variant in enumerate(variants):
@@ -178,18 +208,21 @@ def sweep(
         items_by_task.setdefault(variant.task_id, []).append(
             WorkItem(index, variant.name, variant.faults, data)
         )
-    own_pool: Executor | None = None
+    own_pool: ProcessPoolExecutor | None = None
     if executor is None and workers is not None and workers > 1:
-        executor = own_pool = ProcessPoolExecutor(max_workers=workers)
+        executor = own_pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
     try:
         n_workers = 1 if executor is None else (workers or _executor_workers(executor))
         batches = batches_for(
             suite, items_by_task, plan, in_process=executor is None, workers=n_workers
         )
         outs = _execute(batches, executor, _progress_bar(len(variants), progress), on_progress)
-    finally:
+    except BaseException:
         if own_pool is not None:
-            own_pool.shutdown()
+            _stop_pool(own_pool)  # Ctrl-C or an error: do not wait for the running batches
+        raise
+    if own_pool is not None:
+        own_pool.shutdown()
     frame, steps = tabulate(baseline, variants, outs)
     return SweepResult(
         suite=suite,
@@ -201,6 +234,29 @@ def sweep(
         seed=seed,
         kinds=checked if generated else (),
     )
+
+
+def _worker_init() -> None:
+    """In a pool worker: Ctrl-C (sent to the whole process group) is the parent's to handle;
+    the parent stops the workers, so they do not print interrupt tracebacks of their own. A
+    SIGTERM handler inherited from the parent (the command line's) is dropped: SIGTERM ends a
+    worker at once."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a process pool at once: cancel what has not started, terminate the workers."""
+    processes = list(getattr(pool, "_processes", {}).values())  # no public API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(1.0)
 
 
 def _execute(

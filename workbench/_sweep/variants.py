@@ -144,6 +144,10 @@ def variant_name(faults: Sequence[Fault], *, width: int = 2, multi_task: bool = 
     return f"{faults[0].task_id}/{name}" if multi_task else name
 
 
+MAX_HARD_REPEATS = 1000
+"""The most failing copies a hard fault adds after its entry (bounds the work of a variant)."""
+
+
 def inject(
     suite: Suite | Mapping[str, Any],
     faults: Sequence[Fault],
@@ -164,8 +168,8 @@ def inject(
         ValueError: a boundary out of range, two faults on one boundary, ``hard_repeats < 0``.
     """
     base = Suite.coerce(suite)
-    if hard_repeats < 0:
-        raise ValueError(f"hard_repeats must be 0 or more, not {hard_repeats}")
+    if not 0 <= hard_repeats <= MAX_HARD_REPEATS:
+        raise ValueError(f"hard_repeats must be from 0 to {MAX_HARD_REPEATS}, not {hard_repeats}")
     if not faults:
         raise ValueError("inject needs at least one fault")
     response = _payload_response(payload)

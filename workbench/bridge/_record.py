@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .._common.markers import is_event_log_file
+from .._common.outputs import check_output
 from .._replay.events import EventLog
 
 __all__ = ["RECORDER_AGENT_ID", "Recording", "record_mcp"]
@@ -210,6 +212,7 @@ def record_mcp(
     agent_id: str = RECORDER_AGENT_ID,
     env: Mapping[str, str] | None = None,
     shutdown_timeout: float = 5.0,
+    overwrite: bool = False,
 ) -> Recording:
     """Run the MCP server ``command`` behind a recording stdio proxy until the client hangs up.
 
@@ -217,10 +220,13 @@ def record_mcp(
     ``stdout`` (default: this process's); the server's stderr is inherited. When the client
     closes its end, the server's stdin is closed and it gets ``shutdown_timeout`` seconds to
     exit before it is terminated. The event log is written to ``out`` (JSONL, atomically) when
-    given, and returned either way.
+    given, and returned either way. ``out`` is checked before the server starts: an existing
+    file that is not an event log the workbench wrote is replaced only with ``overwrite=True``.
     """
     if not command:
         raise ValueError("record-mcp needs the server command to run")
+    if out is not None:
+        check_output(out, overwrite=overwrite, recognise=is_event_log_file)
     import sys
 
     client_in = stdin if stdin is not None else sys.stdin.buffer
@@ -287,7 +293,7 @@ def record_mcp(
         recorder.recording.returncode = process.returncode
         recorder.finish()
         if out is not None:
-            log.write(out)
+            log.write(out, overwrite=overwrite)
     return recorder.recording
 
 

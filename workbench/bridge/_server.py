@@ -229,13 +229,16 @@ class McpBridge:
         self,
         events: str | os.PathLike[str] | None = None,
         summary: str | os.PathLike[str] | None = None,
+        *,
+        overwrite: bool = False,
     ) -> ReplayResult:
-        """:meth:`finish`, then write the event log (JSONL) and the summary (JSON), atomically."""
+        """:meth:`finish`, then write the event log (JSONL) and the summary (JSON), atomically
+        (``overwrite``: see :meth:`~workbench.ReplayResult.write_events`)."""
         result = self.finish()
         if events is not None:
-            result.write_events(events)
+            result.write_events(events, overwrite=overwrite)
         if summary is not None:
-            result.write_summary(summary)
+            result.write_summary(summary, overwrite=overwrite)
         return result
 
     def serve_stdio(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
