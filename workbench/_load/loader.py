@@ -279,8 +279,10 @@ def _load_document(
         )
         return [], [problem], "openwop"
     runs, problems = _document_loader(fmt, value, file, rule)
-    if chosen != "auto" and found != fmt and not any(r.boundaries for r in runs):
-        return [], [_wrong_format(file, chosen, found or _shape(value))], fmt
+    if chosen != "auto" and found not in (None, fmt) and value and not any(r.boundaries for r in runs):
+        return [], [_wrong_format(file, chosen, found)], fmt
+    if chosen != "auto" and not runs and not problems and found is None and value:
+        return [], [_wrong_format(file, chosen, _shape(value))], fmt
     return runs, problems, fmt
 
 
@@ -449,9 +451,13 @@ def _jsonl_chat(
 
 
 def _is_jsonl(data: bytes, name: str) -> bool:
+    stripped = data.lstrip()
+    if stripped.startswith(b"["):
+        value, problem = decode_json(data, "")
+        if problem is None:
+            return False  # one JSON array, whatever the name says
     if name.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
         return True
-    stripped = data.lstrip()
     if not stripped.startswith(b"{"):
         return False
     first, _, rest = stripped.partition(b"\n")

@@ -180,6 +180,7 @@ def promote(
     trajectory_match: Literal["superset", "strict"] = "superset",
     redact_secrets: bool = True,
     self_test: bool = True,
+    allow_empty: bool = False,
 ) -> Promotion:
     """Promote recorded runs into one suite, a task per run (R30).
 
@@ -188,11 +189,19 @@ def promote(
     agent went on. ``trajectory_match`` is ``superset`` (every recorded call must still be made;
     retries may add calls) or ``strict``. Secrets are redacted and reported (R31). With
     ``self_test`` the unmodified suite is replayed with the scripted agent and every boundary
-    where the recorded call sequence is not reproduced is reported.
+    where the recorded call sequence is not reproduced is reported. Runs that record no tool
+    call at all would make an empty suite: that is refused unless ``allow_empty`` (R35).
     """
     runs = _runs_of(source)
     if not runs:
         raise ValueError("nothing to promote: no runs")
+    if not allow_empty and not any(run.boundaries for run in runs):
+        where = ", ".join(sorted({os.path.basename(r.source) for r in runs if r.source}))
+        raise ValueError(
+            f"nothing to promote: the {len(runs)} run(s){' of ' + where if where else ''} "
+            "record no tool call, so the suite would be empty; pass allow_empty=True "
+            "(--allow-empty) to write one that grades only the answer"
+        )
     step_policy = DEFAULT_POLICY if policy is None else policy
     sources = sorted({run.source for run in runs if run.source})
     suite_id = suite_id or default_suite_id(sources[0] if sources else "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
@@ -11,7 +12,14 @@ from workbench import RUN_FORMATS, ErrorRule, JSONFileError, LoadError, LoadResu
 FORMATS = ("auto", *RUN_FORMATS)
 """The ``--format`` choices."""
 
-__all__ = ["add_run_arguments", "fail", "load_run_file", "print_table"]
+__all__ = [
+    "add_error_regex",
+    "add_run_arguments",
+    "error_rule",
+    "fail",
+    "load_run_file",
+    "print_table",
+]
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +35,33 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="for formats with no error flag: a tool reply starting with P is a failure "
         "(default 'Error:'; '' for none)",
     )
+    add_error_regex(parser)
+
+
+def add_error_regex(parser: argparse.ArgumentParser) -> None:
+    """``--error-regex RE``, beside ``--error-prefix`` (R36)."""
+    parser.add_argument(
+        "--error-regex",
+        default=None,
+        metavar="RE",
+        help="for formats with no error flag: a tool reply whose text matches RE (re.search) "
+        "is a failure; overrides --error-prefix",
+    )
+
+
+def error_rule(args: argparse.Namespace) -> ErrorRule | None:
+    """The error rule the arguments give (``--error-regex`` wins), or None for the default.
+
+    Raises ValueError naming the option when the regular expression does not compile.
+    """
+    regex = getattr(args, "error_regex", None)
+    if regex is not None:
+        try:
+            return ErrorRule.regex(regex)
+        except re.error as exc:
+            raise ValueError(f"--error-regex {regex!r} is not a regular expression: {exc}") from exc
+    prefix = getattr(args, "error_prefix", None)
+    return ErrorRule.prefix(prefix) if prefix is not None else None
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -37,8 +72,8 @@ def fail(message: str, code: int = 2) -> int:
 
 def load_run_file(args: argparse.Namespace) -> LoadResult | int:
     """Load ``args.run``, or print the load error and return exit code 2."""
-    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
     try:
+        rule = error_rule(args)
         return load_runs(args.run, format=args.format, error_rule=rule)
     except LoadError as exc:
         for problem in exc.problems[:20]:

@@ -31,6 +31,11 @@ def register(sub: Any) -> None:
         help="expect exactly the recorded calls (match strict; default superset)",
     )
     parser.add_argument("--no-redact", action="store_true", help="do not redact secrets")
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the suite even when the runs record no tool call (it grades only answers)",
+    )
     parser.add_argument("-o", "--output", required=True, metavar="SUITE.json")
     parser.set_defaults(handler=run)
 
@@ -53,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             policy=policy,
             trajectory_match="strict" if args.strict_trajectory else "superset",
             redact_secrets=not args.no_redact,
+            allow_empty=args.allow_empty,
         )
     except ValueError as exc:
         return fail(str(exc))

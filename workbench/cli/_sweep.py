@@ -21,7 +21,7 @@ from workbench import (
     write_report,
 )
 
-from ._common import fail, print_table
+from ._common import add_error_regex, error_rule, fail, print_table
 
 _ROOT = Path(__file__).resolve().parents[2]
 DEMO_INPUTS: tuple[tuple[str, str, str | None], ...] = (
@@ -69,6 +69,7 @@ def register(sub: Any) -> None:
         metavar="P",
         help="for run formats with no error flag: a reply starting with P is a failure",
     )
+    add_error_regex(parser)
     parser.add_argument("--out", default="out/sweep", metavar="DIR", help="output folder")
     parser.set_defaults(handler=run)
 
@@ -136,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
     if args.trials < 1:
         return fail(f"--trials must be at least 1, not {args.trials}")
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
-    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
+    try:
+        rule = error_rule(args)
+    except ValueError as exc:
+        return fail(str(exc))
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
     executor: Executor | None = None
     closers: Any = ()
