@@ -12,8 +12,14 @@ import pytest
 import workbench as wb
 from workbench._load import reading
 
-CALL = b'{"eventId":"e0","runId":"r","type":"agent.tool-called","sequence":0,"payload":{"callId":"c","toolName":"t","inputs":ARGS}}\n'
-RET = b'{"eventId":"e1","runId":"r","type":"agent.tool-returned","sequence":1,"payload":{"callId":"c","outcome":{}}}\n'
+CALL = (
+    b'{"eventId":"e0","runId":"r","type":"agent.tool-called","sequence":0,'
+    b'"payload":{"callId":"c","toolName":"t","inputs":ARGS}}\n'
+)
+RET = (
+    b'{"eventId":"e1","runId":"r","type":"agent.tool-returned","sequence":1,'
+    b'"payload":{"callId":"c","outcome":{}}}\n'
+)
 
 
 def _log(tmp_path: Path, args: bytes, name: str = "log.jsonl") -> Path:
@@ -59,7 +65,7 @@ def test_hostile_values_in_documents_and_other_formats_are_refused_too(
 def test_a_byte_order_mark_is_refused_naming_line_one(tmp_path: Path) -> None:
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf[]")
-    with pytest.raises(wb.LoadError, match="line 1.*byte order mark"):
+    with pytest.raises(wb.LoadError, match=r"line 1.*byte order mark"):
         wb.load_runs(path)
 
 

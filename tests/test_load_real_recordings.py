@@ -25,8 +25,9 @@ def test_real_recording_loads_to_its_hand_counted_calls_and_failures(rec: Record
         assert sum(b.is_error for b in again.boundaries) == rec.failed_with_regex
 
 
-@pytest.mark.parametrize("rec", [r for r in RECORDINGS if not r.problems],
-                         ids=lambda r: r.path.name[:48])
+@pytest.mark.parametrize(
+    "rec", [r for r in RECORDINGS if not r.problems], ids=lambda r: r.path.name[:48]
+)
 def test_real_recording_promotes_and_its_self_test_reproduces_every_call(rec: Recording) -> None:
     """R30: the promoted suite is valid and replaying it reproduces the recording, zero misses."""
     promotion = wb.promote(wb.load_runs(rec.path))
@@ -68,8 +69,7 @@ def test_conversations_carry_tool_call_ids_equal_to_boundary_call_ids() -> None:
             own = {
                 b.call_id
                 for b in run
-                if b.agent_id in (None, "main", "assistant", "agent")
-                and "itemType" not in b.extra
+                if b.agent_id in (None, "main", "assistant", "agent") and "itemType" not in b.extra
             }
             assert own <= ids, rec.path.name
             terminal = {c["callId"] for c in run.metadata.get("terminalCalls", ())}

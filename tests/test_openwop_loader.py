@@ -489,7 +489,10 @@ def test_a_non_utf8_byte_is_a_cannot_read_error_both_ways(tmp_path: Path) -> Non
     path = tmp_path / "latin1.jsonl"
     path.write_bytes(EDGE_CASES["a non-UTF-8 byte"])
     for decoding in (nullcontext, text_mode_decoding):
-        with decoding(), pytest.raises(LoadError, match=r"cannot read: not UTF-8 text \(byte 0xff\)"):
+        with (
+            decoding(),
+            pytest.raises(LoadError, match=r"cannot read: not UTF-8 text \(byte 0xff\)"),
+        ):
             wb.load_runs(path)
 
 

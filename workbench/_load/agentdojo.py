@@ -97,32 +97,35 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             elif text and text != "None":
                 answer = text
         elif role == "tool":
-            call_id = ids.for_result(message.get("tool_call_id"))
-            if call_id is None:
+            answered = ids.for_result(message.get("tool_call_id"))
+            if answered is None:
                 pairer.problem(where, "tool_call_id", "no open call to answer")
                 continue
             error = message.get("error")
             if error is not None and not isinstance(error, str):
                 pairer.problem(where, "error", "must be a string or null")
-                pairer.discard(call_id)
+                pairer.discard(answered)
                 continue
             failed = bool(error)
             content = message.get("content")
             response = {"content": text_content(text)} if text or failed else {"content": []}
             if failed and not text:
                 response = {"content": text_content(error or "")}
-            extra = {"tool_call": message["tool_call"]} if "tool_call" in message else None
+            kept = {"tool_call": message["tool_call"]} if "tool_call" in message else None
             pairer.result(
-                call_id,
+                answered,
                 response if not isinstance(content, list) else {"content": content},
                 failed,
                 where=where,
                 field_name="tool_call_id",
                 error_message=error if failed else None,
-                extra=extra,
+                extra=kept,
             )
             talk.tool(
-                call_id, names.get(call_id, ""), error if failed and not text else text, failed
+                answered,
+                names.get(answered, ""),
+                (error or "") if failed and not text else text,
+                failed,
             )
     boundaries = pairer.finish()
     key = "-".join(

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
 
 from .records import LoadError, LoadProblem
 
@@ -49,10 +49,10 @@ class Exchange:
         return f"interaction {self.index}"
 
 
-class _NoAliases(yaml.SafeLoader):
+class _NoAliases(yaml.SafeLoader):  # type: ignore[misc]
     """The safe loader with anchors and aliases refused (a YAML bomb expands through them)."""
 
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+    def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.constructor.ConstructorError(
@@ -69,7 +69,7 @@ def looks_like_yaml_cassette(text: bytes) -> bool:
 def load_yaml(data: bytes, file: str) -> Any:
     """YAML decoded safely; a problem names the line."""
     try:
-        return yaml.load(data, Loader=_NoAliases)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(data, Loader=_NoAliases)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -52,9 +52,11 @@ def sniff_claude_code(heads: Sequence[Any]) -> bool:
         if not isinstance(record, Mapping):
             continue
         kind = record.get("type")
-        if kind in ("user", "assistant") and isinstance(record.get("message"), Mapping):
-            if "uuid" in record or "sessionId" in record or "parentUuid" in record:
-                return True
+        conversational = kind in ("user", "assistant") and isinstance(
+            record.get("message"), Mapping
+        )
+        if conversational and any(k in record for k in ("uuid", "sessionId", "parentUuid")):
+            return True
         if kind == "summary" and "leafUuid" in record:
             return True
         if kind in BOOKKEEPING and ("sessionId" in record or "messageId" in record):

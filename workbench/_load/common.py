@@ -125,13 +125,14 @@ class ConversationBuilder:
         message.update(_x(extra))
         # One API message split over several records (Claude Code) is one turn.
         last = self.messages[-1] if self.messages else None
-        if last is not None and last["role"] == "assistant" and extra.get("turn") is not None:
-            if last.get("x-turn") == extra["turn"]:
-                if text:
-                    last["content"] = f"{last['content']}\n{text}" if last["content"] else text
-                if calls:
-                    last.setdefault("toolCalls", []).extend(message["toolCalls"])
-                return
+        turn = extra.get("turn")
+        same_turn = turn is not None and last is not None and last.get("x-turn") == turn
+        if last is not None and same_turn and last["role"] == "assistant":
+            if text:
+                last["content"] = f"{last['content']}\n{text}" if last["content"] else text
+            if calls:
+                last.setdefault("toolCalls", []).extend(message["toolCalls"])
+            return
         self.messages.append(message)
 
     def tool(self, call_id: str, name: str, text: str, is_error: bool, **extra: Any) -> None:

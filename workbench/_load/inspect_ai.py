@@ -44,7 +44,8 @@ def read_eval_zip(file: str) -> dict[str, Any]:
     try:
         archive = zipfile.ZipFile(file)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise LoadError([LoadProblem(file, "(file)", "", f"not a readable zip archive: {exc}")])
+        problem = LoadProblem(file, "(file)", "", f"not a readable zip archive: {exc}")
+        raise LoadError([problem]) from None
     with archive:
         names = archive.namelist()
         if "header.json" not in names:

@@ -143,7 +143,7 @@ def detect_format(data: Any) -> RunFormat | None:
     return detect_chat_format(data)
 
 
-def _detect_lines(heads: list[Any]) -> RunFormat | None:
+def _detect_lines(heads: list[Any]) -> str | None:
     """The format of a JSONL file from its first records."""
     if not heads:
         return None
@@ -159,7 +159,7 @@ def _detect_lines(heads: list[Any]) -> RunFormat | None:
     if _looks_like_event(first):
         return "openwop"
     if _is_chat_line(first):
-        return "chat"  # type: ignore[return-value]  # resolved by the chat loaders
+        return "chat"  # one of the chat formats, told apart by the chat loaders
     return None
 
 
@@ -279,7 +279,12 @@ def _load_document(
         )
         return [], [problem], "openwop"
     runs, problems = _document_loader(fmt, value, file, rule)
-    if chosen != "auto" and found not in (None, fmt) and value and not any(r.boundaries for r in runs):
+    if (
+        chosen != "auto"
+        and found not in (None, fmt)
+        and value
+        and not any(r.boundaries for r in runs)
+    ):
         return [], [_wrong_format(file, chosen, found)], fmt
     if chosen != "auto" and not runs and not problems and found is None and value:
         return [], [_wrong_format(file, chosen, _shape(value))], fmt
@@ -378,10 +383,15 @@ def _load_jsonl(
         fmt = _as_format(fmt_name)
         runs, more = _lines_loader(fmt, docs, file, rule)
         problems.extend(more)
-    if chosen != "auto" and found not in (None, chosen) and not any(r.boundaries for r in runs):
-        if not (found == "chat" and chosen in ("openai-chat", "anthropic", "openai-responses")):
-            label = "chat records or messages" if found == "chat" else found
-            return [], [_wrong_format(file, chosen, label)], fmt
+    chat_named = found == "chat" and chosen in ("openai-chat", "anthropic", "openai-responses")
+    if (
+        chosen != "auto"
+        and found not in (None, chosen)
+        and not chat_named
+        and not any(r.boundaries for r in runs)
+    ):
+        label = "chat records or messages" if found == "chat" else found
+        return [], [_wrong_format(file, chosen, label)], fmt
     return runs, problems, fmt
 
 

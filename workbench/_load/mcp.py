@@ -227,11 +227,11 @@ def load_mcp_messages(
                 method = message.get("method")
                 tally.add(f"rpc:{method}" if isinstance(method, str) else "rpc:?")
             continue
-        call_id = open_ids.pop(_hashable(message.get("id")), None)
-        if call_id is None:
+        answered = open_ids.pop(_hashable(message.get("id")), "")
+        if not answered:
             tally.add("rpc:response")
             continue
-        _reply(message, call_id, pairer, where)
+        _reply(message, answered, pairer, where)
     boundaries = pairer.finish()
     run = PromotedRun(
         run_id="mcp-session",

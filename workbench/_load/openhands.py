@@ -176,7 +176,7 @@ def _message(event: Mapping[str, Any], talk: ConversationBuilder) -> None:
     if not isinstance(text, str):
         text = event.get("message") if isinstance(event.get("message"), str) else ""
     if event.get("source") == "user":
-        talk.user(text)
+        talk.user(text or "")
     elif event.get("source") == "agent":
         talk.assistant(text or None)
 

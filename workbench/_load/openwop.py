@@ -307,8 +307,8 @@ def _byte_line_docs(
                 else:
                     if type(doc) is not dict:
                         problems.append(_not_an_object(file, lineno))
-                    elif _too_deep(line) and (found := value_problem(doc, full=False)):
-                        problems.append(_hostile(file, lineno, *found))
+                    elif _too_deep(line) and (bad := value_problem(doc, full=False)):
+                        problems.append(_hostile(file, lineno, *bad))
                     else:
                         yield lineno, doc
                     continue
@@ -636,9 +636,9 @@ class _Assembler:
                             problems.append(_not_an_object(file, lineno))
                             continue
                         if len(line) > _DEEP_LINE and _too_deep(line):
-                            found = value_problem(doc, full=False)
-                            if found is not None:
-                                problems.append(_hostile(file, lineno, *found))
+                            bad = value_problem(doc, full=False)
+                            if bad is not None:
+                                problems.append(_hostile(file, lineno, *bad))
                                 continue
                         run_id = doc.get("runId")
                         if run_id != key or builder is None:

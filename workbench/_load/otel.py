@@ -167,7 +167,8 @@ def _trace(
             agent_id=agent,
             extra=extra,
         )
-        status = span.get("status") if isinstance(span.get("status"), Mapping) else {}
+        raw_status = span.get("status")
+        status: Mapping[str, Any] = raw_status if isinstance(raw_status, Mapping) else {}
         error_type = attrs.get("error.type")
         failed = error_type is not None or status.get("code") in _ERROR_CODES
         result = attrs.get("gen_ai.tool.call.result")

@@ -248,9 +248,12 @@ def value_problem(value: Any, *, full: bool = True) -> tuple[str, str] | None:
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return path or "(root)", "a number out of range (NaN or an infinity)"
-        elif isinstance(item, int) and not isinstance(item, bool):
-            if not _INT_MIN <= item <= _INT_MAX:
-                return path or "(root)", "an integer out of range: it does not fit in 64 bits"
+        elif (
+            isinstance(item, int)
+            and not isinstance(item, bool)
+            and not _INT_MIN <= item <= _INT_MAX
+        ):
+            return path or "(root)", "an integer out of range: it does not fit in 64 bits"
     return None
 
 

@@ -111,17 +111,17 @@ def _simulation(
             elif text or made:
                 talk.user(text, **({"toolCalls": made} if made else {}))
         elif role == "tool":
-            call_id = ids.for_result(message.get("id"))
-            if call_id is None:
+            answered = ids.for_result(message.get("id"))
+            if answered is None:
                 pairer.problem(where, "id", "missing or not a string")
                 continue
             failed = read_flag(message.get("error"), pairer, where, "error")
             if failed is None:
-                pairer.discard(call_id)
+                pairer.discard(answered)
                 continue
             content = message.get("content")
             pairer.result(
-                call_id,
+                answered,
                 content,
                 failed,
                 where=where,
@@ -129,7 +129,7 @@ def _simulation(
                 error_message=(text or "tool call failed") if failed else None,
             )
             if message.get("requestor", "assistant") == "assistant":
-                talk.tool(call_id, names.get(call_id, ""), text, failed)
+                talk.tool(answered, names.get(answered, ""), text, failed)
         elif role == "system":
             talk.system(text)
     boundaries = pairer.finish()

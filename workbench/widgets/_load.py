@@ -102,7 +102,7 @@ def load_source(
         suite = Suite.load(path)
         label = f"{os.path.basename(path)}: suite {suite.suite_id} ({len(suite)} task(s))"
         return Loaded(suite=suite, label=label, path=path)
-    result = load_runs(path, format=format, error_rule=error_rule)
+    result = load_runs(path, format=format, error_rule=error_rule)  # type: ignore[arg-type]
     return _promoted(result, path)
 
 
@@ -136,7 +136,9 @@ class LoadPanel:
         self.button = w.Button(description="Load", icon="folder-open", button_style="primary")
         self.button.add_class("wb-load-button")
         self.button.on_click(lambda _b: self.load_path())
-        self.upload = w.FileUpload(accept=".json,.jsonl,.ndjson,.eval,.traj,.yaml,.yml,.gz", multiple=False)
+        self.upload = w.FileUpload(
+            accept=".json,.jsonl,.ndjson,.eval,.traj,.yaml,.yml,.gz", multiple=False
+        )
         self.upload.observe(self._on_upload, names="value")
         self.status = w.HTML()
         self.status.add_class("wb-load-status")
