@@ -43,7 +43,7 @@ def test_explicit_format_does_not_fit_is_refused_with_what_the_file_looks_like()
     path = RECORDINGS[0].path
     for wrong in ("openwop", "tau2-bench", "gemini-cli"):
         with pytest.raises(wb.LoadError, match="looks like a Claude Code session"):
-            wb.load_runs(path, format=wrong)  # type: ignore[arg-type]
+            wb.load_runs(path, format=wrong)
 
 
 def test_sub_agent_calls_keep_their_agent() -> None:
@@ -78,3 +78,26 @@ def test_conversations_carry_tool_call_ids_equal_to_boundary_call_ids() -> None:
 
 def _unpaired(result: wb.LoadResult) -> set[str]:
     return {p.message.split("'")[1] for p in result.problems if "never answered" in p.message}
+
+
+def test_error_regex_on_the_command_line_marks_failures_and_is_recorded(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R36: ``--error-regex`` beside ``--error-prefix`` on boundaries and promote; the rule is
+    recorded in ``x-promotion``; a bad expression is exit 2 naming the option."""
+    import json
+    from pathlib import Path
+
+    from workbench.cli import main
+
+    rec = next(r for r in RECORDINGS if r.format == "openai-responses" and r.regex)
+    assert main(["boundaries", str(rec.path), "--json", "--error-regex", rec.regex or ""]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["isError"] for row in rows] == [True, False]
+    out = Path(str(tmp_path)) / "suite.json"
+    args = ["promote", str(rec.path), "-o", str(out), "--error-regex", rec.regex or ""]
+    assert main(args) == 0
+    rule = json.loads(out.read_text())["x-promotion"]["errorRule"]
+    assert rule["kind"] == "regex" and rule["pattern"] == rec.regex
+    assert main(["boundaries", str(rec.path), "--error-regex", "("]) == 2
+    assert "--error-regex '(' is not a regular expression" in capsys.readouterr().err
