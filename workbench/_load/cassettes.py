@@ -16,6 +16,7 @@ empty. The exchanges feed the OpenAI Responses loader (``responses``) and the MC
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,15 +62,25 @@ class _NoAliases(yaml.SafeLoader):  # type: ignore[misc]
         return super().compose_node(parent, index)
 
 
+_MAYBE_ALIAS = re.compile(rb"(?:^|[\s\[{,])[&*][^\s,\[\]{}]", re.MULTILINE)
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def looks_like_yaml_cassette(text: bytes) -> bool:
     head = text.lstrip()[:200]
     return head.startswith((b"interactions:", b"requests:", b"version:", b"---"))
 
 
 def load_yaml(data: bytes, file: str) -> Any:
-    """YAML decoded safely; a problem names the line."""
+    """YAML decoded safely; a problem names the line.
+
+    Text with nothing that could be an anchor or alias (``&name``, ``*name`` after a blank or
+    a flow indicator) goes through libyaml's safe loader (fast); any other text through the
+    pure-Python safe loader that refuses aliases, which is exact but slower.
+    """
+    loader = _NoAliases if _MAYBE_ALIAS.search(data) else _FAST_LOADER
     try:
-        return yaml.load(data, Loader=_NoAliases)
+        return yaml.load(data, Loader=loader)  # noqa: S506 - safe loaders only
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -171,6 +171,8 @@ class ConversationBuilder:
 
 
 def _x(extra: Mapping[str, Any]) -> dict[str, Any]:
+    if not extra:
+        return {}
     return {f"x-{k}": v for k, v in extra.items() if v is not None}
 
 

@@ -225,6 +225,8 @@ def value_problem(value: Any, *, full: bool = True) -> tuple[str, str] | None:
     which accepts more than RFC 8259): NaN and infinities, integers outside 64 bits, strings
     (keys too) holding a lone surrogate. The walk is iterative, so depth itself cannot overflow.
     """
+    if not full and type(value) in (dict, list) and not _too_deep(value):
+        return None
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         item, path, depth = stack.pop()
@@ -255,6 +257,29 @@ def value_problem(value: Any, *, full: bool = True) -> tuple[str, str] | None:
         ):
             return path or "(root)", "an integer out of range: it does not fit in 64 bits"
     return None
+
+
+def _may_be_deep(data: bytes) -> bool:
+    """Whether bytes can hold nesting past the limit: too short, or too few brackets, cannot."""
+    return len(data) > 2 * MAX_DEPTH and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether decoded JSON nests deeper than :data:`MAX_DEPTH` (containers only, no paths)."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        if depth >= MAX_DEPTH:
+            return True
+        children = item.values() if type(item) is dict else item
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                push((child, depth + 1))
+    return False
 
 
 class _Constant(Exception):
@@ -304,8 +329,10 @@ def decode_json(
     except orjson.JSONDecodeError:
         value = _SLOW
     if value is not _SLOW and not _LONG_DIGITS.search(data):
+        if not _may_be_deep(data) or not _too_deep(value):
+            return value, None
         found = value_problem(value, full=False)
-        if found is None:
+        if found is None:  # pragma: no cover - _too_deep and value_problem agree
             return value, None
         return None, _at(file, line or 1, _join(base, found[0]), found[1])
     return _decode_slow(data, file, offset, base)
