@@ -80,7 +80,7 @@ def load_yaml(data: bytes, file: str) -> Any:
     """
     loader = _NoAliases if _MAYBE_ALIAS.search(data) else _FAST_LOADER
     try:
-        return yaml.load(data, Loader=loader)  # noqa: S506 - safe loaders only
+        return yaml.load(data, Loader=loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
