@@ -23,6 +23,10 @@ Detection, in order:
   an mcp-recorder cassette or JSON-RPC message array; OTLP (``resourceSpans``); OpenHands
   events (``source`` + ``action``/``observation``); Responses API items; chat (Anthropic when a
   ``tool_use``/``tool_result`` block appears, else OpenAI chat).
+
+Longer than 400 lines: it is the one place that tells fourteen formats apart in their three
+containers (JSONL, one JSON document, YAML cassettes), refuses a wrong explicit format with what
+the file looks like, and sniffs the OpenWOP fast path; each format's reading is in its module.
 """
 
 from __future__ import annotations
