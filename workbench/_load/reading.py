@@ -20,6 +20,9 @@ for every format:
 orjson decodes first (it is strict already about most of these and fast); only a document it
 refuses, or one holding a run of 19 digits (orjson would turn a big integer into a float), goes
 through ``json`` with checks, which also finds the place of the problem.
+
+Longer than 400 lines: every limit and every strict-JSON refusal lives here, once, with the
+code that finds its line and field; splitting it would put one rule (R35's) in two places.
 """
 
 from __future__ import annotations

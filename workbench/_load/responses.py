@@ -21,6 +21,9 @@ carries only the new input items, so the calls of one response are answered in t
 request's input. Exchanges are chained into runs by those ids (and a request that resends the
 full history joins the run whose calls it repeats; repeated items are read once), and the
 items of a chain are read in the order they passed: request input, then response output.
+
+Longer than 400 lines: items in a file and items in recorded exchanges are one format read by
+one item reader (``_item``); the exchange chaining sits beside it so both stay the same.
 """
 
 from __future__ import annotations
