@@ -363,7 +363,7 @@ def _responses(n: int) -> Iterator[str]:
         )
 
 
-FORMATS: dict[str, tuple[str, Callable[[Path, int], None]]] = {
+FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "claude-code": ("session.jsonl", lambda p, n: _lines(p, _claude(n))),
     "codex": ("rollout.jsonl", lambda p, n: _lines(p, _codex(n))),
     "gemini-cli": ("session.json", lambda p, n: _doc(p, _gemini(n))),

@@ -162,7 +162,7 @@ def test_every_input_loads_or_is_refused_with_a_place(name: str, value: Any, fmt
         path = Path(folder) / name
         path.write_text(text, encoding="utf-8")
         try:
-            result = wb.load_runs(path, format=fmt)  # type: ignore[arg-type]
+            result = wb.load_runs(path, format=fmt)
         except wb.LoadError as exc:
             assert exc.problems and all(p.where for p in exc.problems)
         else:

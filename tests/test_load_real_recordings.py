@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import workbench as wb
-from tests.helpers.recordings import RECORDINGS, Recording
+from helpers.recordings import RECORDINGS, Recording
 
 
 @pytest.mark.parametrize("rec", RECORDINGS, ids=lambda r: r.path.name[:48])

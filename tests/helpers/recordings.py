@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+from helpers.paths import FIXTURES
 
 
 @dataclass(frozen=True)

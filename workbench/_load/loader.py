@@ -169,7 +169,8 @@ def _detect_lines(heads: list[Any]) -> str | None:
 
 def load_runs(
     path: str | os.PathLike[str],
-    format: FormatChoice = "auto",
+    *,
+    format: FormatChoice | str = "auto",
     error_rule: ErrorRule | None = None,
     strict: bool = True,
 ) -> LoadResult:

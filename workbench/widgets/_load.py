@@ -102,7 +102,7 @@ def load_source(
         suite = Suite.load(path)
         label = f"{os.path.basename(path)}: suite {suite.suite_id} ({len(suite)} task(s))"
         return Loaded(suite=suite, label=label, path=path)
-    result = load_runs(path, format=format, error_rule=error_rule)  # type: ignore[arg-type]
+    result = load_runs(path, format=format, error_rule=error_rule)
     return _promoted(result, path)
 
 
