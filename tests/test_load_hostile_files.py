@@ -95,21 +95,26 @@ def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM (Linux)")
 def test_a_1_gb_single_line_file_is_refused_with_bounded_memory(tmp_path: Path) -> None:
-    """A sparse 1 GB file of one line: refused at the 64 MiB limit, peak memory well under 1 GB."""
+    """A sparse 1 GB file of one line: refused at the 64 MiB limit, peak memory well under 1 GB.
+
+    The peak is the child's own ``VmHWM``: ``ru_maxrss`` carries the parent's high-water mark
+    across ``exec`` on Linux, so under a big pytest process it measured pytest, not the load.
+    """
     path = tmp_path / "huge.json"
     with path.open("wb") as handle:
         handle.write(b'{"a": "')
         handle.truncate(1 << 30)
     code = (
-        "import resource, sys, workbench as wb\n"
+        "import sys, workbench as wb\n"
         "try:\n    wb.load_runs(sys.argv[1])\nexcept wb.LoadError as e:\n    print(e)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
     message, peak_kib = done.stdout.strip().splitlines()
     assert "line 1 is longer than 64 MiB" in message
-    assert int(peak_kib) < 400 * 1024
+    assert int(peak_kib) < 256 * 1024  # the 64 MiB line limit plus the interpreter, not 1 GB
 
 
 def test_gzip_and_yaml_bombs_are_bounded(tmp_path: Path) -> None:
