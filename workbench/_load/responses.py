@@ -22,6 +22,12 @@ request's input. Exchanges are chained into runs by those ids (and a request tha
 full history joins the run whose calls it repeats; repeated items are read once), and the
 items of a chain are read in the order they passed: request input, then response output.
 
+The items are also kept as the run's :class:`~workbench.Conversation` (R40): ``message`` items by
+role, each call (a ``function_call``, ``custom_tool_call``, ``mcp_call`` or hosted tool's item)
+joining the assistant turn before it, each output a tool message (a hosted tool's item is its
+own result); the record's ``instructions`` as the system message and its ``tools`` and
+``model`` when it has them (a stored response does, and so does a cassette's request).
+
 Longer than 400 lines: items in a file and items in recorded exchanges are one format read by
 one item reader (``_item``); the exchange chaining sits beside it so both stay the same.
 """
@@ -34,7 +40,7 @@ from typing import Any
 
 from .._common.toolresult import result_text, text_content
 from .cassettes import Exchange
-from .common import ConversationBuilder, text_of
+from .conversation import ConversationBuilder, recorded_tools
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
@@ -149,6 +155,9 @@ def load_openai_responses(
     total = len(records)
     for number, (place, record, items) in enumerate(records):
         pairer = CallPairer(file)
+        talk = ConversationBuilder()
+        if isinstance(record.get("instructions"), str) and record["instructions"]:
+            talk.system(record["instructions"])
         answer: Any = None
         other: list[Any] = []
         for i_index, item in enumerate(items):
@@ -163,7 +172,7 @@ def load_openai_responses(
             if not isinstance(item, Mapping):
                 pairer.problem(where, "", "an item must be an object")
                 continue
-            said = _item(item, pairer, where, error_rule, i_index, other)
+            said = _item(item, pairer, where, error_rule, i_index, other, talk)
             if said is not None:
                 answer = said or None
         boundaries = pairer.finish()
@@ -183,6 +192,7 @@ def load_openai_responses(
                 answer=answer,
                 task_key=key,
                 metadata=metadata,
+                conversation=talk.build(recorded_tools(record.get("tools")), record.get("model")),
             )
         )
     return runs, problems
@@ -195,30 +205,48 @@ def _item(
     rule: ErrorRule,
     index: int,
     other: list[Any],
+    talk: ConversationBuilder,
+    turn: str | None = None,
 ) -> str | None:
-    """Read one item; returns the assistant text it says, ``""`` after a call, else ``None``."""
+    """Read one item into the pairer and the conversation; returns the assistant text it says,
+    ``""`` after a call, else ``None``. ``turn``: the response the item came from (a cassette's),
+    so that one response's message and calls are one assistant turn."""
     kind = item.get("type")
     if kind in _CALLS:
-        _call(item, pairer, where, _CALLS[kind])
+        _call(item, pairer, where, _CALLS[kind], talk, turn)
         return ""  # the answer is what the agent says after its last call
     if kind in _OUTPUTS:
-        _output(item, pairer, where, rule)
+        _output(item, pairer, where, rule, talk)
         return None
     if kind == "mcp_call":
-        _mcp_call(item, pairer, where, index)
+        _mcp_call(item, pairer, where, index, talk, turn)
         return ""
     if kind in _HOSTED:
-        _hosted(item, kind, pairer, where, index)
+        _hosted(item, kind, pairer, where, index, talk, turn)
         return ""
-    if (kind == "message" or kind is None) and item.get("role") == "assistant":
+    role = item.get("role")
+    if kind in (None, "message") and role == "assistant":
         text = _parts_text(item.get("content"))
+        talk.assistant(text or None, turn=turn)
         return text or None
-    if kind not in (None, "message"):
+    if kind in (None, "message") and role in ("system", "developer"):
+        talk.system(_parts_text(item.get("content")))
+    elif kind in (None, "message") and role == "user":
+        talk.user(_parts_text(item.get("content")))
+    elif kind not in (None, "message"):
         other.append(item)
     return None
 
 
-def _hosted(item: Mapping[str, Any], kind: str, pairer: CallPairer, where: str, index: int) -> None:
+def _hosted(
+    item: Mapping[str, Any],
+    kind: str,
+    pairer: CallPairer,
+    where: str,
+    index: int,
+    talk: ConversationBuilder,
+    turn: str | None,
+) -> None:
     """A hosted tool's item: the call and its result in one (``web_search_call``, ...)."""
     raw_id = item.get("id")
     call_id = raw_id if isinstance(raw_id, str) and raw_id else f"{kind}-{index}"
@@ -230,6 +258,7 @@ def _hosted(item: Mapping[str, Any], kind: str, pairer: CallPairer, where: str, 
             break
     extra = {"itemType": kind}
     pairer.call(call_id, tool, args, where=where, field_name="id", extra=extra)
+    talk.add_call({"id": call_id, "name": tool, "args": args, "x-itemType": kind}, turn=turn)
     status = item.get("status")
     error = item.get("error")
     failed = status == "failed" or error is not None
@@ -243,12 +272,26 @@ def _hosted(item: Mapping[str, Any], kind: str, pairer: CallPairer, where: str, 
             if error is not None
             else f"{tool} {status}"
         )
+    talk.tool(call_id, (message or "") if failed else _status_text(item), failed)
     pairer.result(
         call_id, response, failed, where=where, field_name="status", error_message=message
     )
 
 
-def _call(item: Mapping[str, Any], pairer: CallPairer, where: str, arg_key: str) -> None:
+def _status_text(item: Mapping[str, Any]) -> str:
+    """What a hosted tool's item tells the model (its result is the item): its JSON."""
+    body = {k: v for k, v in item.items() if k not in ("type", "id")}
+    return json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+
+def _call(
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    arg_key: str,
+    talk: ConversationBuilder,
+    turn: str | None,
+) -> None:
     call_id = item.get("call_id")
     name = item.get("name")
     if not isinstance(call_id, str) or not call_id:
@@ -263,17 +306,21 @@ def _call(item: Mapping[str, Any], pairer: CallPairer, where: str, arg_key: str)
     if item.get("type") != "function_call":
         extra["itemType"] = item.get("type")
     raw = item.get(arg_key)
-    pairer.call(
-        call_id,
-        name,
-        _arguments(raw) if arg_key == "arguments" else raw,
-        where=where,
-        field_name="call_id",
-        extra=extra or None,
-    )
+    args = _arguments(raw) if arg_key == "arguments" else raw
+    pairer.call(call_id, name, args, where=where, field_name="call_id", extra=extra or None)
+    call: dict[str, Any] = {"id": call_id, "name": name, "args": args}
+    if item.get("type") != "function_call":
+        call["x-itemType"] = item.get("type")
+    talk.add_call(call, turn=turn)
 
 
-def _output(item: Mapping[str, Any], pairer: CallPairer, where: str, rule: ErrorRule) -> None:
+def _output(
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    rule: ErrorRule,
+    talk: ConversationBuilder,
+) -> None:
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "call_id", "missing or not a string")
@@ -285,6 +332,7 @@ def _output(item: Mapping[str, Any], pairer: CallPairer, where: str, rule: Error
         response = output
     text = _parts_text(output)
     is_error = rule.matches(text)
+    talk.tool(call_id, text, is_error)
     pairer.result(
         call_id,
         response,
@@ -295,7 +343,14 @@ def _output(item: Mapping[str, Any], pairer: CallPairer, where: str, rule: Error
     )
 
 
-def _mcp_call(item: Mapping[str, Any], pairer: CallPairer, where: str, index: int) -> None:
+def _mcp_call(
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    index: int,
+    talk: ConversationBuilder,
+    turn: str | None,
+) -> None:
     name = item.get("name")
     if not isinstance(name, str) or not name:
         pairer.problem(where, "name", "missing or not a string")
@@ -305,14 +360,11 @@ def _mcp_call(item: Mapping[str, Any], pairer: CallPairer, where: str, index: in
     extra = {
         k: v for k, v in item.items() if k not in ("type", "id", "name", "arguments", "output")
     }
+    args = _arguments(item.get("arguments"))
     pairer.call(
-        call_id,
-        name,
-        _arguments(item.get("arguments")),
-        where=where,
-        field_name="id",
-        extra={"itemType": "mcp_call", **extra},
+        call_id, name, args, where=where, field_name="id", extra={"itemType": "mcp_call", **extra}
     )
+    talk.add_call({"id": call_id, "name": name, "args": args, "x-itemType": "mcp_call"}, turn=turn)
     error = item.get("error")
     output = item.get("output")
     is_error = error is not None or item.get("status") == "failed"
@@ -322,6 +374,8 @@ def _mcp_call(item: Mapping[str, Any], pairer: CallPairer, where: str, index: in
     response: Any = {"content": text_content(output)} if isinstance(output, str) else output
     if response is None and is_error:
         response = {"content": text_content(message or "tool call failed")}
+    text = result_text(response["content"]) if isinstance(response, Mapping) else ""
+    talk.tool(call_id, text if isinstance(response, Mapping) else str(output or ""), is_error)
     pairer.result(
         call_id, response, is_error, where=where, field_name="error", error_message=message
     )
@@ -409,15 +463,14 @@ def load_responses_exchanges(
         seen: set[str] = set()
         answer: Any = None
         model: str | None = None
-        names: dict[str, str] = {}
+        tools: dict[str, dict[str, Any]] = {}
         for exchange in chain:
             request = exchange.request
             model = model or (request["model"] if isinstance(request.get("model"), str) else None)
             if isinstance(request.get("instructions"), str) and not talk.messages:
                 talk.system(request["instructions"])
-            for tool in request.get("tools") or []:
-                if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
-                    talk.define(tool["name"], tool.get("description"), tool.get("parameters"))
+            for tool in recorded_tools(request.get("tools")) or ():
+                tools.setdefault(tool["name"], tool)
             inputs = request.get("input")
             if isinstance(inputs, str):
                 inputs = [{"role": "user", "content": inputs}]
@@ -437,9 +490,8 @@ def load_responses_exchanges(
                         continue  # a full-history resend repeats items already read
                     if key is not None:
                         seen.add(key)
-                    said = _item(item, pairer, where, error_rule, i_index, other)
                     turn = f"response-{exchange.index}" if part == "response.output" else None
-                    _talk(item, talk, names, error_rule, turn)
+                    said = _item(item, pairer, where, error_rule, i_index, other, talk, turn)
                     if said is not None:
                         answer = said or None
         boundaries = pairer.finish()
@@ -459,7 +511,7 @@ def load_responses_exchanges(
                 answer=answer,
                 task_key=key,
                 metadata=metadata,
-                conversation=talk.build(model),
+                conversation=talk.build(list(tools.values()) if tools else None, model),
             )
         )
     return runs, problems
@@ -472,31 +524,3 @@ def _item_key(item: Mapping[str, Any]) -> str | None:
         return f"{kind}:{call_id}" if isinstance(call_id, str) else None
     item_id = item.get("id")
     return f"{kind}:{item_id}" if isinstance(item_id, str) else None
-
-
-def _talk(
-    item: Mapping[str, Any],
-    talk: ConversationBuilder,
-    names: dict[str, str],
-    rule: ErrorRule,
-    turn: str | None,
-) -> None:
-    kind = item.get("type")
-    role = item.get("role")
-    if kind in (None, "message") and role in ("user", "system", "developer"):
-        text = text_of(item.get("content"))
-        if role == "user":
-            talk.user(text)
-        else:
-            talk.system(text)
-    elif kind in (None, "message") and role == "assistant":
-        talk.assistant(text_of(item.get("content")) or None, turn=turn)
-    elif kind in _CALLS and isinstance(item.get("call_id"), str):
-        name = str(item.get("name") or str(kind).removesuffix("_call"))
-        names[item["call_id"]] = name
-        raw = item.get(_CALLS[str(kind)])
-        args = _arguments(raw) if kind == "function_call" else raw
-        talk.assistant(None, [(item["call_id"], name, args)], turn=turn)
-    elif kind in _OUTPUTS and isinstance(item.get("call_id"), str):
-        text = _parts_text(item.get("output"))
-        talk.tool(item["call_id"], names.get(item["call_id"], ""), text, rule.matches(text))
