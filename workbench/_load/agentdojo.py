@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import CallIds, ConversationBuilder, RecordTally, json_args
+from .common import CallIds, RecordTally, json_args
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -53,7 +54,6 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     ids = CallIds("agentdojo")
     tally = RecordTally()
     talk = ConversationBuilder()
-    names: dict[str, str] = {}
     answer: Any = None
     for m_index, message in enumerate(data["messages"]):
         where = f"messages[{m_index}]"
@@ -72,7 +72,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             if not isinstance(calls, list):
                 pairer.problem(where, "tool_calls", "must be a list")
                 continue
-            made: list[tuple[str, str, Any]] = []
+            made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
                 if not isinstance(call, Mapping) or not isinstance(call.get("function"), str):
@@ -89,8 +89,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                     field_name="id",
                     extra=extra or None,
                 )
-                names[call_id] = call["function"]
-                made.append((call_id, call["function"], args))
+                made.append({"id": call_id, "name": call["function"], "args": args})
             talk.assistant(text or None, made)
             if made:
                 answer = None
@@ -121,12 +120,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 error_message=error if failed else None,
                 extra=kept,
             )
-            talk.tool(
-                answered,
-                names.get(answered, ""),
-                (error or "") if failed and not text else text,
-                failed,
-            )
+            talk.tool(answered, (error or "") if failed and not text else text, failed)
     boundaries = pairer.finish()
     key = "-".join(
         str(data.get(k))
@@ -144,7 +138,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
         answer=answer,
         task_key=key or "run",
         metadata=metadata,
-        conversation=talk.build(_model(data.get("pipeline_name"))),
+        conversation=talk.build(None, _model(data.get("pipeline_name"))),
     )
     return [run], pairer.problems
 

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .common import ConversationBuilder, RecordTally, read_flag
+from .common import RecordTally, read_flag
+from .conversation import ConversationBuilder
 from .messages import as_text_block
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -81,7 +82,6 @@ def load_claude_code(
     talk = ConversationBuilder()
     agents: dict[str, str] = {}  # record uuid -> agent id (sidechains)
     prompts: dict[str, list[str]] = {}  # Task prompt -> Task call ids not yet matched
-    tools: dict[str, str] = {}  # call id -> tool name, for tool messages
     answer: Any = None
     model: str | None = None
     session: str | None = None
@@ -111,7 +111,7 @@ def load_claude_code(
         content = message.get("content")
         if kind == "assistant":
             model = model or _str(message.get("model"))
-            calls, texts = _assistant(content, pairer, where, agent, tools, prompts)
+            calls, texts = _assistant(content, pairer, where, agent, prompts)
             if agent == "main":
                 text = "\n".join(texts) or None
                 talk.assistant(text, calls, turn=_str(message.get("id")))
@@ -120,7 +120,7 @@ def load_claude_code(
                 elif calls:
                     answer = None
         else:
-            _user(content, record, pairer, where, talk if agent == "main" else None, tools)
+            _user(content, record, pairer, where, talk if agent == "main" else None)
     boundaries = pairer.finish()
     run_id = session or "session"
     metadata: dict[str, Any] = {"sessionId": session} if session else {}
@@ -134,7 +134,7 @@ def load_claude_code(
         answer=answer,
         task_key="session" if not session else f"session-{session[:8]}",
         metadata=metadata,
-        conversation=talk.build(model),
+        conversation=talk.build(None, model),
     )
     return [run], pairer.problems
 
@@ -169,10 +169,9 @@ def _assistant(
     pairer: CallPairer,
     where: str,
     agent: str,
-    tools: dict[str, str],
     prompts: dict[str, list[str]],
-) -> tuple[list[tuple[str, str, Any]], list[str]]:
-    calls: list[tuple[str, str, Any]] = []
+) -> tuple[list[dict[str, Any]], list[str]]:
+    calls: list[dict[str, Any]] = []
     texts: list[str] = []
     if isinstance(content, str):
         return calls, [content] if content else []
@@ -198,8 +197,7 @@ def _assistant(
             continue
         args = block.get("input")
         pairer.call(call_id, name, args, where=block_where, field_name="id", agent_id=agent)
-        tools[call_id] = name
-        calls.append((call_id, name, args))
+        calls.append({"id": call_id, "name": name, "args": args})
         if name in ("Task", "Agent") and isinstance(args, Mapping):
             prompt = args.get("prompt")
             if isinstance(prompt, str):
@@ -213,7 +211,6 @@ def _user(
     pairer: CallPairer,
     where: str,
     talk: ConversationBuilder | None,
-    tools: dict[str, str],
 ) -> None:
     if isinstance(content, str):
         if talk is not None and record.get("isMeta") is not True:
@@ -255,6 +252,6 @@ def _user(
             extra=extra or None,
         )
         if talk is not None:
-            talk.tool(call_id, tools.get(call_id, ""), text, failed)
+            talk.tool(call_id, text, failed)
     if talk is not None and texts and record.get("isMeta") is not True:
         talk.user("\n".join(texts))

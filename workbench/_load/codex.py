@@ -19,11 +19,13 @@ output is judged by the caller's error rule, as for Responses items.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import ConversationBuilder, RecordTally, json_args, text_of
+from .common import RecordTally, json_args, text_of
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
@@ -58,7 +60,6 @@ def load_codex(
     tally = RecordTally()
     talk = ConversationBuilder()
     exit_codes = _exit_events(docs)  # exec_command_end may come before or after the output
-    names: dict[str, str] = {}
     session: Mapping[str, Any] = {}
     model: str | None = None
     answer: Any = None
@@ -91,17 +92,16 @@ def load_codex(
         if item_type in _CALLS:
             call = _call(payload, str(item_type), pairer, where)
             if call is not None:
-                names[call[0]] = call[1]
-                talk.assistant(None, [call], turn=f"line-{line}")
+                talk.add_call(call)  # calls after a message are that response's turn
                 answer = None
         elif item_type in _OUTPUTS:
             call_id = payload.get("call_id")
             if not isinstance(call_id, str) or not call_id:
                 pairer.problem(where, "payload.call_id", "missing or not a string")
                 continue
-            _answer(call_id, payload.get("output"), where, exit_codes, pairer, rule, talk, names)
+            _answer(call_id, payload.get("output"), where, exit_codes, pairer, rule, talk)
         elif item_type in _HOSTED:
-            _hosted(payload, pairer, where, line)
+            _hosted(payload, pairer, where, line, talk)
             answer = None
         elif item_type == "message":
             role = payload.get("role")
@@ -129,14 +129,15 @@ def load_codex(
         answer=answer,
         task_key=f"rollout-{session_id[:8]}" if session_id else "rollout",
         metadata=metadata,
-        conversation=talk.build(model),
+        conversation=talk.build(None, model),
     )
     return [run], pairer.problems
 
 
 def _call(
     payload: Mapping[str, Any], kind: str, pairer: CallPairer, where: str
-) -> tuple[str, str, Any] | None:
+) -> dict[str, Any] | None:
+    """The call read into the pairer, as a conversation tool call; ``None`` when refused."""
     call_id = payload.get("call_id")
     name = payload.get("name")
     if name is None and kind == "local_shell_call":
@@ -153,7 +154,10 @@ def _call(
     if kind != "function_call":
         extra["itemType"] = kind
     pairer.call(call_id, name, args, where=where, field_name="payload.call_id", extra=extra or None)
-    return call_id, name, args
+    call: dict[str, Any] = {"id": call_id, "name": name, "args": args}
+    if kind != "function_call":
+        call["x-itemType"] = kind
+    return call
 
 
 def _output_text(output: Any) -> tuple[str, int | None]:
@@ -205,7 +209,6 @@ def _answer(
     pairer: CallPairer,
     rule: ErrorRule,
     talk: ConversationBuilder,
-    names: dict[str, str],
 ) -> None:
     text, code = _output_text(output)
     event_codes = exit_codes.get(call_id)
@@ -229,10 +232,13 @@ def _answer(
         error_message=(text or "tool call failed") if failed else None,
         extra=extra or None,
     )
-    talk.tool(call_id, names.get(call_id, ""), text, failed)
+    talk.tool(call_id, text, failed)
 
 
-def _hosted(payload: Mapping[str, Any], pairer: CallPairer, where: str, line: int) -> None:
+def _hosted(
+    payload: Mapping[str, Any], pairer: CallPairer, where: str, line: int, talk: ConversationBuilder
+) -> None:
+    """A ``web_search_call``: the call and its result in one item (R34)."""
     raw_id = payload.get("id")
     call_id = raw_id if isinstance(raw_id, str) and raw_id else f"web_search-{line}"
     pairer.call(
@@ -244,6 +250,16 @@ def _hosted(payload: Mapping[str, Any], pairer: CallPairer, where: str, line: in
         extra={"itemType": "web_search_call"},
     )
     failed = payload.get("status") == "failed"
+    talk.add_call(
+        {
+            "id": call_id,
+            "name": "web_search",
+            "args": payload.get("action"),
+            "x-itemType": "web_search_call",
+        }
+    )
+    result = {k: v for k, v in payload.items() if k not in ("type", "id")}
+    talk.tool(call_id, json.dumps(result, ensure_ascii=False, sort_keys=True), failed)
     pairer.result(
         call_id,
         {k: v for k, v in payload.items() if k not in ("type", "id")},

@@ -1,5 +1,6 @@
-"""What the format modules share: the conversation builder (R40), flags read strictly (R35),
-tool-call arguments, result text, and the tally of records that are not tool calls (R35).
+"""What the format modules share: flags read strictly (R35), tool-call arguments, result text,
+made-up ids for empty call ids, and the tally of records that are not tool calls (R35). The
+conversation builder (R40) is ``conversation.ConversationBuilder``.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ from typing import Any
 
 from .._common.toolresult import result_text
 from .pairing import CallPairer
-from .records import Conversation
 
 __all__ = [
     "CallIds",
-    "ConversationBuilder",
     "RecordTally",
     "json_args",
     "read_flag",
@@ -94,86 +93,6 @@ class RecordTally:
         if self.unknown:
             out["otherRecords"] = self.unknown
         return out
-
-
-@dataclass(slots=True)
-class ConversationBuilder:
-    """Builds a :class:`~workbench.Conversation` in the neutral message shape (R40)."""
-
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    _tools: dict[str, dict[str, Any]] = field(default_factory=dict)
-    _called: dict[str, None] = field(default_factory=dict)
-
-    def system(self, text: str) -> None:
-        if text:
-            self.messages.append({"role": "system", "content": text})
-
-    def user(self, text: str, **extra: Any) -> None:
-        self.messages.append({"role": "user", "content": text, **_x(extra)})
-
-    def assistant(
-        self,
-        text: str | None,
-        calls: Sequence[tuple[str, str, Any]] = (),
-        **extra: Any,
-    ) -> None:
-        message: dict[str, Any] = {"role": "assistant", "content": text or None}
-        if calls:
-            message["toolCalls"] = [{"id": i, "name": n, "args": a} for i, n, a in calls]
-            for _, name, _ in calls:
-                self._called.setdefault(name, None)
-        message.update(_x(extra))
-        # One API message split over several records (Claude Code) is one turn.
-        last = self.messages[-1] if self.messages else None
-        turn = extra.get("turn")
-        same_turn = turn is not None and last is not None and last.get("x-turn") == turn
-        if last is not None and same_turn and last["role"] == "assistant":
-            if text:
-                last["content"] = f"{last['content']}\n{text}" if last["content"] else text
-            if calls:
-                last.setdefault("toolCalls", []).extend(message["toolCalls"])
-            return
-        self.messages.append(message)
-
-    def tool(self, call_id: str, name: str, text: str, is_error: bool, **extra: Any) -> None:
-        self.messages.append(
-            {
-                "role": "tool",
-                "toolCallId": call_id,
-                "name": name,
-                "content": text,
-                "isError": is_error,
-                **_x(extra),
-            }
-        )
-
-    def define(self, name: str, description: str | None = None, schema: Any = None) -> None:
-        """A tool definition as recorded."""
-        tool: dict[str, Any] = {"name": name}
-        if isinstance(description, str) and description:
-            tool["description"] = description
-        if schema is not None:
-            tool["inputSchema"] = schema
-        self._tools.setdefault(name, tool)
-
-    def build(self, model: str | None = None) -> Conversation | None:
-        """The conversation, or ``None`` when the recording held no message."""
-        if not self.messages:
-            return None
-        inferred = not self._tools
-        tools = self._tools or {name: {"name": name} for name in self._called}
-        return Conversation(
-            messages=tuple(self.messages),
-            tools=tuple(tools.values()),
-            tools_inferred=inferred,
-            model=model,
-        )
-
-
-def _x(extra: Mapping[str, Any]) -> dict[str, Any]:
-    if not extra:
-        return {}
-    return {f"x-{k}": v for k, v in extra.items() if v is not None}
 
 
 @dataclass(slots=True)

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import ConversationBuilder, RecordTally, text_of
+from .common import RecordTally, text_of
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -74,16 +75,17 @@ def load_gemini_cli(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadP
             pairer.problem(where, "toolCalls", "must be a list")
             continue
         text = text_of(content) or None
-        made: list[tuple[str, str, Any]] = []
-        results: list[tuple[str, str, str, bool]] = []
+        made: list[dict[str, Any]] = []
+        results: list[tuple[str, str, bool]] = []
         for c_index, call in enumerate(calls):
             found = _call(call, pairer, f"{where}.toolCalls[{c_index}]", c_index, m_index)
             if found is not None:
-                made.append(found[:3])
-                results.append((found[0], found[1], found[3], found[4]))
+                call_id, name, args, result, failed = found
+                made.append({"id": call_id, "name": name, "args": args})
+                results.append((call_id, result, failed))
         talk.assistant(text, made)
-        for call_id, name, result, failed in results:
-            talk.tool(call_id, name, result, failed)
+        for call_id, result, failed in results:
+            talk.tool(call_id, result, failed)
         if made:
             answer = None
         elif text:
@@ -102,7 +104,7 @@ def load_gemini_cli(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadP
         answer=answer,
         task_key=key,
         metadata=metadata,
-        conversation=talk.build(model),
+        conversation=talk.build(None, model),
     )
     return [run], pairer.problems
 

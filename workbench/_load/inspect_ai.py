@@ -20,7 +20,8 @@ import zipfile
 from collections.abc import Mapping
 from typing import Any
 
-from .common import ConversationBuilder, RecordTally, json_args, text_of
+from .common import RecordTally, json_args, text_of
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .reading import MAX_FILE_BYTES, decode_json
 from .records import LoadError, LoadProblem, PromotedRun
@@ -128,7 +129,6 @@ def _sample(
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
-    names: dict[str, str] = {}
     answer: Any = None
     for m_index, raw in enumerate(sample["messages"]):
         where = f"{place}.messages[{m_index}]"
@@ -148,7 +148,7 @@ def _sample(
             if not isinstance(calls, list):
                 pairer.problem(where, "tool_calls", "must be a list")
                 continue
-            made: list[tuple[str, str, Any]] = []
+            made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
                 if not isinstance(call, Mapping) or not isinstance(call.get("function"), str):
@@ -168,8 +168,7 @@ def _sample(
                     field_name="id",
                     extra=extra or None,
                 )
-                names[call_id] = call["function"]
-                made.append((call_id, call["function"], args))
+                made.append({"id": call_id, "name": call["function"], "args": args})
             talk.assistant(text or None, made)
             if made:
                 answer = None
@@ -205,7 +204,7 @@ def _sample(
                 if failed
                 else None,
             )
-            talk.tool(call_id, names.get(call_id, ""), text, failed)
+            talk.tool(call_id, text, failed)
     boundaries = pairer.finish()
     sample_id = sample.get("id")
     epoch = sample.get("epoch", 1)
@@ -223,6 +222,6 @@ def _sample(
         answer=answer,
         task_key=key,
         metadata=metadata,
-        conversation=talk.build(model),
+        conversation=talk.build(None, model),
     )
     return run, pairer.problems

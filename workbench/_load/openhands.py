@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import ConversationBuilder, RecordTally, read_flag, text_of
+from .common import RecordTally, read_flag, text_of
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -62,6 +63,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     talk = ConversationBuilder()
     by_event: dict[Any, tuple[str, str]] = {}  # action event id -> (call id, tool)
     answer: Any = None
+    model: str | None = None
     outcome = "completed"
     for index, event in enumerate(events):
         where = f"[{index}]"
@@ -98,10 +100,11 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             by_event[event.get("id")] = (call_id, name)
             thought = args.get("thought") if isinstance(args, Mapping) else None
             talk.assistant(
-                thought if isinstance(thought, str) else None,
-                [(call_id, name, args)],
-                turn=_response_id(meta),
+                thought if isinstance(thought, str) and thought else None,
+                [{"id": call_id, "name": name, "args": args}],
+                turn=_response_field(meta, "id"),
             )
+            model = model or _response_field(meta, "model")
             if name in TERMINAL:
                 answer = _final(args)
         elif "observation" in event:
@@ -137,7 +140,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 error_message=(text or "tool call failed") if failed else None,
                 extra={"observation": event.get("observation"), "extras": event.get("extras")},
             )
-            talk.tool(call_id, name, text, failed)
+            talk.tool(call_id, text, failed, name)
         else:
             tally.other("event", event)
     boundaries = pairer.finish(TERMINAL)
@@ -153,7 +156,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
         answer=answer,
         task_key="session",
         metadata=metadata,
-        conversation=talk.build(None),
+        conversation=talk.build(None, model),
     )
     return [run], pairer.problems
 
@@ -162,10 +165,11 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _response_id(meta: Mapping[str, Any]) -> str | None:
+def _response_field(meta: Mapping[str, Any], key: str) -> str | None:
+    """A member of the model response an action came from (its ``id``, its ``model``)."""
     response = meta.get("model_response")
-    value = response.get("id") if isinstance(response, Mapping) else None
-    return value if isinstance(value, str) else None
+    value = response.get(key) if isinstance(response, Mapping) else None
+    return value if isinstance(value, str) and value else None
 
 
 def _message(event: Mapping[str, Any], talk: ConversationBuilder) -> None:

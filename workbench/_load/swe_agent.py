@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import ConversationBuilder, RecordTally, json_args, text_of
+from .common import RecordTally, json_args, text_of
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
@@ -42,7 +43,6 @@ def load_swe_agent(
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
-    names: dict[str, str] = {}
     for m_index, message in enumerate(data["history"]):
         where = f"history[{m_index}]"
         if not isinstance(message, Mapping):
@@ -61,7 +61,7 @@ def load_swe_agent(
             if not isinstance(calls, list):
                 pairer.problem(where, "tool_calls", "must be a list")
                 continue
-            made: list[tuple[str, str, Any]] = []
+            made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
                 function = call.get("function") if isinstance(call, Mapping) else None
@@ -81,9 +81,8 @@ def load_swe_agent(
                     field_name="id",
                     agent_id=agent,
                 )
-                names[call_id] = function["name"]
-                made.append((call_id, function["name"], args))
-            talk.assistant(text or None, made, action=message.get("action"))
+                made.append({"id": call_id, "name": function["name"], "args": args})
+            talk.assistant(text or None, made)
         elif role == "tool":
             call_ids = message.get("tool_call_ids")
             if isinstance(message.get("tool_call_id"), str):
@@ -104,7 +103,7 @@ def load_swe_agent(
                     field_name="tool_call_ids",
                     error_message=text if failed else None,
                 )
-                talk.tool(call_id, names.get(call_id, ""), text, failed)
+                talk.tool(call_id, text, failed)
     boundaries = pairer.finish(TERMINAL)
     info = data["info"]
     metadata: dict[str, Any] = {"info": info, "environment": data.get("environment")}
@@ -122,7 +121,7 @@ def load_swe_agent(
         answer=info.get("submission"),
         task_key="trajectory",
         metadata=metadata,
-        conversation=talk.build(_model(data)),
+        conversation=talk.build(None, _model(data)),
     )
     return [run], pairer.problems
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import CallIds, ConversationBuilder, RecordTally, json_args, read_flag, text_of
+from .common import CallIds, RecordTally, json_args, read_flag, text_of
+from .conversation import ConversationBuilder
 from .messages import record_key
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -65,7 +66,6 @@ def _simulation(
     ids = CallIds(f"tau2-{number}")
     tally = RecordTally()
     talk = ConversationBuilder()
-    names: dict[str, str] = {}
     answer: Any = None
     for m_index, message in enumerate(sim["messages"]):
         where = f"{place}.messages[{m_index}]"
@@ -80,7 +80,7 @@ def _simulation(
             if not isinstance(calls, list):
                 pairer.problem(where, "tool_calls", "must be a list")
                 continue
-            made: list[tuple[str, str, Any]] = []
+            made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
                 if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
@@ -100,8 +100,7 @@ def _simulation(
                     agent_id=agent,
                     extra=extra or None,
                 )
-                names[call_id] = call["name"]
-                made.append((call_id, call["name"], args))
+                made.append({"id": call_id, "name": call["name"], "args": args})
             if role == "assistant":
                 talk.assistant(text or None, made)
                 if made:
@@ -109,7 +108,9 @@ def _simulation(
                 elif text:
                     answer = text
             elif text or made:
-                talk.user(text, **({"toolCalls": made} if made else {}))
+                talk.user(text)
+                if made:  # the user simulator's own calls, which the agent does not see
+                    talk.messages[-1]["x-toolCalls"] = made
         elif role == "tool":
             answered = ids.for_result(message.get("id"))
             if answered is None:
@@ -129,7 +130,7 @@ def _simulation(
                 error_message=(text or "tool call failed") if failed else None,
             )
             if message.get("requestor", "assistant") == "assistant":
-                talk.tool(answered, names.get(answered, ""), text, failed)
+                talk.tool(answered, text, failed)
         elif role == "system":
             talk.system(text)
     boundaries = pairer.finish()
@@ -152,7 +153,7 @@ def _simulation(
         answer=answer,
         task_key=key,
         metadata=metadata,
-        conversation=talk.build(model),
+        conversation=talk.build(None, model),
     )
     return run, pairer.problems
 
