@@ -7,7 +7,7 @@ for every format:
   from its ``stat`` before it is opened, so nothing blocks and nothing endless is read.
 - No line longer than :data:`MAX_LINE_BYTES` is ever held in memory: the file is read a
   megabyte at a time and refused at the first line that outgrows the limit, naming that line. A
-  1 GB file on one line costs a megabyte of memory, not a gigabyte.
+  1 GB file on one line costs at most the limit, not a gigabyte.
 - JSON is decoded strictly (RFC 8259): ``NaN``, ``Infinity``, a lone surrogate escape
   (``"\\ud800"``), a UTF-8 byte order mark, a number that overflows a double, an integer that
   does not fit in 64 bits and nesting deeper than :data:`MAX_DEPTH` are problems naming the
