@@ -167,3 +167,21 @@ def test_a_conversation_past_sub_agent_calls_still_carries_what_the_fixtures_ser
             entries[message["toolCallId"]]["response"], is_error=False
         )
         assert message["content"] == served.text != "?"
+
+
+def test_codex_command_that_outlives_its_call_fails_at_the_poll_that_reports_its_exit() -> None:
+    """R36 on a real Codex 0.125.0 rollout: ``exec_command`` answered ``Process running with
+    session ID N`` showed the agent no failure; the ``write_stdin`` poll that prints ``Process
+    exited with code 2`` is the failure, and the first call keeps the late exit code."""
+    rec = next(r for r in RECORDINGS if r.path.name.startswith("rollout-2026-05-11T11"))
+    run = wb.load_runs(rec.path).run
+    failed = [b for b in run.boundaries if b.is_error]
+    assert [b.tool for b in failed] == ["write_stdin"] * 4
+    assert [b.error_code for b in failed] == ["exit_code:2"] + ["exit_code:1"] * 3
+    late = [b for b in run.boundaries if b.extra.get("laterExitCode")]
+    assert [(b.tool, b.is_error, b.extra["laterExitCode"]) for b in late] == [
+        ("exec_command", False, 2),
+        ("exec_command", False, 1),
+        ("exec_command", False, 1),
+        ("exec_command", False, 1),
+    ]

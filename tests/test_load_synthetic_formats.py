@@ -1,7 +1,9 @@
 """Codex rollouts, mcp-recorder cassettes (SPEC R34, R36) on SYNTHETIC files written here.
 
-No real, published recording of these was found (docs/formats.md); the files below are made by
-the tests from the formats' documented shapes and are synthetic, not recordings.
+No real, published mcp-recorder cassette was found (docs/formats.md); the files below are made by
+the tests from the formats' documented shapes and are synthetic, not recordings. Codex has real
+rollouts too (fixtures/codex/, tests/test_load_real_recordings.py); the synthetic ones here pin
+the signals those lack (exec_command_end before its output, a failed apply_patch, exit 127).
 """
 
 from __future__ import annotations

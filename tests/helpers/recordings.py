@@ -29,6 +29,22 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("claude-code", "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl", "claude-code", 12, 1),
     _r("claude-code", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", "claude-code", 21, 3),
     _r("claude-code", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.first226.jsonl", "claude-code", 87, 11),
+    # exit codes the agent was shown; exec_command_end of a call that said "Process running"
+    # belongs to the write_stdin poll that reports it (fixtures/codex/SOURCE.md)
+    _r(
+        "codex",
+        "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.gz",
+        "codex",
+        105,
+        4,
+    ),
+    _r(
+        "codex",
+        "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl.gz",
+        "codex",
+        38,
+        1,
+    ),
     # status error/cancelled, plus shell commands whose output reports a non-zero exit code
     _r("gemini-cli", "session-2026-03-18T01-46-50316244.json", "gemini-cli", 6, 1),
     _r("gemini-cli", "session-2026-03-18T01-58-b26e4930.json", "gemini-cli", 8, 1),

@@ -7,9 +7,12 @@ same rules as the ``openai-responses`` format: ``function_call`` / ``custom_tool
 the results, ``web_search_call`` a hosted call with its result in one item.
 
 Failures (R36). A shell command failed when its exit code is not 0, read from, in order: the
-``exec_command_end`` event of its ``call_id`` (``exit_code``); an output that is a JSON object
-with ``metadata.exit_code`` (Codex's structured output); an output whose text says ``Process
-exited with code N`` or ``Exit code: N``. Its ``error_code`` is ``exit_code:N``. Any other
+``exec_command_end`` event of its ``call_id`` (``exit_code``), unless the call's output says the
+process is still running (``Process running with session ID N``: the agent saw no failure then,
+and the exit code reaches it in a later ``write_stdin`` output, which fails instead; the event's
+code is kept as ``laterExitCode``); an output that is a JSON object with ``metadata.exit_code``
+(Codex's structured output); an output whose text says ``Process exited with code N`` or ``Exit
+code: N``. Its ``error_code`` is ``exit_code:N``. Any other
 output is judged by the caller's error rule, as for Responses items.
 
 ``session_meta``, ``turn_context``, ``compacted`` and the other ``event_msg`` records
@@ -38,6 +41,7 @@ _CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shel
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
 _HOSTED = frozenset({"web_search_call"})
 _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
+_RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
 
 
 def sniff_codex(heads: Sequence[Any]) -> bool:
@@ -213,8 +217,13 @@ def _answer(
     text, code = _output_text(output)
     event_codes = exit_codes.get(call_id)
     event_code = event_codes.pop(0) if event_codes else None
-    if event_code is not None:
-        code = event_code
+    if event_code is not None and _RUNNING.search(text[:400]):
+        # the command outlived the call: the agent saw a running process, and the exit code
+        # reaches it through a later ``write_stdin`` output, which is where it fails
+        later: int | None = event_code
+    else:
+        later = None
+        code = event_code if event_code is not None else code
     failed = code is not None and code != 0
     if code is None:
         failed = rule.matches(text)
@@ -222,6 +231,8 @@ def _answer(
     extra: dict[str, Any] = {"output": output} if not isinstance(output, str) else {}
     if code is not None:
         extra["exitCode"] = code
+    if later is not None:
+        extra["laterExitCode"] = later
     pairer.result(
         call_id,
         response,
