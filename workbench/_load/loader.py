@@ -55,7 +55,7 @@ from .openai_chat import load_openai_chat
 from .openhands import load_openhands, sniff_openhands
 from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines
 from .otel import load_otel, sniff_otel
-from .reading import decode_json, decode_json_lines, read_file_bytes, refuse_special
+from .reading import decode_json, decode_json_lines, gc_paused, read_file_bytes, refuse_special
 from .records import (
     DEFAULT_ERROR_RULE,
     ErrorRule,
@@ -190,7 +190,8 @@ def load_runs(
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
     rule = error_rule if error_rule is not None else DEFAULT_ERROR_RULE
     try:
-        runs, problems, fmt = _load(file, chosen, rule)
+        with gc_paused():  # many small acyclic objects that all stay alive: nothing to collect
+            runs, problems, fmt = _load(file, chosen, rule)
     except UnicodeDecodeError as exc:
         reason = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})"
         raise LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")]) from exc

@@ -20,7 +20,6 @@ one loop, and splitting it across modules would cost that speed (docs/performanc
 
 from __future__ import annotations
 
-import gc
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -31,7 +30,7 @@ from typing import Any
 import orjson
 
 from .._common.toolresult import error_text
-from .reading import MAX_DEPTH, MAX_LINE_BYTES, value_problem
+from .reading import MAX_DEPTH, MAX_LINE_BYTES, gc_paused, value_problem
 from .records import BOUNDARY_SETTERS, LoadError, LoadProblem, PromotedRun, ToolBoundary
 
 __all__ = [
@@ -401,32 +400,6 @@ def _not_an_object(file: str, lineno: int) -> LoadProblem:
     return LoadProblem(file, f"line {lineno}", "", "an event must be a JSON object", lineno)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a log loads.
-
-    Loading makes millions of small, acyclic objects that all stay alive; the collector would
-    traverse them again and again (this halves the load time of a large log) and would find
-    nothing to free. Reference counting still frees everything as usual.
-
-    Before the collector is enabled again, the objects made meanwhile are moved to its oldest
-    generation (``gc.freeze()`` then ``gc.unfreeze()``), where objects that survive collections
-    end up anyway; otherwise the first collection after the load would traverse them all at
-    once. This is skipped when the process has frozen objects of its own.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
-
-
 _Events = Callable[
     [list[LoadProblem]], AbstractContextManager[Iterator[tuple[int, dict[str, Any]]]]
 ]
@@ -485,7 +458,7 @@ def _load_lines(
     """
     problems: list[LoadProblem] = []
     assembler = _Assembler(file, lines=True)
-    with _gc_paused():
+    with gc_paused():
         if first_read is not None:
             first_read(assembler, problems)
         else:
@@ -524,7 +497,7 @@ def load_openwop(
     found = list(problems or [])
     kept = items if isinstance(items, list | tuple) else list(items)
     assembler = _Assembler(file, lines=False)
-    with _gc_paused():
+    with gc_paused():
         for index, doc in enumerate(kept):
             if isinstance(doc, dict):
                 assembler.route(doc, index)
