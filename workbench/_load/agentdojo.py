@@ -12,7 +12,6 @@ blocks. One file is one run; its metadata keeps ``utility``, ``security`` and th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import text_content
@@ -26,7 +25,7 @@ __all__ = ["load_agentdojo", "sniff_agentdojo"]
 
 def sniff_agentdojo(data: Any) -> bool:
     return (
-        isinstance(data, Mapping)
+        isinstance(data, dict)
         and isinstance(data.get("messages"), list)
         and "suite_name" in data
         and "user_task_id" in data
@@ -39,7 +38,7 @@ def _text(content: Any) -> str:
     if isinstance(content, list):
         parts = []
         for block in content:
-            if isinstance(block, Mapping):
+            if isinstance(block, dict):
                 value = block.get("content", block.get("text"))
                 if isinstance(value, str):
                     parts.append(value)
@@ -57,7 +56,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     answer: Any = None
     for m_index, message in enumerate(data["messages"]):
         where = f"messages[{m_index}]"
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             pairer.problem(where, "", "a message must be an object")
             continue
         role = message.get("role")
@@ -75,7 +74,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
-                if not isinstance(call, Mapping) or not isinstance(call.get("function"), str):
+                if not isinstance(call, dict) or not isinstance(call.get("function"), str):
                     pairer.problem(c_where, "function", "missing or not a string")
                     continue
                 call_id = ids.for_call(call.get("id"))

@@ -50,7 +50,7 @@ BOOKKEEPING = frozenset(
 def sniff_claude_code(heads: Sequence[Any]) -> bool:
     """Whether the first records of a JSONL file look like a Claude Code session."""
     for record in heads:
-        if not isinstance(record, Mapping):
+        if not isinstance(record, dict):
             continue
         kind = record.get("type")
         conversational = kind in ("user", "assistant") and isinstance(
@@ -88,7 +88,7 @@ def load_claude_code(
     for line, record in docs:
         pairer.current_line = line
         where = f"line {line}"
-        if not isinstance(record, Mapping):
+        if not isinstance(record, dict):
             pairer.problem(where, "", "a record must be a JSON object")
             continue
         kind = record.get("type")
@@ -104,7 +104,7 @@ def load_claude_code(
         tally.add(kind)
         session = session or _str(record.get("sessionId"))
         message = record.get("message")
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             pairer.problem(where, "message", "a user or assistant record needs a message object")
             continue
         agent = _agent(record, agents, prompts)
@@ -156,7 +156,7 @@ def _agent(record: Mapping[str, Any], agents: dict[str, str], prompts: dict[str,
         agent = agents.get(parent or "", "")
         if not agent:
             message = record.get("message")
-            prompt = message.get("content") if isinstance(message, Mapping) else None
+            prompt = message.get("content") if isinstance(message, dict) else None
             waiting = prompts.get(prompt) if isinstance(prompt, str) else None
             agent = f"task-{waiting.pop(0)}" if waiting else "sidechain"
     if uuid:
@@ -179,7 +179,7 @@ def _assistant(
         pairer.problem(where, "message.content", "must be a string or a list of blocks")
         return calls, texts
     for index, block in enumerate(content):
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str):
@@ -198,7 +198,7 @@ def _assistant(
         args = block.get("input")
         pairer.call(call_id, name, args, where=block_where, field_name="id", agent_id=agent)
         calls.append({"id": call_id, "name": name, "args": args})
-        if name in ("Task", "Agent") and isinstance(args, Mapping):
+        if name in ("Task", "Agent") and isinstance(args, dict):
             prompt = args.get("prompt")
             if isinstance(prompt, str):
                 prompts.setdefault(prompt, []).append(call_id)
@@ -221,7 +221,7 @@ def _user(
         return
     texts: list[str] = []
     for index, block in enumerate(content):
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])

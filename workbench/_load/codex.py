@@ -48,9 +48,9 @@ def sniff_codex(heads: Sequence[Any]) -> bool:
     """Whether the first records of a JSONL file look like a Codex rollout."""
     hits = 0
     for record in heads:
-        if not isinstance(record, Mapping):
+        if not isinstance(record, dict):
             continue
-        if record.get("type") in RECORD_TYPES and isinstance(record.get("payload"), Mapping):
+        if record.get("type") in RECORD_TYPES and isinstance(record.get("payload"), dict):
             if "eventId" in record or "runId" in record or "sequence" in record:
                 return False  # an OpenWOP event
             hits += 1
@@ -70,7 +70,7 @@ def load_codex(
     for line, record in docs:
         pairer.current_line = line
         where = f"line {line}"
-        if not isinstance(record, Mapping):
+        if not isinstance(record, dict):
             pairer.problem(where, "", "a record must be a JSON object")
             continue
         kind = record.get("type")
@@ -78,7 +78,7 @@ def load_codex(
         if not isinstance(kind, str):
             pairer.problem(where, "type", "missing or not a string")
             continue
-        if not isinstance(payload, Mapping):
+        if not isinstance(payload, dict):
             pairer.problem(where, "payload", "missing or not an object")
             continue
         if kind != "response_item":
@@ -166,7 +166,7 @@ def _call(
 
 def _output_text(output: Any) -> tuple[str, int | None]:
     """An output's text and the exit code it records, if any."""
-    if isinstance(output, Mapping):
+    if isinstance(output, dict):
         text = text_of(output.get("content")) or text_of(output.get("output"))
         return text, None
     if isinstance(output, list):
@@ -174,9 +174,9 @@ def _output_text(output: Any) -> tuple[str, int | None]:
     if not isinstance(output, str):
         return "", None
     structured = json_args(output) if output.lstrip().startswith("{") else None
-    if isinstance(structured, Mapping) and "output" in structured:
+    if isinstance(structured, dict) and "output" in structured:
         meta = structured.get("metadata")
-        code = meta.get("exit_code") if isinstance(meta, Mapping) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
         text = structured["output"] if isinstance(structured["output"], str) else output
         if isinstance(code, int) and not isinstance(code, bool):
             return text, code
@@ -193,8 +193,8 @@ def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
     """The exit codes of ``exec_command_end`` events by call id, in file order."""
     codes: dict[str, list[int]] = {}
     for _, record in docs:
-        payload = record.get("payload") if isinstance(record, Mapping) else None
-        if not isinstance(payload, Mapping) or record.get("type") != "event_msg":
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if not isinstance(payload, dict) or record.get("type") != "event_msg":
             continue
         if payload.get("type") != "exec_command_end":
             continue

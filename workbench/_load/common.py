@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +41,7 @@ def text_of(content: Any) -> str:
     """
     if isinstance(content, str):
         return content
-    if isinstance(content, Mapping):
+    if isinstance(content, dict):
         text = content.get("text")
         return text if isinstance(text, str) else ""
     if isinstance(content, Sequence) and not isinstance(content, bytes | bytearray):
@@ -49,7 +49,7 @@ def text_of(content: Any) -> str:
         for part in content:
             if isinstance(part, str):
                 blocks.append({"type": "text", "text": part})
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
                 blocks.append({"type": "text", "text": part["text"]})
         return result_text(blocks)
     return ""

@@ -121,7 +121,7 @@ def _json_type(value: Any) -> str:
         return "string"
     if isinstance(value, list):
         return "array"
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return "object"
     return "null"
 
@@ -145,7 +145,7 @@ def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
     for name in order:
         properties: dict[str, list[str]] = {}
         counts: dict[str, int] = {}
-        objects = [a for a in seen[name] if isinstance(a, Mapping)]
+        objects = [a for a in seen[name] if isinstance(a, dict)]
         for args in objects:
             for key, value in args.items():
                 types = properties.setdefault(str(key), [])
@@ -179,10 +179,10 @@ def recorded_tools(raw: Any) -> list[dict[str, Any]] | None:
         return None
     tools: list[dict[str, Any]] = []
     for item in raw:
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):
             return None
         body: Mapping[str, Any] = item
-        if isinstance(item.get("function"), Mapping):
+        if isinstance(item.get("function"), dict):
             body = item["function"]
         name = body.get("name", item.get("type"))
         if not isinstance(name, str) or not name:
@@ -191,7 +191,7 @@ def recorded_tools(raw: Any) -> list[dict[str, Any]] | None:
         if isinstance(body.get("description"), str):
             tool["description"] = body["description"]
         schema = body.get("parameters", body.get("input_schema", body.get("inputSchema")))
-        if isinstance(schema, Mapping):
+        if isinstance(schema, dict):
             tool["inputSchema"] = dict(schema)
         tools.append(tool)
     return tools

@@ -18,7 +18,6 @@ messages are UI events (counted, R35). One file is one run.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import text_content
@@ -35,7 +34,7 @@ _STATUSES = {"success": False, "error": True, "cancelled": True}
 
 def sniff_gemini_cli(data: Any) -> bool:
     return (
-        isinstance(data, Mapping)
+        isinstance(data, dict)
         and isinstance(data.get("messages"), list)
         and "sessionId" in data
         and ("projectHash" in data or "startTime" in data)
@@ -48,12 +47,12 @@ def load_gemini_cli(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadP
     talk = ConversationBuilder()
     answer: Any = None
     model: str | None = None
-    messages = data.get("messages") if isinstance(data, Mapping) else None
+    messages = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(messages, list):
         return [], [LoadProblem(file, "(root)", "messages", "not a Gemini CLI session")]
     for m_index, message in enumerate(messages):
         where = f"messages[{m_index}]"
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             pairer.problem(where, "", "a message must be an object")
             continue
         kind = message.get("type")
@@ -112,7 +111,7 @@ def load_gemini_cli(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadP
 def _call(
     call: Any, pairer: CallPairer, where: str, c_index: int, m_index: int
 ) -> tuple[str, str, Any, str, bool] | None:
-    if not isinstance(call, Mapping):
+    if not isinstance(call, dict):
         pairer.problem(where, "", "a tool call must be an object")
         return None
     name = call.get("name")
@@ -164,9 +163,9 @@ def _result(parts: Any) -> tuple[Any, str, str | None]:
     error: str | None = None
     if isinstance(parts, list):
         for part in parts:
-            reply = part.get("functionResponse") if isinstance(part, Mapping) else None
-            body = reply.get("response") if isinstance(reply, Mapping) else None
-            if isinstance(body, Mapping):
+            reply = part.get("functionResponse") if isinstance(part, dict) else None
+            body = reply.get("response") if isinstance(reply, dict) else None
+            if isinstance(body, dict):
                 if "error" in body:
                     error = text_of(body["error"]) or str(body["error"])
                     texts.append(error)
@@ -174,7 +173,7 @@ def _result(parts: Any) -> tuple[Any, str, str | None]:
                     texts.append(text_of(body["output"]) or _plain(body["output"]))
                 else:
                     texts.append(_plain(body))
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
                 texts.append(part["text"])
     text = "\n".join(t for t in texts if t)
     return {"content": text_content(text) if text else []}, text, error

@@ -33,8 +33,8 @@ _ATTACHMENT = "attachment://"
 
 def sniff_inspect(data: Any) -> bool:
     return (
-        isinstance(data, Mapping)
-        and isinstance(data.get("eval"), Mapping)
+        isinstance(data, dict)
+        and isinstance(data.get("eval"), dict)
         and ("samples" in data or "status" in data)
         and "version" in data
     )
@@ -66,7 +66,7 @@ def read_eval_zip(file: str) -> dict[str, Any]:
             for name in sorted(names, key=_sample_order)
             if name.startswith("samples/") and name.endswith(".json")
         ]
-    log = dict(header) if isinstance(header, Mapping) else {}
+    log = dict(header) if isinstance(header, dict) else {}
     log["samples"] = samples
     return log
 
@@ -92,16 +92,16 @@ def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
 
 
 def load_inspect(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    samples = data.get("samples") if isinstance(data, Mapping) else None
+    samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):
         samples = []
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
-    spec = data.get("eval") if isinstance(data.get("eval"), Mapping) else {}
+    spec = data.get("eval") if isinstance(data.get("eval"), dict) else {}
     model = spec.get("model") if isinstance(spec.get("model"), str) else None
     for s_index, sample in enumerate(samples):
         where = f"samples[{s_index}]"
-        if not isinstance(sample, Mapping) or not isinstance(sample.get("messages"), list):
+        if not isinstance(sample, dict) or not isinstance(sample.get("messages"), list):
             problems.append(LoadProblem(file, where, "messages", "a sample needs messages"))
             continue
         run, found = _sample(sample, where, file, model)
@@ -125,14 +125,14 @@ def _sample(
     sample: Mapping[str, Any], place: str, file: str, model: str | None
 ) -> tuple[PromotedRun, list[LoadProblem]]:
     attachments = sample.get("attachments")
-    attachments = attachments if isinstance(attachments, Mapping) else {}
+    attachments = attachments if isinstance(attachments, dict) else {}
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
     answer: Any = None
     for m_index, raw in enumerate(sample["messages"]):
         where = f"{place}.messages[{m_index}]"
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, dict):
             pairer.problem(where, "", "a message must be an object")
             continue
         message = _resolve(raw, attachments) if attachments else raw
@@ -151,7 +151,7 @@ def _sample(
             made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
-                if not isinstance(call, Mapping) or not isinstance(call.get("function"), str):
+                if not isinstance(call, dict) or not isinstance(call.get("function"), str):
                     pairer.problem(c_where, "function", "missing or not a string")
                     continue
                 call_id = call.get("id")
@@ -180,13 +180,13 @@ def _sample(
                 pairer.problem(where, "tool_call_id", "missing or not a string")
                 continue
             error = message.get("error")
-            if error is not None and not isinstance(error, Mapping):
+            if error is not None and not isinstance(error, dict):
                 pairer.problem(where, "error", "a ToolCallError must be an object or null")
                 pairer.discard(call_id)
                 continue
             failed = error is not None
-            code = error.get("type") if isinstance(error, Mapping) else None
-            note = error.get("message") if isinstance(error, Mapping) else None
+            code = error.get("type") if isinstance(error, dict) else None
+            note = error.get("message") if isinstance(error, dict) else None
             content = message.get("content")
             response = (
                 {"content": [{"type": "text", "text": content}]}

@@ -36,7 +36,7 @@ __all__ = ["load_mcp", "load_mcp_messages", "sniff_mcp", "sniff_mcp_messages"]
 
 
 def _is_rpc(message: Any) -> bool:
-    return isinstance(message, Mapping) and message.get("jsonrpc") == "2.0"
+    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
 
 
 def _is_tools_call(message: Any) -> bool:
@@ -45,11 +45,11 @@ def _is_tools_call(message: Any) -> bool:
 
 def sniff_mcp(data: Any) -> bool:
     """An mcp-recorder cassette, or an HTTP cassette holding JSON-RPC traffic."""
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         return False
     interactions = data.get("interactions")
     if isinstance(interactions, list) and any(
-        isinstance(i, Mapping) and _is_rpc(i.get("request")) for i in interactions
+        isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
     ):
         return True
     exchanges = cassette_exchanges(data)
@@ -72,7 +72,7 @@ def load_mcp(data: Mapping[str, Any], file: str) -> tuple[list[PromotedRun], lis
     if recorder:
         for index, interaction in enumerate(data["interactions"]):
             where = f"interactions[{index}]"
-            if not isinstance(interaction, Mapping):
+            if not isinstance(interaction, dict):
                 pairer.problem(where, "", "an interaction must be an object")
                 continue
             request = interaction.get("request")
@@ -93,7 +93,7 @@ def load_mcp(data: Mapping[str, Any], file: str) -> tuple[list[PromotedRun], lis
             )
     boundaries = pairer.finish()
     metadata: dict[str, Any] = {}
-    if recorder and isinstance(data.get("metadata"), Mapping):
+    if recorder and isinstance(data.get("metadata"), dict):
         metadata["recording"] = data["metadata"]
     metadata.update(tally.to_metadata())
     run = PromotedRun(
@@ -110,7 +110,7 @@ def load_mcp(data: Mapping[str, Any], file: str) -> tuple[list[PromotedRun], lis
 def _is_recorder(data: Mapping[str, Any]) -> bool:
     interactions = data.get("interactions")
     return isinstance(interactions, list) and any(
-        isinstance(i, Mapping) and _is_rpc(i.get("request")) for i in interactions
+        isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
     )
 
 
@@ -156,13 +156,13 @@ def _exchange(
 
 def _call(request: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str) -> bool:
     params = request.get("params")
-    name = params.get("name") if isinstance(params, Mapping) else None
+    name = params.get("name") if isinstance(params, dict) else None
     if not isinstance(name, str) or not name:
         pairer.problem(where, "request.params.name", "missing or not a string")
         return False
-    args = params.get("arguments") if isinstance(params, Mapping) else None
+    args = params.get("arguments") if isinstance(params, dict) else None
     extra = {"rpcId": request.get("id")}
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
     if meta is not None:
         extra["_meta"] = meta
     pairer.call(call_id, name, args, where=where, field_name="request.id", extra=extra)
@@ -172,8 +172,8 @@ def _call(request: Mapping[str, Any], call_id: str, pairer: CallPairer, where: s
 def _reply(reply: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str) -> None:
     error = reply.get("error")
     if error is not None:
-        code = error.get("code") if isinstance(error, Mapping) else None
-        message = error.get("message") if isinstance(error, Mapping) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
         pairer.result(
             call_id,
             error,
@@ -186,7 +186,7 @@ def _reply(reply: Mapping[str, Any], call_id: str, pairer: CallPairer, where: st
         )
         return
     result = reply.get("result")
-    if not isinstance(result, Mapping):
+    if not isinstance(result, dict):
         pairer.problem(where, "response.result", "a tools/call reply needs a result or an error")
         pairer.discard(call_id)
         return

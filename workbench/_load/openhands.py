@@ -30,7 +30,7 @@ TERMINAL = frozenset({"finish"})
 
 
 def openhands_events(data: Any) -> list[Any] | None:
-    if isinstance(data, Mapping):
+    if isinstance(data, dict):
         for key in ("events", "history"):
             if isinstance(data.get(key), list):
                 data = data[key]
@@ -48,7 +48,7 @@ def sniff_openhands(data: Any) -> bool:
         return False
     for event in events[:50]:
         if (
-            isinstance(event, Mapping)
+            isinstance(event, dict)
             and "source" in event
             and ("action" in event or "observation" in event)
         ):
@@ -67,13 +67,13 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     outcome = "completed"
     for index, event in enumerate(events):
         where = f"[{index}]"
-        if not isinstance(event, Mapping):
+        if not isinstance(event, dict):
             pairer.problem(where, "", "an event must be an object")
             continue
         meta = event.get("tool_call_metadata")
         if "action" in event:
             kind = f"action:{event.get('action')}"
-            if not isinstance(meta, Mapping):
+            if not isinstance(meta, dict):
                 tally.add(kind)
                 _message(event, talk)
                 continue
@@ -98,7 +98,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 extra=extra,
             )
             by_event[event.get("id")] = (call_id, name)
-            thought = args.get("thought") if isinstance(args, Mapping) else None
+            thought = args.get("thought") if isinstance(args, dict) else None
             talk.assistant(
                 thought if isinstance(thought, str) and thought else None,
                 [{"id": call_id, "name": name, "args": args}],
@@ -112,7 +112,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             cause = event.get("cause")
             linked = by_event.pop(cause, None) if cause is not None else None
             if linked is None:
-                if isinstance(meta, Mapping):
+                if isinstance(meta, dict):
                     pairer.problem(where, "cause", f"observation of no open call (cause {cause!r})")
                 continue
             call_id, name = linked
@@ -168,7 +168,7 @@ def _str(value: Any) -> str | None:
 def _response_field(meta: Mapping[str, Any], key: str) -> str | None:
     """A member of the model response an action came from (its ``id``, its ``model``)."""
     response = meta.get("model_response")
-    value = response.get(key) if isinstance(response, Mapping) else None
+    value = response.get(key) if isinstance(response, dict) else None
     return value if isinstance(value, str) and value else None
 
 
@@ -176,7 +176,7 @@ def _message(event: Mapping[str, Any], talk: ConversationBuilder) -> None:
     if event.get("action") != "message":
         return
     args = event.get("args")
-    text = args.get("content") if isinstance(args, Mapping) else None
+    text = args.get("content") if isinstance(args, dict) else None
     if not isinstance(text, str):
         text = event.get("message") if isinstance(event.get("message"), str) else ""
     if event.get("source") == "user":
@@ -186,13 +186,13 @@ def _message(event: Mapping[str, Any], talk: ConversationBuilder) -> None:
 
 
 def _exit_code(extras: Any) -> int | None:
-    meta = extras.get("metadata") if isinstance(extras, Mapping) else None
-    code = meta.get("exit_code") if isinstance(meta, Mapping) else None
+    meta = extras.get("metadata") if isinstance(extras, dict) else None
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def _final(args: Any) -> Any:
-    if not isinstance(args, Mapping):
+    if not isinstance(args, dict):
         return None
     for key in ("final_thought", "message", "outputs", "thought"):
         value = args.get(key)

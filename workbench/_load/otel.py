@@ -31,12 +31,12 @@ _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 
 
 def sniff_otel(data: Any) -> bool:
-    return isinstance(data, Mapping) and isinstance(data.get("resourceSpans"), list)
+    return isinstance(data, dict) and isinstance(data.get("resourceSpans"), list)
 
 
 def _value(value: Any) -> Any:
     """An OTLP ``AnyValue`` as plain JSON."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         return None
     for key in ("stringValue", "boolValue", "doubleValue"):
         if key in value:
@@ -48,13 +48,11 @@ def _value(value: Any) -> Any:
         except (TypeError, ValueError):
             return raw
     if "arrayValue" in value:
-        items = (
-            value["arrayValue"].get("values") if isinstance(value["arrayValue"], Mapping) else []
-        )
+        items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
         return [_value(v) for v in items or []]
     if "kvlistValue" in value:
         kv = value["kvlistValue"]
-        return _attributes(kv.get("values") if isinstance(kv, Mapping) else [])
+        return _attributes(kv.get("values") if isinstance(kv, dict) else [])
     if "bytesValue" in value:
         return value["bytesValue"]
     return None
@@ -63,7 +61,7 @@ def _value(value: Any) -> Any:
 def _attributes(items: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items if isinstance(items, list) else []:
-        if isinstance(item, Mapping) and isinstance(item.get("key"), str):
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
             out[item["key"]] = _value(item.get("value"))
     return out
 
@@ -82,19 +80,19 @@ def load_otel(
     problems: list[LoadProblem] = []
     spans: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
     for where, request in docs:
-        resources = request.get("resourceSpans") if isinstance(request, Mapping) else None
+        resources = request.get("resourceSpans") if isinstance(request, dict) else None
         if not isinstance(resources, list):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))
             continue
         for r_index, resource in enumerate(resources):
-            scopes = resource.get("scopeSpans") if isinstance(resource, Mapping) else None
+            scopes = resource.get("scopeSpans") if isinstance(resource, dict) else None
             for s_index, scope in enumerate(scopes if isinstance(scopes, list) else []):
-                found = scope.get("spans") if isinstance(scope, Mapping) else None
+                found = scope.get("spans") if isinstance(scope, dict) else None
                 for p_index, span in enumerate(found if isinstance(found, list) else []):
                     place = (
                         f"{where}, resourceSpans[{r_index}].scopeSpans[{s_index}].spans[{p_index}]"
                     )
-                    if not isinstance(span, Mapping):
+                    if not isinstance(span, dict):
                         problems.append(LoadProblem(file, place, "", "a span must be an object"))
                         continue
                     spans.append((place, span, _attributes(span.get("attributes"))))
@@ -168,7 +166,7 @@ def _trace(
             extra=extra,
         )
         raw_status = span.get("status")
-        status: Mapping[str, Any] = raw_status if isinstance(raw_status, Mapping) else {}
+        status: Mapping[str, Any] = raw_status if isinstance(raw_status, dict) else {}
         error_type = attrs.get("error.type")
         failed = error_type is not None or status.get("code") in _ERROR_CODES
         result = attrs.get("gen_ai.tool.call.result")

@@ -442,22 +442,38 @@ def _first_line(data: bytes, pattern: bytes) -> int | None:
 def decode_json_lines(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[LoadProblem]]:
     """The lines of a JSONL file decoded strictly: ``(line number, value)`` and the problems.
 
-    Blank lines are skipped. Lines end at ``\\n`` (a ``\\r`` before it is dropped).
+    Blank lines are skipped. Lines end at ``\\n`` (a ``\\r`` before it is dropped). When the
+    file holds no 19-digit run, a line orjson decodes that is too short or has too few brackets
+    to nest past the limit is taken as it is (the common case, without a call per line); every
+    other line goes through :func:`decode_json`.
     """
     docs: list[tuple[int, Any]] = []
     problems: list[LoadProblem] = []
     scan = None if has_long_digits(data) else False  # once for the file, not once a line
+    loads = orjson.loads
+    shallow = 2 * MAX_DEPTH
+    append = docs.append
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
+        if (
+            scan is False
+            and (len(raw) <= shallow or raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH)
+            and not raw.startswith(b"\xef\xbb\xbf")
+        ):
+            try:
+                append((number, loads(raw)))
+                continue
+            except orjson.JSONDecodeError:
+                pass  # decode_json finds the place
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             _, problem = decode_json(raw, file, line=1)
         else:
             value, problem = decode_json(raw, file, line=number, long_digits=scan)
             if problem is None:
-                docs.append((number, value))
+                append((number, value))
                 continue
         if problem is not None:
             problems.append(problem)

@@ -30,10 +30,10 @@ TERMINAL = frozenset({"submit", "exit_forfeit", "exit"})
 
 def sniff_swe_agent(data: Any) -> bool:
     return (
-        isinstance(data, Mapping)
+        isinstance(data, dict)
         and isinstance(data.get("history"), list)
         and isinstance(data.get("trajectory"), list)
-        and isinstance(data.get("info"), Mapping)
+        and isinstance(data.get("info"), dict)
     )
 
 
@@ -45,7 +45,7 @@ def load_swe_agent(
     talk = ConversationBuilder()
     for m_index, message in enumerate(data["history"]):
         where = f"history[{m_index}]"
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             pairer.problem(where, "", "a message must be an object")
             continue
         role = message.get("role")
@@ -64,9 +64,9 @@ def load_swe_agent(
             made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
-                function = call.get("function") if isinstance(call, Mapping) else None
-                call_id = call.get("id") if isinstance(call, Mapping) else None
-                if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+                function = call.get("function") if isinstance(call, dict) else None
+                call_id = call.get("id") if isinstance(call, dict) else None
+                if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                     pairer.problem(c_where, "function.name", "missing or not a string")
                     continue
                 if not isinstance(call_id, str) or not call_id:
@@ -135,7 +135,7 @@ def _model(data: Mapping[str, Any]) -> str | None:
             config = json.loads(config)
         except json.JSONDecodeError:
             return None
-    agent = config.get("agent") if isinstance(config, Mapping) else None
-    model = agent.get("model") if isinstance(agent, Mapping) else None
-    name = model.get("name") if isinstance(model, Mapping) else None
+    agent = config.get("agent") if isinstance(config, dict) else None
+    model = agent.get("model") if isinstance(agent, dict) else None
+    name = model.get("name") if isinstance(model, dict) else None
     return name if isinstance(name, str) else None

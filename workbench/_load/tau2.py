@@ -30,22 +30,22 @@ __all__ = ["load_tau2", "sniff_tau2"]
 
 def sniff_tau2(data: Any) -> bool:
     return (
-        isinstance(data, Mapping)
+        isinstance(data, dict)
         and isinstance(data.get("simulations"), list)
         and ("tasks" in data or "info" in data)
     )
 
 
 def load_tau2(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    simulations = data.get("simulations") if isinstance(data, Mapping) else None
+    simulations = data.get("simulations") if isinstance(data, dict) else None
     if not isinstance(simulations, list):
         return [], [LoadProblem(file, "(root)", "simulations", "not a tau2-bench results file")]
-    info = data.get("info") if isinstance(data.get("info"), Mapping) else {}
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
     for s_index, sim in enumerate(simulations):
         where = f"simulations[{s_index}]"
-        if not isinstance(sim, Mapping) or not isinstance(sim.get("messages"), list):
+        if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
             problems.append(LoadProblem(file, where, "messages", "a simulation needs messages"))
             continue
         run, found = _simulation(sim, where, file, s_index, len(simulations), info)
@@ -69,7 +69,7 @@ def _simulation(
     answer: Any = None
     for m_index, message in enumerate(sim["messages"]):
         where = f"{place}.messages[{m_index}]"
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             pairer.problem(where, "", "a message must be an object")
             continue
         role = message.get("role")
@@ -83,7 +83,7 @@ def _simulation(
             made: list[dict[str, Any]] = []
             for c_index, call in enumerate(calls):
                 c_where = f"{where}.tool_calls[{c_index}]"
-                if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+                if not isinstance(call, dict) or not isinstance(call.get("name"), str):
                     pairer.problem(c_where, "name", "missing or not a string")
                     continue
                 call_id = ids.for_call(call.get("id"))
@@ -140,7 +140,7 @@ def _simulation(
     metadata: dict[str, Any] = {
         k: sim[k] for k in ("id", "task_id", "trial", "termination_reason", "seed") if k in sim
     }
-    if isinstance(reward, Mapping):
+    if isinstance(reward, dict):
         metadata["reward"] = reward.get("reward")
     metadata.update(tally.to_metadata())
     model = _model(info)
@@ -160,5 +160,5 @@ def _simulation(
 
 def _model(info: Mapping[str, Any]) -> str | None:
     agent = info.get("agent_info")
-    llm = agent.get("llm") if isinstance(agent, Mapping) else None
+    llm = agent.get("llm") if isinstance(agent, dict) else None
     return llm if isinstance(llm, str) else None
