@@ -69,6 +69,21 @@ def test_a_byte_order_mark_is_refused_naming_line_one(tmp_path: Path) -> None:
         wb.load_runs(path)
 
 
+def test_a_byte_that_is_not_utf8_is_placed_by_line_and_column_past_a_megabyte(
+    tmp_path: Path,
+) -> None:
+    """The line and column of the first bad byte, found a megabyte at a time: a character cut
+    by the block boundary is carried into the next block, not taken for the bad byte."""
+    head = b'{"pad": "'
+    first = head + b"a" * (1_048_575 - len(head)) + b'\xc3\xa9"}\n'  # "é" across the 1 MiB mark
+    assert first[1_048_575:1_048_577] == b"\xc3\xa9"
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(first + b'{"x": "ok \xff"}\n')
+    assert reading.first_bad_utf8(str(path)) == (2, 11, 0xFF)
+    with pytest.raises(wb.LoadError, match=r"line 2, column 11: .*not UTF-8.*0xff"):
+        wb.load_runs(path)
+
+
 def test_special_files_are_refused_before_reading(tmp_path: Path) -> None:
     """A FIFO (which would block), a device (endless) and a folder are refused from stat."""
     fifo = tmp_path / "pipe.jsonl"

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
 
+from .reading import value_problem
 from .records import LoadError, LoadProblem
 
 __all__ = ["Exchange", "cassette_exchanges", "load_yaml", "looks_like_yaml_cassette", "sse_events"]
@@ -72,23 +73,55 @@ def looks_like_yaml_cassette(text: bytes) -> bool:
 
 
 def load_yaml(data: bytes, file: str) -> Any:
-    """YAML decoded safely; a problem names the line.
+    """YAML decoded safely; a problem names the line (or, for a decoded value the workbench
+    refuses, the field).
 
     Text with nothing that could be an anchor or alias (``&name``, ``*name`` after a blank or
     a flow indicator) goes through libyaml's safe loader (fast); any other text through the
-    pure-Python safe loader that refuses aliases, which is exact but slower.
+    pure-Python safe loader that refuses aliases, which is exact but slower. The decoded value
+    passes the same checks as JSON's (R35): no nesting past ``MAX_DEPTH``, no NaN or infinity
+    (``.nan``, ``.inf``), no integer outside 64 bits, no lone surrogate.
     """
     loader = _NoAliases if _MAYBE_ALIAS.search(data) else _FAST_LOADER
     try:
-        return yaml.load(data, Loader=loader)
+        value = yaml.load(data, Loader=loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         where = f"line {line}" if line is not None else "(file)"
-        reason = exc.problem or exc.context or "invalid YAML"
+        reason = _one_line(exc.problem or exc.context or "invalid YAML")
         raise LoadError([LoadProblem(file, where, "", f"invalid YAML: {reason}", line)]) from None
+    except yaml.reader.ReaderError as exc:  # bytes that are not UTF-8, or control characters
+        raise LoadError([_reader_problem(data, file, exc)]) from None
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise LoadError([LoadProblem(file, "(file)", "", f"invalid YAML: {exc}")]) from None
+        message = f"invalid YAML: {_one_line(str(exc))}"
+        raise LoadError([LoadProblem(file, "(file)", "", message)]) from None
+    found = value_problem(value)
+    if found is not None:
+        path, message = found
+        raise LoadError([LoadProblem(file, "(file)", "" if path == "(root)" else path, message)])
+    return value
+
+
+def _reader_problem(data: bytes, file: str, exc: Any) -> LoadProblem:
+    """Where YAML's reader stopped: the first byte that is not UTF-8, else the character."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        line = data.count(b"\n", 0, bad.start) + 1
+        column = bad.start - (data.rfind(b"\n", 0, bad.start) + 1) + 1
+        reason = f"not UTF-8 text (byte 0x{data[bad.start]:02x})"
+        return LoadProblem(file, f"line {line}, column {column}", "", reason, line)
+    position = exc.position if isinstance(exc.position, int) else 0
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    char = exc.character if isinstance(exc.character, int) else 0
+    reason = f"a control character (U+{char:04X}) that YAML does not allow"
+    return LoadProblem(file, f"line {line}, column {column}", "", reason, line)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def sse_events(text: str) -> list[Any]:

@@ -55,7 +55,14 @@ from .openai_chat import load_openai_chat
 from .openhands import load_openhands, sniff_openhands
 from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines
 from .otel import load_otel, sniff_otel
-from .reading import decode_json, decode_json_lines, gc_paused, read_file_bytes, refuse_special
+from .reading import (
+    decode_json,
+    decode_json_lines,
+    first_bad_utf8,
+    gc_paused,
+    read_file_bytes,
+    refuse_special,
+)
 from .records import (
     DEFAULT_ERROR_RULE,
     ErrorRule,
@@ -193,8 +200,13 @@ def load_runs(
         with gc_paused():  # many small acyclic objects that all stay alive: nothing to collect
             runs, problems, fmt = _load(file, chosen, rule)
     except UnicodeDecodeError as exc:
-        reason = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x})"
-        raise LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")]) from exc
+        found = first_bad_utf8(file)  # the line and column, which the text reader does not say
+        byte = found[2] if found else exc.object[exc.start]
+        where = f"line {found[0]}, column {found[1]}" if found else "(file)"
+        message = f"cannot read: not UTF-8 text (byte 0x{byte:02x})"
+        raise LoadError(
+            [LoadProblem(file, where, "", message, found[0] if found else None)]
+        ) from exc
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")]) from exc

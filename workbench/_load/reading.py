@@ -48,6 +48,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "decode_json",
     "decode_json_lines",
+    "first_bad_utf8",
     "gc_paused",
     "has_long_digits",
     "read_file_bytes",
@@ -478,6 +479,44 @@ def decode_json_lines(data: bytes, file: str) -> tuple[list[tuple[int, Any]], li
         if problem is not None:
             problems.append(problem)
     return docs, problems
+
+
+def first_bad_utf8(file: str) -> tuple[int, int, int] | None:
+    """Where a file's bytes first stop being UTF-8: ``(line, column, byte)``, or ``None``.
+
+    For the message of a file refused as not UTF-8 (the error path only): read a megabyte at a
+    time, so a large file costs no more memory than reading it did. A gzip file is not looked
+    into (``None``).
+    """
+    line, column, carry = 1, 1, b""
+    with open(file, "rb") as handle:
+        if handle.read(2) == b"\x1f\x8b":
+            return None
+        handle.seek(0)
+        while True:
+            block = handle.read(1 << 20)
+            data = carry + block
+            if not data:
+                return None
+            try:
+                data.decode("utf-8")
+                good, carry, bad_byte = data, b"", None
+            except UnicodeDecodeError as bad:
+                good = data[: bad.start]
+                if block and bad.reason == "unexpected end of data":
+                    carry, bad_byte = data[bad.start :], None  # a character cut by the block
+                else:
+                    carry, bad_byte = b"", data[bad.start]
+            breaks = good.count(b"\n")
+            if breaks:
+                line += breaks
+                column = len(good) - good.rfind(b"\n")
+            else:
+                column += len(good)
+            if bad_byte is not None:
+                return line, column, bad_byte
+            if not block:
+                return None
 
 
 @contextmanager
