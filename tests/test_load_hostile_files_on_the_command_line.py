@@ -170,7 +170,11 @@ def test_a_broken_file_is_refused_with_exit_2_and_a_place_on_both_commands(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(BREAKS[brk](data))
-    for argv in (["boundaries", path], ["promote", path, "-o", tmp_path / "suite.json"]):
+    commands: list[list[str | Path]] = [
+        ["boundaries", path],
+        ["promote", path, "-o", tmp_path / "suite.json"],
+    ]
+    for argv in commands:
         code, out, err = run_cli(capsys, *argv)
         _assert_refused(path, code, out, err, brk)
     assert not (tmp_path / "suite.json").exists()
