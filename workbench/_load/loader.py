@@ -258,9 +258,10 @@ def _load(
     stripped = data.lstrip()
     if not stripped.startswith((b"{", b"[")) and looks_like_yaml_cassette(stripped):
         return _load_cassette(load_yaml(data, file), file, chosen, rule)
-    if _is_jsonl(data, name):
+    jsonl, decoded = _is_jsonl(data, name, file)
+    if jsonl:
         return _load_jsonl(data, file, chosen, rule)
-    value, problem = decode_json(data, file)
+    value, problem = decoded if decoded is not None else decode_json(data, file)
     if problem is not None:
         fmt: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
         return [], [problem], fmt
@@ -478,21 +479,25 @@ def _jsonl_chat(
     return runs, problems, fmt
 
 
-def _is_jsonl(data: bytes, name: str) -> bool:
+def _is_jsonl(
+    data: bytes, name: str, file: str
+) -> tuple[bool, tuple[Any, LoadProblem | None] | None]:
+    """Whether the file is JSON Lines, and the document decoded when finding out took that
+    (a JSON array is one document, whatever the name says), so it is not decoded twice."""
     stripped = data.lstrip()
     if stripped.startswith(b"["):
-        value, problem = decode_json(data, "")
+        value, problem = decode_json(data, file)
         if problem is None:
-            return False  # one JSON array, whatever the name says
+            return False, (value, problem)
     if name.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
-        return True
+        return True, None
     if not stripped.startswith(b"{"):
-        return False
+        return False, None
     first, _, rest = stripped.partition(b"\n")
     if not rest.strip():
-        return False
+        return False, None
     value, problem = decode_json(first, "")
-    return problem is None and isinstance(value, Mapping)
+    return problem is None and isinstance(value, Mapping), None
 
 
 def _as_format(chosen: str) -> RunFormat:
