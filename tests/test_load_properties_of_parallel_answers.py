@@ -44,7 +44,9 @@ def _check(result: wb.LoadResult, fmt: str, calls: Calls, prefix: str) -> None:
     assert result.format == fmt
     assert [str(p) for p in result.problems] == []
     assert _facts(result) == _expected(calls, prefix)
-    texts = [wb.ToolResult.from_response(b.response, is_error=b.is_error).text for b in result.boundaries]
+    texts = [
+        wb.ToolResult.from_response(b.response, is_error=b.is_error).text for b in result.boundaries
+    ]
     assert texts == [f"answer {i}" for i in range(len(calls))]  # each its own result
 
 
@@ -139,7 +141,7 @@ def test_agentdojo_tool_messages_in_any_order_pair_by_id(calls: Calls, rng: rand
         for i, (_, _, failed) in enumerate(calls)
     ]
     rng.shuffle(answers)
-    doc = {
+    doc: dict[str, Any] = {
         "suite_name": "s",
         "pipeline_name": "p",
         "user_task_id": "u",
