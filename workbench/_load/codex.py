@@ -185,7 +185,10 @@ def _output_text(output: Any) -> tuple[str, int | None]:
 
 
 def _text_exit(text: str) -> int | None:
-    found = _EXIT_TEXT.search(text[:400])
+    head = text[:400]
+    if "xit" not in head.lower():  # no "exited", no "Exit code": the regex need not run
+        return None
+    found = _EXIT_TEXT.search(head)
     return int(found.group(1)) if found else None
 
 
