@@ -4,10 +4,10 @@ One line per format (issue 10: none below 50,000 boundaries/s). Each file is SYN
 here in the format's shape with ``--calls`` tool calls (one failure in ten) and the bookkeeping
 each format carries beside its calls; it is loaded by ``workbench.load_runs`` ``--repeats``
 times in this process and the median is reported, beside the floor: the bare decode of the same
-file (``orjson.loads`` of each line or of the document, libyaml's safe loader for a cassette),
-which no loader can beat, as a ratio that a busy machine moves less than the rate. CPU times
-(``time.process_time``) are given because the build machine is shared. Run from the repository
-root::
+file (``orjson.loads`` of each line or of the document, libyaml's safe loader for a cassette,
+the collector paused as in the loaders), which no loader can beat, as a ratio that a busy
+machine moves less than the rate. CPU times (``time.process_time``) are given because the build
+machine is shared. Run from the repository root::
 
     python benchmarks/load_formats.py [--calls 100000] [--repeats 3] [--only codex,otel]
 """
@@ -15,6 +15,7 @@ root::
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -385,7 +386,17 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
 
 
 def _bare(path: Path) -> None:
-    """The floor: decode the file and keep nothing (what every loader does first)."""
+    """The floor: decode the file and keep nothing (what every loader does first), with the
+    cyclic collector paused as the loaders pause it (else a large document's decode is
+    mostly the collector's passes over it, and the floor flatters the loader)."""
+    gc.disable()
+    try:
+        _decode(path)
+    finally:
+        gc.enable()
+
+
+def _decode(path: Path) -> None:
     data = path.read_bytes()
     if path.suffix == ".jsonl":
         for line in data.split(b"\n"):
