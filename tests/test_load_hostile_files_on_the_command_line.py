@@ -227,6 +227,7 @@ def test_the_installed_command_refuses_broken_files_without_a_traceback(tmp_path
         rec = next(r for r in RECORDINGS if r.format == fmt)
         cut[fmt] = tmp_path / rec.path.name
         cut[fmt].write_bytes(rec.path.read_bytes()[: rec.path.stat().st_size // 2])
+    errors = []
     for path in (huge, *cut.values()):
         done = subprocess.run(
             [
@@ -248,14 +249,5 @@ def test_the_installed_command_refuses_broken_files_without_a_traceback(tmp_path
         assert "Traceback" not in done.stderr
         first = done.stderr.strip().splitlines()[0]
         assert first.startswith(f"workbench: error: {path}: line "), first
-    assert (
-        "longer than 64 MiB"
-        in subprocess.run(
-            [sys.executable, "-m", "workbench.cli", "boundaries", str(huge)],
-            capture_output=True,
-            text=True,
-            env=child_env(),
-            stdin=subprocess.DEVNULL,
-            timeout=120,
-        ).stderr
-    )
+        errors.append(first)
+    assert "longer than 64 MiB" in errors[0]
