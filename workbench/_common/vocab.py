@@ -32,7 +32,22 @@ __all__ = [
     "TrajectoryMatch",
 ]
 
-RunFormat = Literal["openwop", "openai-chat", "openai-responses", "anthropic"]
+RunFormat = Literal[
+    "openwop",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "tau2-bench",
+    "inspect-ai",
+    "swe-agent",
+    "openhands",
+    "agentdojo",
+    "mcp",
+    "otel",
+]
 """The promoted-run formats the workbench reads (R1, R34)."""
 
 RUN_FORMATS: Final[tuple[RunFormat, ...]] = get_args(RunFormat)

@@ -9,6 +9,7 @@ dropped, never turned into a success.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -176,19 +177,29 @@ def conversation_input(run: PromotedRun) -> dict[str, Any]:
     serves: its text by R17's rule and its ``isError``. So the recorded conversation and an
     unmodified replay of it are equal message for message, and an LLM agent serves every
     recorded turn as a model fixture until a fault changes a result.
+
+    A conversation's calls are its boundaries in order, less the boundaries the model did not
+    make in that conversation (a sub-agent's, a user simulator's, R34): each call takes the
+    next boundary of its id at or after the last one taken, and a call with no such boundary
+    (a terminal ``submit`` that is no boundary) takes none.
     """
     assert run.conversation is not None
     body = run.conversation.to_json()
     boundaries = run.boundaries
+    positions: dict[str, list[int]] = {}
+    for position, boundary in enumerate(boundaries):
+        positions.setdefault(boundary.call_id, []).append(position)
     pointer = 0
     open_calls: dict[str, list[ToolBoundary]] = {}
     messages: list[dict[str, Any]] = []
     for message in body["messages"]:
         if message.get("role") == "assistant":
             for call in message.get("toolCalls", ()):
-                if pointer < len(boundaries) and boundaries[pointer].call_id == call["id"]:
-                    open_calls.setdefault(call["id"], []).append(boundaries[pointer])
-                    pointer += 1
+                found = positions.get(call["id"], [])
+                at = bisect.bisect_left(found, pointer)
+                if at < len(found):
+                    open_calls.setdefault(call["id"], []).append(boundaries[found[at]])
+                    pointer = found[at] + 1
         elif message.get("role") == "tool":
             waiting = open_calls.get(message.get("toolCallId", ""))
             if waiting:
@@ -221,6 +232,7 @@ def promote(
     trajectory_match: Literal["superset", "strict"] = "superset",
     redact_secrets: bool = True,
     self_test: bool = True,
+    allow_empty: bool = False,
 ) -> Promotion:
     """Promote recorded runs into one suite, a task per run (R30).
 
@@ -229,11 +241,19 @@ def promote(
     agent went on. ``trajectory_match`` is ``superset`` (every recorded call must still be made;
     retries may add calls) or ``strict``. Secrets are redacted and reported (R31). With
     ``self_test`` the unmodified suite is replayed with the scripted agent and every boundary
-    where the recorded call sequence is not reproduced is reported.
+    where the recorded call sequence is not reproduced is reported. Runs that record no tool
+    call at all would make an empty suite: that is refused unless ``allow_empty`` (R35).
     """
     runs = _runs_of(source)
     if not runs:
         raise ValueError("nothing to promote: no runs")
+    if not allow_empty and not any(run.boundaries for run in runs):
+        where = ", ".join(sorted({os.path.basename(r.source) for r in runs if r.source}))
+        raise ValueError(
+            f"nothing to promote: the {len(runs)} run(s){' of ' + where if where else ''} "
+            "record no tool call, so the suite would be empty; pass allow_empty=True "
+            "(--allow-empty) to write one that grades only the answer"
+        )
     step_policy = DEFAULT_POLICY if policy is None else policy
     problems = policy_problems(step_policy, "policy")
     if problems:

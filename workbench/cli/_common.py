@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
@@ -19,16 +20,18 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from workbench import RUN_FORMATS
 
 if TYPE_CHECKING:
-    from workbench import LoadResult, OutputKind
+    from workbench import ErrorRule, LoadResult, OutputKind
 
 __all__ = [
     "FORMATS",
     "OneLineParser",
+    "add_error_regex",
     "add_output_arguments",
     "add_run_arguments",
     "bounded_int",
     "check_outputs",
     "error_line",
+    "error_rule",
     "fail",
     "load_run_file",
     "naming",
@@ -103,6 +106,35 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="for formats with no error flag (OpenAI chat): a tool reply starting with P is a "
         "failure (default 'Error:'; '' for none)",
     )
+    add_error_regex(parser)
+
+
+def add_error_regex(parser: argparse.ArgumentParser) -> None:
+    """``--error-regex RE``, beside ``--error-prefix`` (R36)."""
+    parser.add_argument(
+        "--error-regex",
+        default=None,
+        metavar="RE",
+        help="for formats with no error flag: a tool reply whose text matches RE (re.search) "
+        "is a failure; overrides --error-prefix",
+    )
+
+
+def error_rule(args: argparse.Namespace) -> ErrorRule | None:
+    """The error rule the arguments give (``--error-regex`` wins), or None for the default.
+
+    Raises ValueError naming the option when the regular expression does not compile.
+    """
+    from workbench import ErrorRule
+
+    regex = getattr(args, "error_regex", None)
+    if regex is not None:
+        try:
+            return ErrorRule.regex(regex)
+        except re.error as exc:
+            raise ValueError(f"--error-regex {regex!r} is not a regular expression: {exc}") from exc
+    prefix = getattr(args, "error_prefix", None)
+    return ErrorRule.prefix(prefix) if prefix is not None else None
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -175,9 +207,9 @@ def error_line(exc: BaseException) -> str | None:
 
 def load_run_file(args: argparse.Namespace) -> LoadResult:
     """Load ``args.run`` with the command's format and error rule (errors: see error_line)."""
-    from workbench import ErrorRule, load_runs
+    from workbench import load_runs
 
-    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
+    rule = error_rule(args)
     with naming(args.run):
         result: LoadResult = load_runs(args.run, format=args.format, error_rule=rule)
     return result

@@ -65,6 +65,11 @@ def register(sub: Any) -> None:
         help="keep secrets as recorded (default: values under credential keys and "
         "token-shaped strings are replaced by [REDACTED] and reported)",
     )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the suite even when the runs record no tool call (it grades only answers)",
+    )
     add_output_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -90,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         policy=_policy(args.policy),
         trajectory_match="strict" if args.strict_trajectory else "superset",
         redact_secrets=not args.no_redact,
+        allow_empty=args.allow_empty,
     )
     for line in promotion.summary_lines():
         print(line)

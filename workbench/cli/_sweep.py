@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 from ._common import (
     MAX_TRIALS,
     MAX_WORKERS,
+    add_error_regex,
     add_output_arguments,
     bounded_int,
     check_outputs,
+    error_rule,
     fail,
     naming,
     plural,
@@ -93,6 +95,7 @@ def register(sub: Any) -> None:
         metavar="P",
         help="for run formats with no error flag: a reply starting with P is a failure",
     )
+    add_error_regex(parser)
     parser.add_argument(
         "--out",
         default=None,
@@ -305,13 +308,13 @@ def _close(closers: Any, interrupted: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench import ErrorRule, HostRefusal, sweep, sweep_source
+    from workbench import HostRefusal, sweep, sweep_source
 
     out, parents = _out(args, "out/sweep")
     args.parents = parents
     check_outputs(args, [("--out", out, "report")], inputs=[args.input])
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
-    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
+    rule = error_rule(args)
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
     agent = agent_from_args(args, args.input)
     if isinstance(agent, int):

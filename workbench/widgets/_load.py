@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from workbench import (
+    RUN_FORMATS,
     ErrorRule,
     JSONFileError,
     LoadError,
@@ -37,14 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LOAD_FORMATS", "LoadPanel", "Loaded", "load_source"]
 
-LOAD_FORMATS: tuple[str, ...] = (
-    "auto",
-    "suite",
-    "openwop",
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-)
+LOAD_FORMATS: tuple[str, ...] = ("auto", "suite", *RUN_FORMATS)
 """The format picker's choices: ``auto`` tells a suite from a run file by its content."""
 
 
@@ -63,8 +58,8 @@ class Loaded:
 
 
 def _looks_like_suite(path: str) -> bool:
-    if path.endswith((".jsonl", ".ndjson")):
-        return False
+    if path.endswith((".jsonl", ".ndjson")) or not os.path.isfile(path):
+        return False  # a FIFO or device is never opened here: load_runs refuses it (R35)
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -130,29 +125,43 @@ class LoadPanel:
         )
         self.path.add_class("wb-load-path")
         self.format = w.Dropdown(options=LOAD_FORMATS, value="auto", description="format")
-        self.error_rule = w.Text(
-            value="Error:",
-            description="error prefix",
-            tooltip="formats without an error flag: a result whose text starts with this failed",
+        self.rule_kind = w.Dropdown(
+            options=[("error prefix", "prefix"), ("error regex", "regex")],
+            value="prefix",
+            description="error rule",
+            tooltip="formats without an error flag: a result whose text starts with the prefix "
+            "(or matches the regular expression, re.search) failed (R36)",
         )
+        self.error_rule = w.Text(value="Error:", placeholder="prefix or regular expression")
         self.button = w.Button(description="Load", icon="folder-open", button_style="primary")
         self.button.add_class("wb-load-button")
         self.button.on_click(lambda _b: self.load_path())
-        self.upload = w.FileUpload(accept=".json,.jsonl,.ndjson", multiple=False)
+        self.upload = w.FileUpload(
+            accept=".json,.jsonl,.ndjson,.eval,.traj,.yaml,.yml,.gz", multiple=False
+        )
         self.upload.observe(self._on_upload, names="value")
         self.status = w.HTML()
         self.status.add_class("wb-load-status")
         self.widget = w.VBox(
             [
                 w.HBox([self.path, self.button]),
-                w.HBox([self.format, self.error_rule, self.upload]),
+                w.HBox([self.format, self.rule_kind, self.error_rule, self.upload]),
                 self.status,
             ]
         )
         self.widget.add_class("wb-load")
 
     def rule(self) -> ErrorRule:
-        """The error rule from the box (empty: no rule)."""
+        """The error rule from the box: a prefix, or a regular expression (empty: no rule).
+
+        Raises ``ValueError`` for a regular expression that does not compile (shown in place)."""
+        if self.rule_kind.value == "regex" and self.error_rule.value:
+            try:
+                return ErrorRule.regex(self.error_rule.value)
+            except re.error as exc:
+                raise ValueError(
+                    f"error regex {self.error_rule.value!r} is not a regular expression: {exc}"
+                ) from exc
         return ErrorRule.prefix(self.error_rule.value)
 
     def show_loaded(self, loaded: Loaded) -> None:
