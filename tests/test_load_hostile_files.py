@@ -12,6 +12,8 @@ import pytest
 import workbench as wb
 from workbench._load import reading
 
+ROOT = Path(__file__).resolve().parents[1]
+
 CALL = (
     b'{"eventId":"e0","runId":"r","type":"agent.tool-called","sequence":0,'
     b'"payload":{"callId":"c","toolName":"t","inputs":ARGS}}\n'
@@ -85,12 +87,37 @@ def test_a_byte_that_is_not_utf8_is_placed_by_line_and_column_past_a_megabyte(
 
 
 def test_special_files_are_refused_before_reading(tmp_path: Path) -> None:
-    """A FIFO (which would block), a device (endless) and a folder are refused from stat."""
-    fifo = tmp_path / "pipe.jsonl"
-    os.mkfifo(fifo)
-    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+    """A device (endless) and a folder are refused from stat."""
+    for path in ("/dev/zero", str(tmp_path)):
         with pytest.raises(wb.LoadError, match="not a regular file"):
             wb.load_runs(path)
+
+
+def test_a_named_pipe_is_read_to_its_end_and_one_with_no_writer_never_blocks(
+    tmp_path: Path,
+) -> None:
+    """``cat run.jsonl | workbench boundaries /dev/stdin``: a pipe is read whole, once (no
+    sniffing ahead); a pipe no process writes to reads as empty at once and is refused as a
+    file with no tool call, instead of waiting for a writer."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(wb.LoadError, match=r"pipe\.jsonl"):
+        wb.load_runs(fifo)
+    recording = ROOT / "fixtures" / "billing-support.openwop.jsonl"
+    data = recording.read_bytes()
+    assert len(data) < 60_000  # fits the pipe's buffer: written whole before the load reads
+    holder = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # keeps the pipe's data alive
+    try:
+        writer = os.open(fifo, os.O_WRONLY)
+        os.write(writer, data)
+        os.close(writer)
+        loaded = wb.load_runs(fifo)
+    finally:
+        os.close(holder)
+    direct = wb.load_runs(recording)
+    assert loaded.format == direct.format == "openwop"
+    assert [len(run.boundaries) for run in loaded.runs] == [len(r.boundaries) for r in direct.runs]
+    assert sum(len(run.boundaries) for run in loaded.runs) > 0
 
 
 def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
