@@ -33,12 +33,14 @@ __version__ = "0.1.0"
 # TYPE_CHECKING imports below (which are for type checkers only).
 _EXPORTS: dict[str, str] = {
     # shared vocabularies and records (_common)
+    "ALIGN_OPS": "_common.vocab",
     "ARGS_MATCH_MODES": "_common.vocab",
     "BASELINE": "_common.vocab",
     "ERROR_CODES": "_common.vocab",
     "FAULT_KINDS": "_common.vocab",
     "OUTCOMES": "_common.vocab",
     "RUN_FORMATS": "_common.vocab",
+    "AlignOp": "_common.vocab",
     "ArgsMatch": "_common.vocab",
     "ErrorCode": "_common.vocab",
     "FaultKind": "_common.vocab",
@@ -55,7 +57,9 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "_common.toolresult",
     "error_text": "_common.toolresult",
     "result_preview": "_common.toolresult",
+    "AlignedStep": "_common.step",
     "Step": "_common.step",
+    "align_trajectories": "_common.step",
     "args_text": "_common.step",
     "divergence": "_common.step",
     "trajectory_string": "_common.step",
@@ -131,6 +135,9 @@ _EXPORTS: dict[str, str] = {
     "Variant": "_sweep.variants",
     "apply_faults": "_sweep.edits",
     "inject": "_sweep.variants",
+    "pair_variants": "_sweep.variants",
+    "single_fault_variants": "_sweep.variants",
+    "tool_variants": "_sweep.variants",
     "toggle_error": "_sweep.edits",
     "FaultOptions": "_sweep.plan",
     "SweepPlan": "_sweep.plan",
@@ -197,7 +204,13 @@ if _TYPE_CHECKING:
         write_json_atomic as write_json_atomic,
     )
     from ._common.step import (
+        AlignedStep as AlignedStep,
+    )
+    from ._common.step import (
         Step as Step,
+    )
+    from ._common.step import (
+        align_trajectories as align_trajectories,
     )
     from ._common.step import (
         args_text as args_text,
@@ -218,6 +231,9 @@ if _TYPE_CHECKING:
         result_preview as result_preview,
     )
     from ._common.vocab import (
+        ALIGN_OPS as ALIGN_OPS,
+    )
+    from ._common.vocab import (
         ARGS_MATCH_MODES as ARGS_MATCH_MODES,
     )
     from ._common.vocab import (
@@ -234,6 +250,9 @@ if _TYPE_CHECKING:
     )
     from ._common.vocab import (
         RUN_FORMATS as RUN_FORMATS,
+    )
+    from ._common.vocab import (
+        AlignOp as AlignOp,
     )
     from ._common.vocab import (
         ArgsMatch as ArgsMatch,
@@ -501,4 +520,13 @@ if _TYPE_CHECKING:
     )
     from ._sweep.variants import (
         inject as inject,
+    )
+    from ._sweep.variants import (
+        pair_variants as pair_variants,
+    )
+    from ._sweep.variants import (
+        single_fault_variants as single_fault_variants,
+    )
+    from ._sweep.variants import (
+        tool_variants as tool_variants,
     )
