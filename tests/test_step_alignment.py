@@ -51,14 +51,14 @@ def test_the_same_call_failing_is_changed_and_steps_not_made_are_removed() -> No
     base = [step("a"), step("b"), step("c"), step("d")]
     flipped = [step("a"), step("b", failed=True), step("b", failed=True)]
     rows = align_trajectories(base, flipped)
-    assert ops(rows) == ["same", "changed", "removed", "removed", "added"]
-    assert [(r.left, r.right) for r in rows] == [(0, 0), (1, 1), (2, None), (3, None), (None, 2)]
+    assert ops(rows) == ["same", "changed", "added", "removed", "removed"]
+    assert [(r.left, r.right) for r in rows] == [(0, 0), (1, 1), (None, 2), (2, None), (3, None)]
 
 
 def test_different_args_are_different_calls() -> None:
     """R12: a call is its tool and args; the same tool with other args is not ``changed``."""
     rows = align_trajectories([step("a", '{"id":1}')], [step("a", '{"id":2}')])
-    assert ops(rows) == ["removed", "added"]
+    assert ops(rows) == ["added", "removed"]
 
 
 def test_a_long_identical_prefix_costs_little() -> None:

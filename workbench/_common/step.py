@@ -128,7 +128,8 @@ def align_trajectories(left: Sequence[Step], right: Sequence[Step]) -> tuple[Ali
     The common prefix and suffix (equal :attr:`Step.key`) are ``same`` rows. In between, steps
     with equal keys are matched first; in each stretch left unmatched, steps making the same call
     (:attr:`Step.call`: tool and args) are paired as ``changed``; what is still left is
-    ``removed`` (left only) then ``added`` (right only). Every index of each trajectory appears
+    ``added`` (right only) then ``removed`` (left only), so what the right-hand run did next
+    (a retry, a give-up) sits beside the step it followed. Every index of each trajectory appears
     exactly once, in order, so any two trajectories can be compared (a variant with the
     baseline, two variants, two trials).
 
@@ -173,9 +174,9 @@ def _align_gap(
     i, j = a0, b0
     if a0 < a1 and b0 < b1:
         for bi, bj, size in _matched(calls_a, calls_b, a0, a1, b0, b1):
-            rows.extend(AlignedStep("removed", k, None) for k in range(i, bi))
             rows.extend(AlignedStep("added", None, k) for k in range(j, bj))
+            rows.extend(AlignedStep("removed", k, None) for k in range(i, bi))
             rows.extend(AlignedStep("changed", bi + k, bj + k) for k in range(size))
             i, j = bi + size, bj + size
-    rows.extend(AlignedStep("removed", k, None) for k in range(i, a1))
     rows.extend(AlignedStep("added", None, k) for k in range(j, b1))
+    rows.extend(AlignedStep("removed", k, None) for k in range(i, a1))

@@ -12,10 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["MONO", "esc", "html_table", "json_text", "mono", "shorten"]
-
-MONO = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px"
-"""The CSS font of args and payloads."""
+__all__ = ["esc", "html_table", "json_text", "mono", "shorten"]
 
 
 def json_text(value: Any) -> str:
@@ -41,7 +38,7 @@ def mono(value: Any, *, limit: int | None = None, title: bool = True) -> str:
     text = json_text(value)
     shown = shorten(text, limit) if limit else text
     tip = f' title="{html.escape(text, quote=True)}"' if title and shown != text else ""
-    return f'<span class="wb-mono" style="{MONO}"{tip}>{html.escape(shown, quote=True)}</span>'
+    return f'<span class="wb-mono"{tip}>{html.escape(shown, quote=True)}</span>'
 
 
 def html_table(
@@ -51,7 +48,8 @@ def html_table(
     css_class: str = "wb-table",
     row_classes: Sequence[str] | None = None,
 ) -> str:
-    """An HTML table; cells are escaped, except :class:`Markup` cells (already escaped here)."""
+    """An HTML table; cells are escaped, except :class:`Markup` cells (already escaped here).
+    Its look comes from the workbench stylesheet (``_static/workbench.css``)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body: list[str] = []
     for i, row in enumerate(rows):
@@ -59,13 +57,7 @@ def html_table(
         attr = f' class="{html.escape(cls, quote=True)}"' if cls else ""
         cells = "".join(f"<td>{_cell(value)}</td>" for value in row)
         body.append(f"<tr{attr}>{cells}</tr>")
-    style = (
-        "<style>.wb-table{border-collapse:collapse;font-size:12px}"
-        ".wb-table th,.wb-table td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;"
-        "vertical-align:top}.wb-table tr.wb-diverged td{background:#fff4d6}"
-        ".wb-failed{color:#b00020;font-weight:600}</style>"
-    )
-    return f'{style}<table class="{css_class}"><tr>{head}</tr>{"".join(body)}</table>'
+    return f'<table class="{css_class}"><tr>{head}</tr>{"".join(body)}</table>'
 
 
 class Markup(str):
