@@ -875,3 +875,20 @@ def test_the_widget_displays_as_its_root_widget(wb: Workbench) -> None:
     bundle = wb._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == wb.widget.model_id
+
+
+def test_a_view_made_after_edits_is_sent_the_edited_rows(wb: Workbench) -> None:
+    """Edits made before the table is shown (in the same cell) reach the view: rows are changed
+    in place, not re-sent, so a new view says hello and gets the rows patched since."""
+    wb.boundaries.flip(2)
+    wb.boundaries.set_edit(6, "hard")
+    grid = wb.boundaries.grid
+    grid.handle({"kind": "hello"})
+    answer = grid.sent[-1]
+    assert answer["kind"] == "patch" and [r["i"] for r in answer["rows"]] == [2, 6]
+    assert [r["kind"] for r in answer["rows"]] == ["flip", "hard"]
+    wb.task.value = wb.task.value  # nothing new
+    wb.reset()
+    before = len(grid.sent)
+    grid.handle({"kind": "hello"})
+    assert len(grid.sent) == before  # a full load since: nothing to send

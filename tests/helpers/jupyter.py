@@ -308,10 +308,25 @@ def open_notebook(sync_api: Any, page: Any, lab: Lab, path: str, ui: UI = "lab")
     )
 
 
+_STARTED = (
+    "() => [...document.querySelectorAll('.jp-Notebook .jp-InputArea-prompt')]"
+    ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"
+)
+
+
 def run_all_cells(page: Any) -> None:
-    """Run > Run All Cells, from the menu bar as a user would (JupyterLab and Notebook 7)."""
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    """Run > Run All Cells, from the menu bar as a user would (JupyterLab and Notebook 7);
+    once more if no cell started within 15 s (a click can land while the page still settles)."""
+    for attempt in range(2):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        try:
+            page.wait_for_function(_STARTED, timeout=15_000)
+            return
+        except Exception:
+            if attempt:
+                raise
+            page.keyboard.press("Escape")
 
 
 def cell_errors(page: Any) -> str:

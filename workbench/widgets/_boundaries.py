@@ -11,7 +11,6 @@ edits (by kind), apart from recorded failures, and each can be undone alone
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ import ipywidgets as w
 from workbench import FAULT_KINDS, Suite, result_preview
 
 from ._edits import FLIP, Edit, EditJournal
-from ._escape import esc, json_text, shorten
+from ._escape import esc, json_text, pretty, result_text, shorten
 from ._grid import BoundaryGrid
 from ._presets import PayloadEditor
 from ._trajectory import fit_height
@@ -50,41 +49,9 @@ PAYLOAD_KINDS = frozenset({"transient", "hard"})
 GRID_HEIGHT = 432
 """The table's viewport at most (18 rows); a shorter task gets a shorter table."""
 
-DETAIL_LIMIT = 200_000
-"""Characters of one detail part sent to the browser (the suite holds it all)."""
-
 
 def kind_note(kind: str) -> str:
     return KIND_NOTES.get(kind, f"a {kind} fault (workbench.apply_faults)")
-
-
-def pretty(value: Any) -> str:
-    """JSON with two-space indents, non-ASCII kept, cut at :data:`DETAIL_LIMIT` characters."""
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-    if len(text) > DETAIL_LIMIT:
-        more = len(text) - DETAIL_LIMIT
-        text = text[:DETAIL_LIMIT] + f"\n\u2026 ({more:,} more characters: read wb.suite)"
-    return text
-
-
-def _result_text(response: Any) -> Any:
-    """The text blocks of an MCP result, joined (parsed when the text is JSON); ``None`` when
-    there are none."""
-    content = response.get("content") if isinstance(response, Mapping) else None
-    if not isinstance(content, list):
-        return None
-    texts = [
-        b["text"]
-        for b in content
-        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    ]
-    if not texts:
-        return None
-    joined = "\n".join(texts)
-    try:
-        return json.loads(joined)
-    except ValueError:
-        return joined
 
 
 def _entries(suite: Suite, task_id: str) -> list[Mapping[str, Any]]:
@@ -104,6 +71,7 @@ class BoundaryPanel:
         self._handed: Any = None
         self._versions: dict[int, int] = {}
         self._task = ""
+        self._recorded = 0
         self.grid = BoundaryGrid(
             kinds=list(EDIT_KINDS), kind_notes={k: kind_note(k) for k in EDIT_KINDS}
         )
@@ -186,6 +154,7 @@ class BoundaryPanel:
         self._task = task_id
         self._versions = {}
         base = _entries(self.journal.base, task_id)
+        self._recorded = sum(1 for e in base if isinstance(e, Mapping) and e.get("isError") is True)
         with self.grid.hold_sync():
             self.grid.selected = -1
             self.grid.height = fit_height(len(base), GRID_HEIGHT)
@@ -248,7 +217,7 @@ class BoundaryPanel:
 
     def _show_summary(self) -> None:
         base = _entries(self.journal.base, self._task)
-        recorded = sum(1 for e in base if isinstance(e, Mapping) and e.get("isError") is True)
+        recorded = self._recorded
         kinds = self.journal.kinds(self._task)
         listed = ", ".join(f"b{b} {k}" for b, k in sorted(kinds.items())[:12])
         more = f" and {len(kinds) - 12} more" if len(kinds) > 12 else ""
@@ -387,7 +356,7 @@ class BoundaryPanel:
             ("args", pretty(entry["args"]) if "args" in entry else "(any args)"),
             ("recorded result", pretty(entry.get("response"))),
         ]
-        text = _result_text(entry.get("response"))
+        text = result_text(entry.get("response"))
         if text is not None:
             parts.insert(2, ("its text, as the agent reads it", pretty(text)))
         if edit is not None:

@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["esc", "html_table", "json_text", "mono", "shorten"]
+__all__ = [
+    "DETAIL_LIMIT",
+    "cell_text",
+    "esc",
+    "html_table",
+    "json_text",
+    "mono",
+    "pretty",
+    "result_text",
+    "shorten",
+]
+
+DETAIL_LIMIT = 200_000
+"""Characters of one detail part sent to the browser (the suite holds it all)."""
 
 
 def json_text(value: Any) -> str:
@@ -79,3 +92,47 @@ def _cell(value: Any) -> str:
 def markup(text: str) -> Markup:
     """Mark HTML built from escaped parts as safe for :func:`html_table`."""
     return Markup(text)
+
+
+def pretty(value: Any) -> str:
+    """JSON with two-space indents, non-ASCII kept, cut at :data:`DETAIL_LIMIT` characters."""
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    if len(text) > DETAIL_LIMIT:
+        more = len(text) - DETAIL_LIMIT
+        text = text[:DETAIL_LIMIT] + f"\n\u2026 ({more:,} more characters: read wb.suite)"
+    return text
+
+
+def result_text(response: Any) -> Any:
+    """The text blocks of an MCP result, joined (parsed when the text is JSON); ``None`` when
+    there are none."""
+    content = response.get("content") if isinstance(response, Mapping) else None
+    if not isinstance(content, list):
+        return None
+    texts = [
+        b["text"]
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    if not texts:
+        return None
+    joined = "\n".join(texts)
+    try:
+        return json.loads(joined)
+    except ValueError:
+        return joined
+
+
+def cell_text(value: Any) -> str:
+    """A pandas cell as text (``<NA>`` -> empty)."""
+    try:
+        import pandas as pd
+
+        if value is pd.NA or (not isinstance(value, str) and bool(pd.isna(value))):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

@@ -72,18 +72,24 @@ class BoundaryGrid(anywidget.AnyWidget):
         self.on_detail: DetailHandler | None = None
         self.sent: list[dict[str, Any]] = []
         """The last messages sent to the browser (kept for tests; at most 50)."""
+        self._patched: set[int] = set()
         self.on_msg(self._on_msg)
 
     # -- Python -> browser ---------------------------------------------------------------------
 
     def load(self, rows: list[dict[str, Any]]) -> None:
         """Replace every row (a new task or suite)."""
+        self._patched.clear()
         self.rows = rows
 
     def patch(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Replace some rows in place (by ``i``) and send them to the browser."""
+        """Replace some rows in place (by ``i``) and send them to the browser.
+
+        The trait is changed in place, not re-sent (10,000 rows are megabytes), so a view made
+        later says ``hello`` and is sent the rows patched since the last :meth:`load`."""
         for row in rows:
-            self.rows[row["i"]] = row  # in place: the trait's value stays the truth
+            self.rows[row["i"]] = row
+            self._patched.add(row["i"])
         self._post({"kind": "patch", "rows": list(rows)})
 
     def scroll_to(self, index: int, *, select: bool = False) -> None:
@@ -105,6 +111,10 @@ class BoundaryGrid(anywidget.AnyWidget):
     def handle(self, msg: Mapping[str, Any]) -> None:
         """Answer one message from the browser (tests call this directly)."""
         kind = msg.get("kind")
+        if kind == "hello":
+            if self._patched:
+                self._post({"kind": "patch", "rows": [self.rows[i] for i in sorted(self._patched)]})
+            return
         try:
             index = int(msg.get("index", -1))
         except (TypeError, ValueError):

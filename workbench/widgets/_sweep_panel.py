@@ -19,7 +19,7 @@ import ipywidgets as w
 from workbench import BASELINE, BRANCH_SELECTION, FAULT_KINDS, FRAME_COLUMNS, Step, branch_chart
 
 from ._boundaries import KIND_NOTES, PAYLOAD_KINDS
-from ._escape import esc
+from ._escape import cell_text, esc
 from ._grid import VirtualTable
 from ._replay_panel import ALL_TASKS, THIS_TASK, scoped
 from ._sweep_job import SweepJob, SweepProgress
@@ -30,34 +30,22 @@ if TYPE_CHECKING:
 
 __all__ = ["SweepPanel"]
 
-_TABLE_COLUMNS: tuple[str, ...] = (
-    "variant",
-    "kind",
-    "boundaries",
-    "trial",
-    "passed",
-    "outcome",
-    "calls",
-    "divergenceStep",
-    "triggered",
-    "recovered",
-    "trajectory",
+_TABLE_COLUMNS: tuple[str, ...] = tuple(
+    [
+        "variant",
+        "kind",
+        "boundaries",
+        "trial",
+        "passed",
+        "outcome",
+        "calls",
+        "divergenceStep",
+        "triggered",
+        "recovered",
+        "trajectory",
+    ]
 )
-
-
-def _plain(value: Any) -> str:
-    """A pandas cell as text (``<NA>`` -> empty)."""
-    try:
-        import pandas as pd
-
-        if value is pd.NA or (not isinstance(value, str) and bool(pd.isna(value))):
-            return ""
-    except (TypeError, ValueError):
-        pass
-    value = value.item() if hasattr(value, "item") else value
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+"""The sweep table's columns shown (those the frame has; ``triggered`` comes with R37)."""
 
 
 class SweepPanel:
@@ -343,7 +331,7 @@ class SweepPanel:
     def _show_table(self, rows: Any) -> None:
         columns = [c for c in _TABLE_COLUMNS if c in rows.columns and c in FRAME_COLUMNS]
         columns += [c for c in _TABLE_COLUMNS if c in rows.columns and c not in columns]
-        widths = {"trial": "4em", "passed": "4.5em", "calls": "4em", "kind": "7em"}
+        widths = {"trial": "4em", "passed": "5.5em", "calls": "4em", "kind": "7em"}
         with self.table.hold_sync():
             self.table.columns = [
                 {"label": c, "width": widths.get(c, "minmax(0,1fr)"), "cls": "wb-g-mono"}
@@ -352,7 +340,7 @@ class SweepPanel:
                 for c in columns
             ]
             self.table.rows = [
-                {"c": [_plain(v) for v in values], "k": str(values[0])}
+                {"c": [cell_text(v) for v in values], "k": str(values[0])}
                 for values in rows[columns].itertuples(index=False)
             ]
             self.table.height = fit_height(len(rows), 264)

@@ -459,6 +459,9 @@ function renderBoundaries({ model, el }) {
   }
   syncControls();
   loadRows();
+  // Rows edited before this view existed (in a cell, or before a page reload) are in the
+  // kernel only: ask for them.
+  model.send({ kind: "hello" });
   return () => el.replaceChildren();
 }
 
