@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import altair as alt
 
-__all__ = ["enable_renderer", "live_chart", "static_png", "warm_up"]
+__all__ = [
+    "enable_renderer",
+    "live_chart",
+    "selected_variants",
+    "set_theme",
+    "static_png",
+    "warm_up",
+]
 
 RENDERER = "workbench"
 """The altair renderer that shows a live chart with its static twin."""
@@ -88,6 +95,31 @@ def live_chart(
     widget: alt.JupyterChart = offline_chart_class()(chart, embed_options=options)
     widget.add_class("wb-live-chart")
     return widget
+
+
+def set_theme(widget: alt.JupyterChart, *, dark: bool) -> None:
+    """Re-embed a live chart with vega-embed's dark theme, or without it."""
+    options = dict(widget.embed_options or {})
+    if dark:
+        options["theme"] = "dark"
+    else:
+        options.pop("theme", None)
+    widget.embed_options = options
+
+
+def selected_variants(selection: Any) -> list[str]:
+    """The variant names of the branch node a click selected (the node's ``variant`` first,
+    then its comma-joined ``variants``); ``[]`` for a cleared selection."""
+    values = getattr(selection, "value", None)
+    if not isinstance(values, list | tuple):
+        return []
+    names: list[str] = []
+    for item in values:
+        if isinstance(item, dict):
+            for name in [str(item.get("variant", "")), *str(item.get("variants", "")).split(",")]:
+                if name.strip() and name.strip() not in names:
+                    names.append(name.strip())
+    return names
 
 
 def static_png(spec: dict[str, Any], *, scale: float = 1.0) -> tuple[bytes, dict[str, Any]]:

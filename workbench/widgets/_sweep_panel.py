@@ -11,6 +11,8 @@ branch's variant for the diff, as does a click on a row of the sweep table.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ import ipywidgets as w
 from workbench import BASELINE, BRANCH_SELECTION, FAULT_KINDS, FRAME_COLUMNS, Step, branch_chart
 
 from ._boundaries import KIND_NOTES, PAYLOAD_KINDS
+from ._charts import live_chart, selected_variants, set_theme
 from ._escape import cell_text, esc
 from ._grid import VirtualTable
 from ._replay_panel import ALL_TASKS, THIS_TASK, scoped
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
     from ._state import WorkbenchState
 
 __all__ = ["SweepPanel"]
+
+CHART_AFTER_CANCEL_S = 1.5
+"""How long the chart of a cancelled sweep waits, leaving the kernel to the user first."""
 
 _TABLE_COLUMNS: tuple[str, ...] = tuple(
     [
@@ -283,12 +289,15 @@ class SweepPanel:
                 f"({passed:,} of {len(frame):,} trial rows passed)</span>"
             )
         self._chart_task = None
+        if not job.complete and threading.current_thread() is not threading.main_thread():
+            # Cancelled from the button: the status, the table and the diff show at once; the
+            # chart (a second or two of CPU in this thread) waits a moment, so whatever the user
+            # does next in the kernel is answered first.
+            self.show_task(self._wb.task_id, chart=False)
+            time.sleep(CHART_AFTER_CANCEL_S)
         self.show_task(self._wb.task_id)
 
-    def _label(self, name: str) -> str:
-        return name if self.complete else f"{name} (partial sweep)"
-
-    def show_task(self, task_id: str) -> None:
+    def show_task(self, task_id: str, *, chart: bool = True) -> None:
         """Show the picked task: its branch chart, its variants in the diff and the table."""
         self._offer_tools()
         result = self.result
@@ -325,7 +334,7 @@ class SweepPanel:
         first = (names[0], trials[0]) if names and trials else None
         self.compare.set_sources(sources, steps, left=(BASELINE, 0), right=first)
         self._show_table(rows)
-        if self._chart_task != task_id:
+        if chart and self._chart_task != task_id:
             self._show_chart(result, task_id)
 
     def _show_table(self, rows: Any) -> None:
@@ -357,8 +366,6 @@ class SweepPanel:
         self.chart = None
         self._chart_task = task_id
         try:
-            from ._charts import live_chart
-
             tree = result.branches(task_id)
             chart = branch_chart(tree, select=True)
             if not self.complete:
@@ -378,27 +385,13 @@ class SweepPanel:
     def set_dark(self, dark: bool) -> None:
         """Follow the page's theme (the chart re-embeds with vega-embed's dark theme)."""
         if self.chart is not None:
-            options = dict(self.chart.embed_options or {})
-            if dark:
-                options["theme"] = "dark"
-            else:
-                options.pop("theme", None)
-            self.chart.embed_options = options
+            set_theme(self.chart, dark=dark)
 
     def _on_selection(self, change: Mapping[str, Any]) -> None:
         """A branch node was clicked: compare the first variant through it with the baseline
         (a double click clears the selection and leaves the diff as it was)."""
-        values = getattr(change.get("new"), "value", None)
-        if not isinstance(values, Sequence) or isinstance(values, str):
-            return
-        for item in values:
-            if not isinstance(item, Mapping):
-                continue
-            names = [str(item.get("variant", "")), *str(item.get("variants", "")).split(",")]
-            for name in names:
-                name = name.strip()
-                if name and name != BASELINE:
-                    before = self.compare.keys
-                    self.compare.pick(right=(name, 0))
-                    if self.compare.keys != before or self.compare.keys[1] == (name, 0):
-                        return
+        for name in selected_variants(change.get("new")):
+            if name != BASELINE:
+                self.compare.pick(right=(name, 0))
+                if self.compare.keys[1] == (name, 0):
+                    return

@@ -306,11 +306,7 @@ function renderBoundaries({ model, el }) {
     } else if (desc) {
       view = view.slice().reverse();
     }
-    let editedCount = 0;
-    for (const r of rows) if (r.kind) editedCount++;
-    count.textContent =
-      countText(view.length, rows.length, "boundaries") +
-      (editedCount ? ` \u00b7 ${editedCount} edited` : "");
+    count.textContent = countLine();
     for (const cell of headCells) {
       const k = cell.dataset.key;
       const on = k === key || (k === "index" && (!key || key === "index"));
@@ -323,6 +319,13 @@ function renderBoundaries({ model, el }) {
       model.set("view_count", view.length);
       model.save_changes();
     }
+  }
+
+  function countLine() {
+    let editedCount = 0;
+    for (const r of rows) if (r.kind) editedCount++;
+    const edits = editedCount ? ` \u00b7 ${editedCount} edited` : "";
+    return countText(view.length, rows.length, "boundaries") + edits;
   }
 
   function hayOf(r) {
@@ -427,8 +430,17 @@ function renderBoundaries({ model, el }) {
         hay[p.i] = hayOf(p);
         if (held && held[p.i]) held[p.i] = p; // a view made later starts from the patched rows
       }
-      // A patch can move a row in or out of the filter ("failed" on, a flip undone).
-      recompute();
+      // A patch can move a row in or out of the view ("failed" on, a flip undone) or within
+      // it (sorted by isError or edit); otherwise the rows stay where they are: repaint only.
+      const key = model.get("sort_key");
+      const moves =
+        model.get("failed_only") || model.get("edited_only") || model.get("query").trim() ||
+        key === "isError" || key === "edit";
+      if (moves) recompute();
+      else {
+        count.textContent = countLine();
+        list.invalidate();
+      }
       if (selected >= 0 && msg.rows.some((p) => p.i === selected)) requestDetail(selected);
     } else if (msg.kind === "detail") {
       if (msg.req !== detailReq) return;
