@@ -20,11 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbench._load.loader import load_runs
+from workbench import Suite, load_runs, promote, sweep
 from workbench._load.synthetic import write_synthetic_log
-from workbench._promote.promote import promote
-from workbench._suite.model import Suite
-from workbench._sweep.run import sweep
 
 
 def synthetic_suite(folder: Path, n_calls: int) -> Suite:
