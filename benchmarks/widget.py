@@ -129,8 +129,8 @@ def kernel_side(log: Path, calls: int, repeats: int, toggles: int) -> bool:
 
 def browser_side(log: Path, toggles: int) -> bool:
     sys.path.insert(0, str(ROOT / "tests"))
-    from helpers import gridperf  # type: ignore[import-not-found]
-    from helpers import jupyter as J  # type: ignore[import-not-found]
+    from helpers import gridperf
+    from helpers import jupyter as J
 
     sync_api = J.require_chromium()
     with tempfile.TemporaryDirectory() as scratch:

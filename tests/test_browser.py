@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from helpers import jupyter as J
 
 pytestmark = pytest.mark.browser

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from helpers import jupyter as J
 
 pytestmark = pytest.mark.browser

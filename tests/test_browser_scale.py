@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
 from helpers import gridperf
 from helpers import jupyter as J
-
 from workbench._load.synthetic import write_synthetic_log
 
 pytestmark = pytest.mark.browser

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from helpers import contrast
 from helpers import jupyter as J
 

@@ -34,7 +34,7 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def _read(name: str) -> Any:
-    return nbformat.read(NOTEBOOK_DIR / name, as_version=4)  # type: ignore[no-untyped-call]
+    return nbformat.read(NOTEBOOK_DIR / name, as_version=4)
 
 
 def _outputs(nb: Any) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ def _execute(name: str, cwd: Path) -> tuple[Any, float]:
     """Run the notebook once per test module (later tests read the same executed copy)."""
     key = (cwd, name)
     if key not in _EXECUTED:
-        nb = nbformat.read(cwd / name, as_version=4)  # type: ignore[no-untyped-call]
+        nb = nbformat.read(cwd / name, as_version=4)
         client = NotebookClient(
             nb,
             timeout=CELL_TIMEOUT_S,
