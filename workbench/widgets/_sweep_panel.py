@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from workbench import BASELINE, BRANCH_SELECTION, FAULT_KINDS, FRAME_COLUMNS, Step, branch_chart
+from workbench import (
+    BASELINE,
+    BRANCH_SELECTION,
+    FAULT_KINDS,
+    FRAME_COLUMNS,
+    LLMAgent,
+    ScriptedAgent,
+    Step,
+    branch_chart,
+)
 
 from ._boundaries import KIND_NOTES, PAYLOAD_KINDS
 from ._charts import live_chart, selected_variants, set_theme
@@ -52,6 +61,19 @@ _TABLE_COLUMNS: tuple[str, ...] = tuple(
     ]
 )
 """The sweep table's columns shown (those the frame has; ``triggered`` comes with R37)."""
+
+
+def agent_label(agent: Any) -> str:
+    """What the sweep runs, in a few words (the agent is picked in the Replay tab)."""
+    if agent is None or isinstance(agent, ScriptedAgent):
+        return "the scripted agent"
+    if isinstance(agent, LLMAgent):
+        client = agent.client
+        model = getattr(client, "model", None) if client is not None else None
+        where = f"model {model}" if model else "the recording only"
+        return f"the LLM agent, {where}{', offline' if agent.offline else ''}"
+    name = str(getattr(agent, "name", "") or type(agent).__name__)
+    return f"{name} (set in the Replay tab)"
 
 
 class SweepPanel:
@@ -225,7 +247,10 @@ class SweepPanel:
         self.progress.value = 0
         self.progress.max = 1
         self.progress.bar_style = "info"
-        self.status.value = '<span class="wb-note">preparing the variants&hellip;</span>'
+        self.status.value = (
+            f'<span class="wb-note">preparing the variants&hellip; (agent: '
+            f"{esc(agent_label(job.agent))})</span>"
+        )
         self.button.disabled = True
         self.cancel_button.disabled = False
 
@@ -275,18 +300,25 @@ class SweepPanel:
         frame = result.frame
         variants = len(result.variants)
         passed = int(frame["passed"].sum()) if "passed" in frame else 0
+        needs = int((frame["outcome"] == "needs-model").sum()) if "outcome" in frame else 0
+        needs_text = (
+            f"; {needs:,} trial row(s) <b>needs-model</b> (the LLM agent had no model for a "
+            "turn: counted, left out of rates)"
+            if needs
+            else ""
+        )
         if job.complete:
             self.progress.bar_style = "success"
             self.status.value = (
                 f'<span class="wb-note"><b>{variants:,}</b> variant(s), {len(frame):,} trial '
-                f"row(s), {passed:,} passed, in {job.seconds:.1f} s</span>"
+                f"row(s), {passed:,} passed, in {job.seconds:.1f} s{needs_text}</span>"
             )
         elif job.error is None:
             self.progress.bar_style = "warning"
             self.status.value = (
                 f'<span class="wb-partial"><b>partial</b>: cancelled after {variants:,} of '
                 f"{job.total:,} variant(s); the table, chart and diff show those "
-                f"({passed:,} of {len(frame):,} trial rows passed)</span>"
+                f"({passed:,} of {len(frame):,} trial rows passed){needs_text}</span>"
             )
         self._chart_task = None
         if not job.complete and threading.current_thread() is not threading.main_thread():
