@@ -225,9 +225,13 @@ function renderBoundaries({ model, el }) {
     c.result.textContent = row.result;
     c.result.title = row.result;
     const editedOther = row.kind && row.kind !== "flip";
-    c.toggle.textContent = row.pending ? "\u2026" : row.err ? "isError" : "ok";
+    // A flip shows its outcome at once (predicted: it only inverts isError) and is marked
+    // pending until Python's patch confirms it; other edits show "..." until then.
+    const predicted = row.pending && row.prev;
+    c.toggle.textContent = row.pending && !predicted ? "\u2026" : row.err ? "isError" : "ok";
     c.toggle.className =
-      "wb-g-toggle" + (row.err ? " wb-g-err" : "") + (row.kind ? " wb-g-toggle-edited" : "");
+      "wb-g-toggle" + (row.err ? " wb-g-err" : "") + (row.kind ? " wb-g-toggle-edited" : "") +
+      (row.pending ? " wb-g-pending" : "");
     c.toggle.disabled = !!row.pending || !!editedOther;
     c.toggle.title = editedOther
       ? `edited (${row.kind}): undo the edit to flip this boundary`
@@ -375,6 +379,13 @@ function renderBoundaries({ model, el }) {
     const r = rows[idx];
     if (!r || r.pending) return;
     r.pending = true;
+    if (op === "flip" && (!r.kind || r.kind === "flip")) {
+      // The flip's outcome is known: a new flip inverts isError, a flip clicked again is
+      // undone to the recording. Shown now; Python's patch replaces the row, an error restores it.
+      r.prev = { err: r.err, kind: r.kind };
+      r.err = r.kind === "flip" ? !!r.rec : !r.err;
+      r.kind = r.kind === "flip" ? "" : "flip";
+    }
     list.invalidate();
     const msg = { kind: "edit", req: ++reqSeq, op, index: idx, v: r.v };
     if (fault) msg.fault = fault;
@@ -448,7 +459,11 @@ function renderBoundaries({ model, el }) {
       showDetail(msg.parts);
     } else if (msg.kind === "error") {
       const r = rows[msg.index];
-      if (r) r.pending = false;
+      if (r) {
+        if (r.prev) Object.assign(r, r.prev);
+        r.pending = false;
+        r.prev = null;
+      }
       list.invalidate();
       dTitle.textContent = msg.message;
       dTitle.classList.add("wb-g-error");
