@@ -9,8 +9,8 @@ and a row's full args and result. Floors: the library calls alone (``load_runs``
 Browser side (``--browser``): starts ``jupyter lab --allow-root`` and Debian's Chromium (as the
 browser tests do), opens a notebook showing the widget on the same log in a fresh kernel, and
 times with ``performance.now()`` a search, a sort, a scroll (each up to the next frame) and a
-toggle (click to the row Python sent back, through the kernel). Floor: an empty action timed the
-same way (one frame). Targets: each under 100 ms.
+toggle (click to its new state shown, and click to the row Python sent back, through the
+kernel). Floor: an empty action timed the same way (one frame). Targets: each under 100 ms.
 
     python benchmarks/widget.py [--calls 10000] [--repeats 5] [--toggles 50] [--browser]
 
