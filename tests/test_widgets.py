@@ -18,7 +18,9 @@ import altair as alt
 import ipywidgets as w
 import pytest
 
+from helpers.paths import BILLING, HOSTILE, ROOT
 from workbench import (
+    BASELINE,
     FAULT_KINDS,
     Fault,
     HostProfile,
@@ -36,10 +38,6 @@ from workbench import (
 from workbench._load.synthetic import write_synthetic_log
 from workbench._sweep.variants import DEFAULT_PAYLOAD
 from workbench.widgets import Workbench
-
-ROOT = Path(__file__).resolve().parents[1]
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-HOSTILE = ROOT / "fixtures" / "samples" / "hostile-payload.openwop.jsonl"
 
 
 def walk(widget: Any) -> Iterator[Any]:
@@ -331,11 +329,13 @@ def test_the_task_picker_scopes_the_table_the_replay_and_the_sweep(tmp_path: Pat
     assert wb.suite == expected
     wb.replay_panel.run()
     assert [t.task_id for t in wb.replay_result.tasks] == [second]
+    assert wb.task.value == second and wb.task_id == second  # a Run keeps the task picked
     wb.replay_panel.compare.pick(left=("base", 0), right=("run", 0))
     assert wb.replay_panel.compare.divergence == 0
     wb.sweep_panel.kinds.value = ("hard",)
     result = wb.sweep_panel.run()
     assert result is not None and result.task_ids == (second,)
+    assert wb.task_id == second and wb.sweep_panel.compare.keys[0] == (BASELINE, 0)
     wb.task.value = first
     assert "did not cover task" in wb.sweep_panel.chart_box.children[0].value
     wb.sweep_panel.scope.value = "all tasks"
