@@ -162,7 +162,8 @@ def test_cancelling_a_sweep_frees_the_kernel_within_a_second(
         assert "of 800 variant(s)" in status.inner_text()
         J.wait_visible(sync_api, page, widget.locator(".wb-branch-chart svg.marks").first,
                        "the partial sweep's chart")  # fmt: skip
-        J.shot(page, J.shots_folder(tmp_path), widget, "cancelled.png", max_height=700)
+        J.shot(page, J.shots_folder(tmp_path), widget.locator(".wb-sweep"), "cancelled.png",
+               max_height=800)  # fmt: skip
         assert not widget.locator(".wb-sweep-button").is_disabled()
     finally:
         page.context.close()

@@ -370,7 +370,8 @@ def shot(
 ) -> Path:
     """Save the page region from ``top``'s top to ``bottom``'s bottom (default: ``top``'s), at
     most ``max_height`` pixels tall, as ``folder/name``."""
-    top.scroll_into_view_if_needed()
+    top.evaluate("el => el.scrollIntoView({block: 'start'})")  # its top at the view's top
+    top.page.wait_for_timeout(200)
     box = top.bounding_box()
     end = (bottom or top).bounding_box()
     assert box is not None and end is not None, f"{name}: nothing to photograph"
