@@ -892,3 +892,21 @@ def test_a_view_made_after_edits_is_sent_the_edited_rows(wb: Workbench) -> None:
     before = len(grid.sent)
     grid.handle({"kind": "hello"})
     assert len(grid.sent) == before  # a full load since: nothing to send
+
+
+def test_a_chart_over_altairs_5000_rows_still_shows() -> None:
+    """A sweep of a 2,000-call run has a branch tree over Altair's 5,000-row guard (the spine
+    has a node per step): the live chart carries it, up to MAX_CHART_ROWS, and the guard is
+    back in place afterwards for everything else."""
+    import pandas as pd
+
+    from workbench.widgets._charts import MAX_CHART_ROWS, live_chart
+
+    big = alt.Chart(pd.DataFrame({"x": range(6_000)})).mark_point().encode(x="x")
+    live = live_chart(big)
+    assert len(next(iter(live.spec["datasets"].values()))) == 6_000
+    with pytest.raises(alt.MaxRowsError):
+        big.to_dict()
+    too_big = alt.Chart(pd.DataFrame({"x": range(MAX_CHART_ROWS + 1)})).mark_point()
+    with pytest.raises(alt.MaxRowsError):
+        live_chart(too_big)

@@ -40,6 +40,11 @@ RENDERER = "workbench"
 
 TWIN_CLASS = "wb-chart-with-twin"
 
+MAX_CHART_ROWS = 60_000
+"""The most rows in one dataset of a live chart (Altair's default guard is 5,000). A branch
+tree's largest dataset has three rows per baseline step (a 1,500-call run: 4,500 rows, a 2 MB
+spec), so this is a run of about 20,000 calls."""
+
 # The PNG output directly before a live chart that has a twin is hidden while the chart shows.
 # (JupyterLab and Notebook 7 mark each output with its MIME type; other front ends show both.)
 TWIN_CSS = f"""
@@ -89,10 +94,16 @@ def live_chart(
     ``dark``: vega-embed's dark theme (the Workbench follows JupyterLab's). ``renderer``:
     ``svg`` keeps each mark an element a click or a test can find.
     """
+    import altair as alt
+
     options: dict[str, Any] = {"renderer": renderer, "actions": False}
     if dark:
         options["theme"] = "dark"
-    widget: alt.JupyterChart = offline_chart_class()(chart, embed_options=options)
+    # Altair refuses data over 5,000 rows; a sweep's branch tree is bounded by the chart's
+    # ``max_nodes`` off the spine, but the spine has a node per step, so a 2,000-call run's
+    # tree passes 5,000 rows. It draws fine; past MAX_CHART_ROWS the chart says it is too big.
+    with alt.data_transformers.enable(max_rows=MAX_CHART_ROWS):
+        widget: alt.JupyterChart = offline_chart_class()(chart, embed_options=options)
     widget.add_class("wb-live-chart")
     return widget
 

@@ -30,7 +30,7 @@ from workbench import (
 )
 
 from ._boundaries import KIND_NOTES, PAYLOAD_KINDS
-from ._charts import live_chart, selected_variants, set_theme
+from ._charts import MAX_CHART_ROWS, live_chart, selected_variants, set_theme
 from ._escape import cell_text, esc
 from ._grid import VirtualTable
 from ._replay_panel import ALL_TASKS, THIS_TASK, scoped
@@ -404,8 +404,14 @@ class SweepPanel:
                 chart = chart.properties(title=f"task {task_id}: partial sweep (cancelled)")
             live = live_chart(chart, dark=self._wb.dark)
         except Exception as exc:  # the chart is an extra: the table and the diff still work
+            why = str(exc)
+            if type(exc).__name__ == "MaxRowsError":
+                why = (
+                    f"the tree has more than {MAX_CHART_ROWS:,} rows of chart data; the table "
+                    "and the diff show every variant"
+                )
             self.chart_box.children = (
-                w.HTML(f'<span class="wb-note">branch chart unavailable: {esc(str(exc))}</span>'),
+                w.HTML(f'<span class="wb-note">branch chart unavailable: {esc(why)}</span>'),
             )
             return
         self.chart = live
