@@ -329,6 +329,21 @@ def run_all_cells(page: Any) -> None:
             page.keyboard.press("Escape")
 
 
+def run_first_cell(page: Any) -> None:
+    """Run the first cell alone (Shift+Enter on it, as a user would); once more if it has not
+    started within 15 s (a key press can land while the page still settles)."""
+    cell = page.locator(".jp-Notebook .jp-CodeCell").first
+    for attempt in range(2):
+        cell.locator(".jp-InputArea-prompt").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function(_STARTED, timeout=15_000)
+            return
+        except Exception:
+            if attempt:
+                raise
+
+
 def cell_errors(page: Any) -> str:
     """The text of any traceback in the open notebook (to say why a wait failed)."""
     errors = page.locator(
