@@ -17,7 +17,7 @@ left out of scores. The status counts the turns by where they came from.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +25,6 @@ import ipywidgets as w
 
 from workbench import (
     HostRefusal,
-    LLMAgent,
-    ModelCache,
-    OpenAIChatClient,
     ReplayResult,
     ScriptedAgent,
     ScriptError,
@@ -38,6 +35,7 @@ from workbench import (
 )
 
 from ._escape import esc, html_table
+from ._llm_controls import LLMControls, model_turns_text
 from ._trajectory import TrajectoryCompare
 
 if TYPE_CHECKING:
@@ -63,28 +61,6 @@ AGENTS: tuple[tuple[str, str], ...] = (
 """The agents the Replay tab offers (the Sweep tab runs the same one)."""
 
 
-def model_turns_text(trials: Sequence[TrialResult]) -> str:
-    """Where an LLM agent's model turns came from over ``trials`` (``""`` for other agents)."""
-    counted = [t.model_turns for t in trials if t.model_turns is not None]
-    if not counted:
-        return ""
-    recorded = sum(m.recording for m in counted)
-    cached = sum(m.cache for m in counted)
-    live = sum(m.live for m in counted)
-    needs = sum(1 for t in trials if t.needs_model)
-    return (
-        f"model turns: <b>{recorded:,}</b> recorded, <b>{cached:,}</b> cached, "
-        f"<b>{live:,}</b> live; {needs:,} trial(s) needs-model (counted, left out of scores)"
-    )
-
-
-def has_conversation(task: Any) -> bool:
-    """Whether a task carries the recorded conversation the LLM agent re-drives (R40)."""
-    given = task.get("input") if isinstance(task, Mapping) else None
-    conversation = given.get("conversation") if isinstance(given, Mapping) else None
-    return isinstance(conversation, Mapping) and isinstance(conversation.get("messages"), list)
-
-
 def scoped(suite: Suite, task_id: str | None) -> Suite:
     """The suite with only ``task_id`` (``None``: every task). Shares the task's JSON."""
     if task_id is None:
@@ -106,37 +82,14 @@ class ReplayPanel:
         self._baseline_key: tuple[Any, ...] | None = None
         self.agent_choice = w.Dropdown(options=AGENTS, value="scripted", description="agent")
         self.agent_choice.add_class("wb-agent-choice")
-        self.model = w.Text(
-            description="model",
-            placeholder="its name (empty: the recording only)",
-            layout=w.Layout(width="40%"),
+        self.llm = LLMControls(wb)
+        """The LLM agent's fields (model, base URL, offline, model cache)."""
+        self.model, self.base_url = self.llm.model, self.llm.base_url
+        self.offline, self.cache_path, self.llm_box = (
+            self.llm.offline,
+            self.llm.cache_path,
+            self.llm.box,
         )
-        self.model.add_class("wb-llm-model")
-        self.base_url = w.Text(
-            description="base URL",
-            placeholder="OpenAI-compatible, e.g. http://127.0.0.1:8080/v1",
-            layout=w.Layout(width="55%"),
-        )
-        self.base_url.add_class("wb-llm-base-url")
-        self.offline = w.Checkbox(
-            value=True,
-            description="offline: only the model cache answers (no request leaves the kernel)",
-            indent=False,
-            layout=w.Layout(width="auto"),
-        )
-        self.offline.add_class("wb-llm-offline")
-        self.cache_path = w.Text(
-            description="model cache",
-            placeholder="NAME.model-cache.jsonl in the notebook's folder",
-            style={"description_width": "initial"},
-            layout=w.Layout(width="60%"),
-        )
-        self.cache_path.add_class("wb-llm-cache")
-        self.llm_box = w.VBox(
-            [w.HBox([self.model, self.base_url]), w.HBox([self.offline, self.cache_path])]
-        )
-        self.llm_box.add_class("wb-llm")
-        self._llm: tuple[tuple[Any, ...], LLMAgent] | None = None
         self.policy = w.Dropdown(
             options=[(label, i) for i, (label, _p) in enumerate(POLICIES)],
             value=0,
@@ -201,86 +154,22 @@ class ReplayPanel:
                 raise ValueError("no agent object: set wb.agent = your_agent in a cell")
             return self._wb.agent
         if self.agent_choice.value == "llm":
-            return self.llm_agent()
+            return self.llm.agent()
         policy = POLICIES[self.policy.value][1]
         if self.override.value:
             return ScriptedAgent(override=policy)
         return ScriptedAgent(default_policy=policy)
 
     def model_cache_path(self) -> Path:
-        """The LLM agent's model cache: the path typed (relative to the notebook's folder), by
-        default ``NAME.model-cache.jsonl`` in the notebook's folder (never the data's)."""
-        typed = self.cache_path.value.strip()
-        if typed:
-            path = Path(typed).expanduser()
-            return path if path.is_absolute() else self._wb.folder / path
-        source = self._wb.source_path
-        stem = Path(source).name.split(".")[0] if source else ""
-        stem = stem or str(self._wb.suite.data.get("suiteId") or "") or "workbench"
-        return self._wb.folder / f"{stem}.model-cache.jsonl"
-
-    def _llm_key(self) -> tuple[Any, ...]:
-        return (
-            self.model.value.strip(),
-            self.base_url.value.strip(),
-            bool(self.offline.value),
-            str(self.model_cache_path()),
-        )
-
-    def llm_agent(self) -> LLMAgent:
-        """The LLM agent the fields describe (one per setting, so its cache is read once)."""
-        key = self._llm_key()
-        if self._llm is not None and self._llm[0] == key:
-            return self._llm[1]
-        model, base_url, offline, cache_path = key
-        if base_url and not model:
-            raise ValueError("a base URL needs a model name: the model to ask at that URL")
-        client = OpenAIChatClient.connect(model, base_url=base_url or None) if model else None
-        agent = LLMAgent(client, cache=ModelCache(cache_path), offline=offline)
-        self._llm = (key, agent)
-        return agent
+        """The LLM agent's model cache (see :meth:`LLMControls.cache_file`)."""
+        return self.llm.cache_file()
 
     def _agent_key(self) -> tuple[Any, ...]:
         if self.agent_choice.value == "object":
             return ("object", id(self._wb.agent))
         if self.agent_choice.value == "llm":
-            return ("llm", *self._llm_key())
+            return ("llm", *self.llm.key())
         return ("scripted", self.policy.value, bool(self.override.value))
-
-    def _llm_note(self) -> str:
-        model = self.model.value.strip()
-        if not model:
-            text = (
-                "the recording answers each model turn; once the run leaves it (after an edit "
-                "changes what the agent sees), a trial ends <b>needs-model</b>: name a model to "
-                "answer from the model cache"
-            )
-            text += "" if self.offline.value else " or a base URL"
-        elif self.offline.value:
-            text = (
-                f"the recording, then the model cache (<b>{esc(model)}</b>'s turns) answer; "
-                "offline, so a turn the cache lacks ends <b>needs-model</b>"
-            )
-        else:
-            where = self.base_url.value.strip() or "the OpenAI API ($OPENAI_API_KEY)"
-            text = (
-                f"the recording, then the model cache, then <b>{esc(model)}</b> at "
-                f"<code>{esc(where)}</code> answer; live turns are added to the cache"
-            )
-        text += f"; cache: <code>{esc(str(self.model_cache_path()))}</code>"
-        task_id = self._wb.task_id
-        if task_id:
-            try:
-                task = self._wb.suite.task(task_id)
-            except KeyError:
-                task = None
-            if task is not None and not has_conversation(task):
-                text = (
-                    f"task {esc(task_id)} has no recorded conversation, so the LLM agent cannot "
-                    "drive it: promote a run that records the model's side (OpenAI chat or "
-                    "Responses, Anthropic, tau-bench)"
-                )
-        return f'<span class="wb-note">{text}</span>'
 
     def _show_policy(self) -> None:
         choice = self.agent_choice.value
@@ -290,7 +179,7 @@ class ReplayPanel:
         self.llm_box.layout.display = None if choice == "llm" else "none"
         self.base_url.disabled = bool(self.offline.value)
         if choice == "llm":
-            self.policy_note.value = self._llm_note()
+            self.policy_note.value = self.llm.note()
             return
         if not scripted:
             self.policy_note.value = (

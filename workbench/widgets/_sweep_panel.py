@@ -7,6 +7,10 @@ Cancel stops at the next batch and keeps (and labels) what finished. The chart i
 :func:`workbench.branch_chart` of ``result.branches(task)`` for the task picked above the tabs,
 drawn offline (:func:`~workbench.widgets._charts.live_chart`); a click on a branch node picks that
 branch's variant for the diff, as does a click on a row of the sweep table.
+
+Longer than 400 lines because the tab's controls, the background job's callbacks (progress,
+cancel, partial results) and the chart, diff and table they feed are one flow, read top to
+bottom; the job itself (``_sweep_job``) and the agent's words (``_llm_controls``) live apart.
 """
 
 from __future__ import annotations
@@ -23,8 +27,6 @@ from workbench import (
     BRANCH_SELECTION,
     FAULT_KINDS,
     FRAME_COLUMNS,
-    LLMAgent,
-    ScriptedAgent,
     Step,
     branch_chart,
 )
@@ -33,6 +35,7 @@ from ._boundaries import KIND_NOTES, PAYLOAD_KINDS
 from ._charts import MAX_CHART_ROWS, live_chart, selected_variants, set_theme
 from ._escape import cell_text, esc
 from ._grid import VirtualTable
+from ._llm_controls import agent_label
 from ._replay_panel import ALL_TASKS, THIS_TASK, scoped
 from ._sweep_job import SweepJob, SweepProgress
 from ._trajectory import TrajectoryCompare, fit_height
@@ -61,19 +64,6 @@ _TABLE_COLUMNS: tuple[str, ...] = tuple(
     ]
 )
 """The sweep table's columns shown (those the frame has; ``triggered`` comes with R37)."""
-
-
-def agent_label(agent: Any) -> str:
-    """What the sweep runs, in a few words (the agent is picked in the Replay tab)."""
-    if agent is None or isinstance(agent, ScriptedAgent):
-        return "the scripted agent"
-    if isinstance(agent, LLMAgent):
-        client = agent.client
-        model = getattr(client, "model", None) if client is not None else None
-        where = f"model {model}" if model else "the recording only"
-        return f"the LLM agent, {where}{', offline' if agent.offline else ''}"
-    name = str(getattr(agent, "name", "") or type(agent).__name__)
-    return f"{name} (set in the Replay tab)"
 
 
 class SweepPanel:
