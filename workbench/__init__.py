@@ -33,6 +33,7 @@ __version__ = "0.1.0"
 # TYPE_CHECKING imports below (which are for type checkers only).
 _EXPORTS: dict[str, str] = {
     # shared vocabularies and records (_common)
+    "ALIGN_OPS": "_common.vocab",
     "ARGS_MATCH_MODES": "_common.vocab",
     "BASELINE": "_common.vocab",
     "ERROR_CODES": "_common.vocab",
@@ -41,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "NEEDS_MODEL": "_common.vocab",
     "OUTCOMES": "_common.vocab",
     "RUN_FORMATS": "_common.vocab",
+    "AlignOp": "_common.vocab",
     "ArgsMatch": "_common.vocab",
     "ErrorCode": "_common.vocab",
     "FaultKind": "_common.vocab",
@@ -62,7 +64,9 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "_common.toolresult",
     "error_text": "_common.toolresult",
     "result_preview": "_common.toolresult",
+    "AlignedStep": "_common.step",
     "Step": "_common.step",
+    "align_trajectories": "_common.step",
     "args_text": "_common.step",
     "divergence": "_common.step",
     "trajectory_string": "_common.step",
@@ -156,6 +160,9 @@ _EXPORTS: dict[str, str] = {
     "Variant": "_sweep.variants",
     "apply_faults": "_sweep.edits",
     "inject": "_sweep.variants",
+    "pair_variants": "_sweep.variants",
+    "single_fault_variants": "_sweep.variants",
+    "tool_variants": "_sweep.variants",
     "toggle_error": "_sweep.edits",
     "FaultOptions": "_sweep.plan",
     "SweepPlan": "_sweep.plan",
@@ -238,7 +245,13 @@ if _TYPE_CHECKING:
         check_output as check_output,
     )
     from ._common.step import (
+        AlignedStep as AlignedStep,
+    )
+    from ._common.step import (
         Step as Step,
+    )
+    from ._common.step import (
+        align_trajectories as align_trajectories,
     )
     from ._common.step import (
         args_text as args_text,
@@ -257,6 +270,9 @@ if _TYPE_CHECKING:
     )
     from ._common.toolresult import (
         result_preview as result_preview,
+    )
+    from ._common.vocab import (
+        ALIGN_OPS as ALIGN_OPS,
     )
     from ._common.vocab import (
         ARGS_MATCH_MODES as ARGS_MATCH_MODES,
@@ -281,6 +297,9 @@ if _TYPE_CHECKING:
     )
     from ._common.vocab import (
         RUN_FORMATS as RUN_FORMATS,
+    )
+    from ._common.vocab import (
+        AlignOp as AlignOp,
     )
     from ._common.vocab import (
         ArgsMatch as ArgsMatch,
@@ -605,6 +624,15 @@ if _TYPE_CHECKING:
     )
     from ._sweep.variants import (
         inject as inject,
+    )
+    from ._sweep.variants import (
+        pair_variants as pair_variants,
+    )
+    from ._sweep.variants import (
+        single_fault_variants as single_fault_variants,
+    )
+    from ._sweep.variants import (
+        tool_variants as tool_variants,
     )
     from .server._notebook import (
         ServedHost as ServedHost,

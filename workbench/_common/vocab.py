@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal, get_args
 
 __all__ = [
+    "ALIGN_OPS",
     "ARGS_MATCH_MODES",
     "BASELINE",
     "ERROR_CODES",
@@ -20,6 +21,7 @@ __all__ = [
     "OUTCOMES",
     "RUN_FORMATS",
     "TOOL_ERROR",
+    "AlignOp",
     "ArgsMatch",
     "ErrorCode",
     "FaultKind",
@@ -105,3 +107,9 @@ FAULT_KINDS: Final[tuple[FaultKind, ...]] = get_args(FaultKind)
 
 BASELINE: Final = "baseline"
 """The name of a sweep's baseline: its ``variant`` and ``kind`` in the sweep table."""
+
+AlignOp = Literal["same", "changed", "added", "removed"]
+"""A row of two trajectories aligned (R33): the same step in both; the same call (tool, args)
+answered differently; a step only the right-hand trajectory has; one only the left has."""
+
+ALIGN_OPS: Final[tuple[AlignOp, ...]] = get_args(AlignOp)

@@ -1,8 +1,10 @@
 """The Load part: a path box (or an uploaded file) for a promoted run or a suite.
 
 Loading is two library calls: :func:`workbench.load_runs` then :func:`workbench.promote` for a
-run file, or :meth:`workbench.Suite.load` for a suite file. Load errors stay in place, naming the
-file and line (``LoadError.problems``, ``JSONFileError``).
+run file, or :meth:`workbench.Suite.load` for a suite file. A relative path is taken from the
+notebook's folder (not the kernel's working directory, which a cell may have changed). Load
+errors stay in place, naming the file and line (``LoadError.problems``, ``JSONFileError``), and
+say which folder a relative path was resolved against.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from workbench import (
 )
 
 from ._escape import esc
+from ._paths import resolve
 
 if TYPE_CHECKING:
     from ._state import WorkbenchState
@@ -79,11 +82,27 @@ def _promoted(source: LoadResult | PromotedRun | Sequence[PromotedRun], path: st
     return Loaded(suite=suite, label=label, promotion=promotion, path=path)
 
 
+class PathLoadError(Exception):
+    """A file given by a relative path could not be loaded: the error, and where it looked."""
+
+    def __init__(self, given: str, folder: Path, error: BaseException) -> None:
+        super().__init__(f"{given}: resolved against {folder}")
+        self.given = given
+        self.folder = folder
+        self.error = error
+
+
 def load_source(
-    source: Any, *, format: str = "auto", error_rule: ErrorRule | None = None
+    source: Any,
+    *,
+    format: str = "auto",
+    error_rule: ErrorRule | None = None,
+    folder: Path | None = None,
 ) -> Loaded:
     """Load what the widget was given: a path (run or suite file), a ``LoadResult``, runs, a
-    ``Promotion``, a :class:`~workbench.Suite` or a suite's JSON object."""
+    ``Promotion``, a :class:`~workbench.Suite` or a suite's JSON object. A relative path is
+    taken from ``folder`` (default: the working directory); when it cannot be loaded the error
+    is a :class:`PathLoadError` naming that folder."""
     if isinstance(source, Suite):
         return Loaded(suite=source, label=f"suite {source.suite_id}", path=source.path)
     if isinstance(source, Promotion):
@@ -97,7 +116,18 @@ def load_source(
         return _promoted(source, source.source or None)
     if isinstance(source, Sequence) and not isinstance(source, str | bytes):
         return _promoted(list(source), None)
-    path = os.fspath(source)
+    given = os.fspath(source)
+    base = folder if folder is not None else Path(os.getcwd())
+    path = str(resolve(given, base))
+    if os.path.isabs(os.path.expanduser(given)):
+        return _load_path(path, format, error_rule)
+    try:
+        return _load_path(path, format, error_rule)
+    except Exception as exc:
+        raise PathLoadError(given, base, exc) from exc
+
+
+def _load_path(path: str, format: str, error_rule: ErrorRule | None) -> Loaded:
     if format == "suite" or (format == "auto" and _looks_like_suite(path)):
         suite = Suite.load(path)
         label = f"{os.path.basename(path)}: suite {suite.suite_id} ({len(suite)} task(s))"
@@ -108,6 +138,12 @@ def load_source(
 
 def error_lines(exc: BaseException) -> list[str]:
     """The messages to show for a failed load: every problem of a ``LoadError``, one a line."""
+    if isinstance(exc, PathLoadError):
+        return [
+            *error_lines(exc.error),
+            f"{exc.given} is a relative path: it was resolved against the notebook's folder "
+            f"{exc.folder}",
+        ]
     if isinstance(exc, LoadError) and exc.problems:
         return [str(problem) for problem in exc.problems]
     if isinstance(exc, JSONFileError | SuiteError | OSError | ValueError | KeyError):
@@ -133,8 +169,9 @@ class LoadPanel:
             "(or matches the regular expression, re.search) failed (R36)",
         )
         self.error_rule = w.Text(value="Error:", placeholder="prefix or regular expression")
-        self.button = w.Button(description="Load", icon="folder-open", button_style="primary")
+        self.button = w.Button(description="Load", icon="folder-open")
         self.button.add_class("wb-load-button")
+        self.button.add_class("wb-btn-primary")
         self.button.on_click(lambda _b: self.load_path())
         self.upload = w.FileUpload(
             accept=".json,.jsonl,.ndjson,.eval,.traj,.yaml,.yml,.gz", multiple=False
@@ -171,10 +208,7 @@ class LoadPanel:
     def show_error(self, exc: BaseException) -> None:
         """Show a load error in place: every problem, naming its file and line."""
         items = "".join(f"<li>{esc(line)}</li>" for line in error_lines(exc))
-        self.status.value = (
-            f'<div class="wb-error" style="color:#b00020"><b>Could not load</b><ul>{items}</ul>'
-            "</div>"
-        )
+        self.status.value = f'<div class="wb-error"><b>Could not load</b><ul>{items}</ul></div>'
 
     def load_path(self, path: str | None = None) -> bool:
         """Load the path in the box (or ``path``); True when it loaded."""
@@ -183,7 +217,9 @@ class LoadPanel:
             self.show_error(ValueError("give a path to a run or suite file"))
             return False
         try:
-            loaded = load_source(target, format=self.format.value, error_rule=self.rule())
+            loaded = load_source(
+                target, format=self.format.value, error_rule=self.rule(), folder=self._wb.folder
+            )
         except Exception as exc:  # shown in place, the widget stays usable
             self.show_error(exc)
             return False
