@@ -16,7 +16,13 @@ from .._common.canonical import args_match as _args_match
 from .._common.canonical import canonical_json
 from .._common.vocab import ARGS_MATCH_MODES, ArgsMatch, TrajectoryMatch
 
-__all__ = ["Call", "TrajectoryResult", "trajectory_match", "trajectory_report"]
+__all__ = [
+    "Call",
+    "PreparedTrajectory",
+    "TrajectoryResult",
+    "trajectory_match",
+    "trajectory_report",
+]
 
 _TRAJECTORY_MODES: Final[tuple[str, ...]] = get_args(TrajectoryMatch)
 _ARGS_MATCH_MODES: Final[tuple[str, ...]] = ARGS_MATCH_MODES
@@ -189,24 +195,60 @@ def _follow(value: Any, path: tuple[str, ...]) -> tuple[bool, Any]:
     return True, value
 
 
+def _expected_classes(
+    expected: Sequence[Mapping[str, Any]], mode: ArgsMatch
+) -> dict[tuple[str, tuple[str, str]], list[int]]:
+    """Expected calls grouped into classes by tool and key (first-appearance order)."""
+    exp_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
+    for index, call in enumerate(expected):
+        exp_classes.setdefault((call["tool"], _expected_key(call, mode)), []).append(index)
+    return exp_classes
+
+
+def _actual_classes(
+    actual: Sequence[Mapping[str, Any]], mode: ArgsMatch, keys: Sequence[str | None] | None
+) -> dict[tuple[str, tuple[str, str]], list[int]]:
+    """Actual calls grouped into classes; ``keys`` (canonical args JSON per call, ``None`` for a
+    call without args) saves canonicalising them again."""
+    act_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
+    if keys is None or mode == "any":
+        for index, call in enumerate(actual):
+            act_classes.setdefault((call["tool"], _actual_key(call, mode)), []).append(index)
+        return act_classes
+    for index, (call, key) in enumerate(zip(actual, keys, strict=True)):
+        class_key = _NO_ARGS if key is None else ("=", key)
+        act_classes.setdefault((call["tool"], class_key), []).append(index)
+    return act_classes
+
+
 def _max_matching(
     expected: Sequence[Mapping[str, Any]],
     actual: Sequence[Mapping[str, Any]],
     mode: ArgsMatch,
+    exp_classes: dict[tuple[str, tuple[str, str]], list[int]] | None = None,
+    actual_keys: Sequence[str | None] | None = None,
 ) -> list[tuple[int, int]]:
     """One maximum matching of expected to actual calls, as sorted (expected, actual) pairs.
 
     Calls are grouped by tool and then into classes of calls with the same neighbours (same
     canonical args, or "any args"); classes become nodes with capacities in a flow network, so
     a few thousand identical calls cost no more than one. Deterministic: classes, edges and the
-    final assignment of indices all follow first-appearance order.
+    final assignment of indices all follow first-appearance order. Under ``exact`` with no
+    expected call that matches any args, each expected class has at most one neighbour (the
+    actual class of the same key), so the flow is the pairing of the two classes in order, and
+    it is computed as that, without a network.
     """
-    exp_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
-    for index, call in enumerate(expected):
-        exp_classes.setdefault((call["tool"], _expected_key(call, mode)), []).append(index)
-    act_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
-    for index, call in enumerate(actual):
-        act_classes.setdefault((call["tool"], _actual_key(call, mode)), []).append(index)
+    if exp_classes is None:
+        exp_classes = _expected_classes(expected, mode)
+    act_classes = _actual_classes(actual, mode, actual_keys)
+    if mode == "exact" and all(key != _WILDCARD for _, key in exp_classes):
+        pairs: list[tuple[int, int]] = []
+        for class_key, exp_indices in exp_classes.items():
+            act_indices = act_classes.get(class_key)
+            if act_indices:
+                pairs.extend(zip(exp_indices, act_indices, strict=False))
+        pairs.sort()
+        return pairs
 
     act_by_tool: dict[str, list[tuple[str, str]]] = {}
     for tool, key in act_classes:
@@ -260,7 +302,7 @@ def _max_matching(
 
     exp_free = [deque(indices) for _, indices in exp_list]
     act_free = [deque(indices) for _, indices in act_list]
-    pairs: list[tuple[int, int]] = []
+    pairs = []
     for edge, number, node in class_edges:
         flow = network.cap[edge ^ 1]
         act_queue = act_free[node - 1 - len(exp_list)]
@@ -268,6 +310,76 @@ def _max_matching(
             pairs.append((exp_free[number].popleft(), act_queue.popleft()))
     pairs.sort()
     return pairs
+
+
+class PreparedTrajectory:
+    """An expected trajectory checked and grouped once, to compare many actual ones with (R27).
+
+    What :func:`trajectory_report` does for one comparison, split so that a sweep grading
+    thousands of trials of one task groups the expected calls once.
+    """
+
+    __slots__ = ("_classes", "args_match", "expected", "mode")
+
+    def __init__(
+        self,
+        expected_calls: Sequence[Mapping[str, Any]],
+        mode: TrajectoryMatch,
+        args_match: ArgsMatch = "exact",
+    ) -> None:
+        if mode not in _TRAJECTORY_MODES:
+            raise ValueError(
+                f"trajectory match must be one of {', '.join(map(repr, _TRAJECTORY_MODES))}, "
+                f"got {mode!r}"
+            )
+        if args_match not in _ARGS_MATCH_MODES:
+            raise ValueError(
+                f"argsMatch must be one of {', '.join(map(repr, _ARGS_MATCH_MODES))}, "
+                f"got {args_match!r}"
+            )
+        _check_calls(expected_calls, "expected")
+        self.expected = expected_calls
+        """The expected calls."""
+        self.mode: TrajectoryMatch = mode
+        """The match mode."""
+        self.args_match: ArgsMatch = args_match
+        """How args are compared."""
+        self._classes = None if mode == "strict" else _expected_classes(expected_calls, args_match)
+
+    def report(
+        self,
+        actual_calls: Sequence[Mapping[str, Any]],
+        actual_keys: Sequence[str | None] | None = None,
+    ) -> TrajectoryResult:
+        """Compare ``actual_calls`` with the expected ones (see :func:`trajectory_report`).
+
+        ``actual_keys``: each actual call's args as canonical JSON (``None``: the call has no
+        args), when the caller has them already (a :class:`~workbench.Step`'s ``args_json``).
+        """
+        _check_calls(actual_calls, "actual")
+        expected_calls, mode, args_match = self.expected, self.mode, self.args_match
+        if mode == "strict":
+            pairs = [
+                (index, index)
+                for index, (exp, act) in enumerate(zip(expected_calls, actual_calls, strict=False))
+                if _call_matches(exp, act, args_match)
+            ]
+        else:
+            pairs = _max_matching(
+                expected_calls, actual_calls, args_match, self._classes, actual_keys
+            )
+        paired_expected = {e for e, _ in pairs}
+        paired_actual = {a for _, a in pairs}
+        missing = [i for i in range(len(expected_calls)) if i not in paired_expected]
+        unexpected = [i for i in range(len(actual_calls)) if i not in paired_actual]
+
+        if mode in ("strict", "unordered"):
+            matched = not missing and not unexpected
+        elif mode == "subset":
+            matched = not unexpected
+        else:
+            matched = not missing
+        return TrajectoryResult(matched=matched, missing=missing, unexpected=unexpected, pairs=pairs)
 
 
 def trajectory_report(
@@ -295,39 +407,7 @@ def trajectory_report(
     The three unordered modes use one maximum bipartite matching (a flow on classes of identical
     calls), so a greedy choice can never make a matchable trajectory fail.
     """
-    if mode not in _TRAJECTORY_MODES:
-        raise ValueError(
-            f"trajectory match must be one of {', '.join(map(repr, _TRAJECTORY_MODES))}, "
-            f"got {mode!r}"
-        )
-    if args_match not in _ARGS_MATCH_MODES:
-        raise ValueError(
-            f"argsMatch must be one of {', '.join(map(repr, _ARGS_MATCH_MODES))}, "
-            f"got {args_match!r}"
-        )
-    _check_calls(actual_calls, "actual")
-    _check_calls(expected_calls, "expected")
-
-    if mode == "strict":
-        pairs = [
-            (index, index)
-            for index, (exp, act) in enumerate(zip(expected_calls, actual_calls, strict=False))
-            if _call_matches(exp, act, args_match)
-        ]
-    else:
-        pairs = _max_matching(expected_calls, actual_calls, args_match)
-    paired_expected = {e for e, _ in pairs}
-    paired_actual = {a for _, a in pairs}
-    missing = [i for i in range(len(expected_calls)) if i not in paired_expected]
-    unexpected = [i for i in range(len(actual_calls)) if i not in paired_actual]
-
-    if mode in ("strict", "unordered"):
-        matched = not missing and not unexpected
-    elif mode == "subset":
-        matched = not unexpected
-    else:
-        matched = not missing
-    return TrajectoryResult(matched=matched, missing=missing, unexpected=unexpected, pairs=pairs)
+    return PreparedTrajectory(expected_calls, mode, args_match).report(actual_calls)
 
 
 def trajectory_match(

@@ -11,6 +11,7 @@ Every path reads one :class:`~workbench.ToolResult` (R17) and is recorded once, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,6 +135,26 @@ class FixtureHost:
     def unconsumed(self) -> list[int]:
         """Indices of fixture entries not served yet."""
         return [i for i, used in enumerate(self._consumed) if not used]
+
+    def preload(self, calls: Sequence[CallRecord]) -> None:
+        """Take ``calls`` as served already, in order: their entries consumed, their failures
+        and misses counted, no events written.
+
+        A sweep resumes a variant-trial from the baseline's prefix with it: the calls a
+        baseline trial made before a fault could matter, served by entries this host's
+        fixtures hold at the same indices (the caller guarantees that).
+        """
+        for record in calls:
+            if record.entry is not None:
+                self._consumed[record.entry] = True
+            elif record.served_by == "live":
+                self.misses += 1
+                self.live_calls += 1
+            else:
+                self.misses += 1
+            if record.is_error:
+                self.errors_served += 1
+            self.calls.append(record)
 
     def call(self, tool: str, args: Any = None) -> ToolResult:
         """Serve one call (R12-R17) and record it."""
