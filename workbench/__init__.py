@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "BASELINE": "_common.vocab",
     "ERROR_CODES": "_common.vocab",
     "FAULT_KINDS": "_common.vocab",
+    "SILENT_FAULT_KINDS": "_common.vocab",
     "OUTCOMES": "_common.vocab",
     "RUN_FORMATS": "_common.vocab",
     "ArgsMatch": "_common.vocab",
@@ -117,6 +118,8 @@ _EXPORTS: dict[str, str] = {
     "TrialStats": "_grade.trials",
     "pass_at_k": "_grade.trials",
     "pass_hat_k": "_grade.trials",
+    "RecoveryFigure": "_grade.recovery",
+    "wilson_interval": "_grade.recovery",
     # promotion (_promote)
     "Promotion": "_promote.promote",
     "promote": "_promote.promote",
@@ -135,6 +138,8 @@ _EXPORTS: dict[str, str] = {
     "FaultOptions": "_sweep.plan",
     "SweepPlan": "_sweep.plan",
     "FRAME_COLUMNS": "_sweep.result",
+    "RECOVERY_COLUMNS": "_sweep.result",
+    "csv_safe": "_sweep.tables",
     "SweepResult": "_sweep.result",
     "sweep": "_sweep.run",
     "SweepData": "_sweep.branches",
@@ -236,6 +241,9 @@ if _TYPE_CHECKING:
         RUN_FORMATS as RUN_FORMATS,
     )
     from ._common.vocab import (
+        SILENT_FAULT_KINDS as SILENT_FAULT_KINDS,
+    )
+    from ._common.vocab import (
         ArgsMatch as ArgsMatch,
     )
     from ._common.vocab import (
@@ -264,6 +272,12 @@ if _TYPE_CHECKING:
     )
     from ._grade.golden import (
         golden_match as golden_match,
+    )
+    from ._grade.recovery import (
+        RecoveryFigure as RecoveryFigure,
+    )
+    from ._grade.recovery import (
+        wilson_interval as wilson_interval,
     )
     from ._grade.trajectory import (
         trajectory_match as trajectory_match,
@@ -488,10 +502,16 @@ if _TYPE_CHECKING:
         FRAME_COLUMNS as FRAME_COLUMNS,
     )
     from ._sweep.result import (
+        RECOVERY_COLUMNS as RECOVERY_COLUMNS,
+    )
+    from ._sweep.result import (
         SweepResult as SweepResult,
     )
     from ._sweep.run import (
         sweep as sweep,
+    )
+    from ._sweep.tables import (
+        csv_safe as csv_safe,
     )
     from ._sweep.variants import (
         Fault as Fault,

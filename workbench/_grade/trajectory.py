@@ -3,6 +3,10 @@
 Calls are compared by tool and by args under an :data:`~workbench.ArgsMatch` mode. Where a call
 could pair with several others, a maximum bipartite matching decides, never a greedy pass (these
 are LangChain agentevals' four modes).
+
+Longer than 400 lines: the four modes, the flow network that decides the unordered ones and the
+prepared form a sweep grades thousands of trials with belong together; split, the rule would
+live in two places.
 """
 
 from __future__ import annotations
@@ -379,7 +383,9 @@ class PreparedTrajectory:
             matched = not unexpected
         else:
             matched = not missing
-        return TrajectoryResult(matched=matched, missing=missing, unexpected=unexpected, pairs=pairs)
+        return TrajectoryResult(
+            matched=matched, missing=missing, unexpected=unexpected, pairs=pairs
+        )
 
 
 def trajectory_report(

@@ -31,6 +31,9 @@ task it changes (only that one, when the baseline has several) and a root ``x-va
 naming the variant and its faults. Variants share the JSON they do not change with the baseline
 (structural sharing keeps a sweep of thousands of variants cheap): call
 :meth:`~workbench.Suite.copy` on a variant's suite before editing it in place.
+
+Longer than 400 lines: the five kinds, the rule for recorded failures and the three variant sets
+are one contract (R32, R39); each generator is short, and they share the naming and injection.
 """
 
 from __future__ import annotations
