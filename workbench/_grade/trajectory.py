@@ -11,7 +11,7 @@ live in two places.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NotRequired, Required, TypedDict, get_args
@@ -323,7 +323,7 @@ class PreparedTrajectory:
     thousands of trials of one task groups the expected calls once.
     """
 
-    __slots__ = ("_classes", "args_match", "expected", "mode")
+    __slots__ = ("_classes", "_counts", "args_match", "expected", "mode")
 
     def __init__(
         self,
@@ -349,6 +349,35 @@ class PreparedTrajectory:
         self.args_match: ArgsMatch = args_match
         """How args are compared."""
         self._classes = None if mode == "strict" else _expected_classes(expected_calls, args_match)
+        self._counts: dict[tuple[str, str], int] | None = None
+        if (
+            self._classes is not None
+            and args_match == "exact"
+            and all(key != _WILDCARD for _, key in self._classes)
+        ):
+            self._counts = {
+                (tool, key[1]): len(indices) for (tool, key), indices in self._classes.items()
+            }
+
+    def matched_keys(self, tools: Sequence[str], keys: Sequence[str | None]) -> bool | None:
+        """Whether calls given as tools and canonical args keys meet the expectation, counted
+        by class (no matching needed: under ``exact`` with every expected call holding args, an
+        expected class can pair only with the actual class of the same key, so a maximum
+        matching pairs ``min`` of the two counts per class). ``None`` where that does not apply
+        (``strict``, other ``argsMatch`` modes, expected calls without args): use :meth:`report`.
+        """
+        expected = self._counts
+        if expected is None:
+            return None
+        actual = Counter(zip(tools, keys, strict=True))
+        if self.mode == "superset":
+            return all(actual.get(k, 0) >= n for k, n in expected.items())
+        if self.mode == "subset":
+            return all(
+                key is not None and expected.get((tool, key), 0) >= n
+                for (tool, key), n in actual.items()
+            )
+        return all(key is not None for _, key in actual) and dict(actual) == expected
 
     def report(
         self,

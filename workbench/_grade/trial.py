@@ -111,6 +111,29 @@ class TaskGrader:
         passed = golden is not False and trajectory is not False and not unhandled_miss(calls)
         return TrialGrade(golden, trajectory, passed)
 
+    def passes(
+        self,
+        output: Any,
+        calls: Sequence[GradedCall],
+        tools: Sequence[str],
+        args_keys: Sequence[str | None],
+    ) -> bool:
+        """Whether a trial passes, as :meth:`grade`'s ``passed`` (R16, R26, R27), the cheapest
+        way: a failed golden expectation decides without the trajectory, and the trajectory is
+        counted by class where that gives the matching's answer."""
+        if self._rubric:
+            return False
+        if self._golden is not None and not golden_match(output, *self._golden):
+            return False
+        if unhandled_miss(calls):
+            return False
+        if self._trajectory is None:
+            return True
+        matched = self._trajectory.matched_keys(tools, args_keys)
+        if matched is None:
+            return self.grade(output, calls, args_keys).passed
+        return matched
+
 
 def grade_trial(task: Mapping[str, Any], output: Any, calls: Sequence[GradedCall]) -> TrialGrade:
     """Grade one trial: golden on the output (R26), trajectory on the calls (R27), misses (R16).

@@ -136,25 +136,36 @@ class FixtureHost:
         """Indices of fixture entries not served yet."""
         return [i for i, used in enumerate(self._consumed) if not used]
 
-    def preload(self, calls: Sequence[CallRecord]) -> None:
+    def preload(
+        self,
+        calls: Sequence[CallRecord],
+        entries: Sequence[int] | None = None,
+        counts: tuple[int, int, int] | None = None,
+    ) -> None:
         """Take ``calls`` as served already, in order: their entries consumed, their failures
         and misses counted, no events written.
 
         A sweep resumes a variant-trial from the baseline's prefix with it: the calls a
         baseline trial made before a fault could matter, served by entries this host's
-        fixtures hold at the same indices (the caller guarantees that).
+        fixtures hold at the same indices (the caller guarantees that). ``entries`` (the
+        fixture entries those calls consumed) and ``counts`` (their misses, failures and live
+        calls) save reading them off the calls again.
         """
-        for record in calls:
-            if record.entry is not None:
-                self._consumed[record.entry] = True
-            elif record.served_by == "live":
-                self.misses += 1
-                self.live_calls += 1
-            else:
-                self.misses += 1
-            if record.is_error:
-                self.errors_served += 1
-            self.calls.append(record)
+        consumed = self._consumed
+        if entries is None:
+            entries = [r.entry for r in calls if r.entry is not None]
+        for entry in entries:
+            consumed[entry] = True
+        if counts is None:
+            counts = (
+                sum(r.entry is None for r in calls),
+                sum(r.is_error for r in calls),
+                sum(r.served_by == "live" for r in calls),
+            )
+        self.misses += counts[0]
+        self.errors_served += counts[1]
+        self.live_calls += counts[2]
+        self.calls.extend(calls)
 
     def call(self, tool: str, args: Any = None) -> ToolResult:
         """Serve one call (R12-R17) and record it."""

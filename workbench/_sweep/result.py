@@ -80,7 +80,8 @@ class SweepRow:
     """Whether the triggered variant-trial passed (R38); ``None`` for the baseline and for an
     untriggered variant-trial (its fault changed nothing the agent saw)."""
     trajectory: str
-    """The calls as ``a > b! > b`` (``!``: a failed call)."""
+    """The calls as ``a > b! > b`` (``!``: a failed call); past 200 steps cut, ending
+    ``… (+N calls)``."""
 
 
 FRAME_DTYPES: Final[Mapping[str, str]] = {
@@ -369,6 +370,19 @@ class SweepResult:
         return paths
 
 
+TRAJECTORY_STEPS: Final = 200
+"""Steps the ``trajectory`` column writes out; a longer trajectory ends ``… (+N calls)`` (its
+steps are all in :attr:`SweepResult.steps`)."""
+
+
+def _trajectory(steps: TrialSteps, key: StepKey) -> str:
+    if steps.length(key) <= TRAJECTORY_STEPS:
+        return trajectory_string(steps[key])
+    shown = steps[key][:TRAJECTORY_STEPS]
+    more = steps.length(key) - TRAJECTORY_STEPS
+    return f"{trajectory_string(shown)} > \u2026 (+{more:,} calls)"
+
+
 def tabulate(
     baseline: ReplayResult,
     variants: Sequence[Variant],
@@ -385,7 +399,7 @@ def tabulate(
                 SweepRow(
                     BASELINE, task.task_id, "", BASELINE, t.trial, t.passed, task.score, t.calls,
                     t.errors_served, t.fixture_misses, t.outcome, None, None, None,
-                    trajectory_string(t.steps),
+                    _trajectory(steps, (BASELINE, task.task_id, t.trial)),
                 )
             )  # fmt: skip
     for index, variant in enumerate(variants):
@@ -400,7 +414,7 @@ def tabulate(
                         variant.name, task_id, boundaries, variant.kind, t.trial, t.passed,
                         task_out.score, t.calls, t.errors_served, t.fixture_misses, t.outcome,
                         t.divergence, t.triggered, t.passed if t.triggered else None,
-                        trajectory_string(steps[key]),
+                        _trajectory(steps, key),
                     )
                 )  # fmt: skip
     return rows_frame(rows), steps

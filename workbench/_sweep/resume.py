@@ -38,9 +38,9 @@ from .._replay.options import ReplayOptions
 from .._replay.policies import ScriptError
 from .._replay.scripted import ScriptedAgent
 from .._replay.session import replay
-from .._suite.model import Suite, task_tool_responses
+from .._suite.model import Suite
 from .plan import Batch, StepCache, TaskOutcome, TrialOutcome, VariantOutcome, WorkItem
-from .variants import inject
+from .variants import faulted_entries, inject, payload_response
 
 __all__ = ["BaselineTrace", "BatchRunner", "run_batch"]
 
@@ -66,6 +66,12 @@ class BaselineTrace:
     """Failures served before each call (one more item: the trial's total)."""
     misses: tuple[int, ...]
     """Misses before each call (one more item: the trial's total)."""
+    entries: tuple[int, ...]
+    """The fixture entries the calls consumed, in order."""
+    consumed: tuple[int, ...]
+    """How many entries were consumed before each call (one more item)."""
+    live: tuple[int, ...]
+    """Live calls before each call (one more item)."""
     decision: Decision
     passed: bool
     agent_error: str | None
@@ -162,6 +168,9 @@ class BatchRunner:
         self.base = Suite(batch.base)
         self._traces: dict[str, list[BaselineTrace]] = {}
         self._graders: dict[str, TaskGrader] = {}
+        self._fixtures: dict[str, TaskFixtures] = {}
+        self.agent: Any = batch.plan.agent if batch.plan.agent is not None else ScriptedAgent()
+        self._response = payload_response(batch.plan.faults.payload)
 
     # -- the baseline -------------------------------------------------------------------------
 
@@ -182,8 +191,8 @@ class BatchRunner:
         plan = self.plan
         task = self.base.task(task_id)
         if _resumable(plan.agent):
-            agent = plan.agent if plan.agent is not None else ScriptedAgent()
-            fixtures = TaskFixtures(task)
+            agent = self.agent
+            fixtures = self._fixtures[task_id] = TaskFixtures(task)
             grader = self._grader(task_id, task)
             out = []
             for trial in range(plan.trials):
@@ -232,15 +241,21 @@ class BatchRunner:
         reach: list[int] = []
         errors = [0]
         misses = [0]
+        live = [0]
+        consumed = [0]
         top = -1
         for call in calls:
+            consumed.append(consumed[-1] + (call.entry is not None))
             top = max(top, call.entry if call.entry is not None else _NEVER)
             reach.append(top)
             errors.append(errors[-1] + call.is_error)
-            misses.append(misses[-1] + (call.served_by != "fixture"))
+            misses.append(misses[-1] + (call.entry is None))
+            live.append(live[-1] + (call.served_by == "live"))
         return BaselineTrace(
             trial, calls, steps, tuple(self.keys.key(c) for c in calls), marks, tuple(reach),
-            tuple(errors), tuple(misses), decision, passed, error,
+            tuple(errors), tuple(misses),
+            tuple(c.entry for c in calls if c.entry is not None), tuple(consumed), tuple(live),
+            decision, passed, error,
         )  # fmt: skip
 
     # -- variants -----------------------------------------------------------------------------
@@ -253,20 +268,34 @@ class BatchRunner:
         task_id = item.faults[0].task_id
         if any(f.task_id != task_id for f in item.faults):
             return self._replayed(item)
-        suite = inject(
-            self.base, item.faults, hard_repeats=plan.faults.hard_repeats,
-            payload=plan.faults.payload, name=item.name,
-        )  # fmt: skip
-        task = suite.tasks[0]
-        fixtures: list[TaskFixtures] = []
-        trials = [self._resumed(task, fixtures, item, trace) for trace in self.traces(task_id)]
+        task = self.base.task(task_id)
+        made: list[tuple[TaskFixtures, int]] = []
+        trials = [self._resumed(task, made, item, trace) for trace in self.traces(task_id)]
         score = trial_stats([t.passed for t in trials]).score
         return VariantOutcome(item.index, (TaskOutcome(task_id, score, tuple(trials)),))
+
+    def _variant_fixtures(self, task_id: str, item: WorkItem) -> tuple[TaskFixtures, int]:
+        """The variant's fixtures, made from the baseline's (the entries :func:`inject` would
+        make), and how many entries the lowest faulted boundary grew by."""
+        fixtures = self._fixtures[task_id]
+        entries = fixtures.entries
+        grown = 0
+        repeats = self.plan.faults.hard_repeats
+        for fault in sorted(item.faults, key=lambda f: f.boundary, reverse=True):
+            if not 0 <= fault.boundary < len(entries):
+                raise ValueError(
+                    f"task {task_id!r}: boundary {fault.boundary} out of range "
+                    f"(0..{len(entries) - 1})"
+                )
+            new = faulted_entries(entries[fault.boundary], fault.kind, repeats, self._response)
+            fixtures = fixtures.replaced(fault.boundary, new)
+            grown = len(new) - 1
+        return fixtures, grown
 
     def _resumed(
         self,
         task: Mapping[str, Any],
-        fixtures: list[TaskFixtures],
+        made: list[tuple[TaskFixtures, int]],
         item: WorkItem,
         trace: BaselineTrace,
     ) -> TrialOutcome:
@@ -280,21 +309,22 @@ class BatchRunner:
                 trace.trial, trace.passed, n, trace.errors[n], trace.misses[n],
                 trace.decision.outcome, (), triggered=False, divergence=None, prefix=n,
             )  # fmt: skip
-        if not fixtures:
-            fixtures.append(TaskFixtures(task))
+        if not made:
+            made.append(self._variant_fixtures(task_id, item))
+        fixtures, grown = made[0]
         step = bisect_right(trace.marks, fork) - 1
         c0 = trace.marks[step]
         plan = self.plan
-        host = FixtureHost(fixtures[0], TaskContext(task_id, trace.trial, plan.seed), _OPTIONS)
-        host.preload(trace.calls[:c0])
+        host = FixtureHost(fixtures, TaskContext(task_id, trace.trial, plan.seed), _OPTIONS)
+        host.preload(
+            trace.calls[:c0],
+            trace.entries[: trace.consumed[c0]],
+            (trace.misses[c0], trace.errors[c0], trace.live[c0]),
+        )
         rejoin: _Rejoin | None = None
         if len(item.faults) == 1:
-            grown = len(task_tool_responses(task)) - len(
-                task_tool_responses(self.base.task(task_id))
-            )
             rejoin = _Rejoin(trace, host, first, grown + 1, c0)
-        agent = plan.agent if plan.agent is not None else ScriptedAgent()
-        outcome, error = _run(agent, task.get("input"), host, step, rejoin)
+        outcome, error = _run(self.agent, task.get("input"), host, step, rejoin)
         own = host.calls[c0:]
         middle = tuple(self.cache.step(c) for c in own)
         keys = [self.keys.key(c) for c in own]
@@ -317,11 +347,11 @@ class BatchRunner:
             errors, misses = host.errors_served, host.misses
             triggered = is_triggered(trace.keys[c0:], keys)
             rest = -1
-        grade = self._grader(task_id, task).grade(
-            decision.output(), calls, [s.args_json for s in steps]
+        passed = error is None and self._grader(task_id, task).passes(
+            decision.output(), calls, [s.tool for s in steps], [s.args_json for s in steps]
         )
         return TrialOutcome(
-            trace.trial, grade.passed and error is None, len(calls), errors, misses,
+            trace.trial, passed, len(calls), errors, misses,
             decision.outcome, middle, triggered=triggered,
             divergence=_divergence_from(trace.steps, steps, c0), prefix=c0, rejoin=rest,
         )  # fmt: skip
@@ -371,11 +401,20 @@ class BatchRunner:
         return VariantOutcome(item.index, tuple(tasks))
 
 
-def run_batch(batch: Batch) -> list[VariantOutcome]:
+def run_batch(
+    batch: Batch, runners: dict[int, tuple[Batch, BatchRunner]] | None = None
+) -> list[VariantOutcome]:
     """Replay a batch of variants (runs in a worker process, or in-process): the baseline
     once per task, then each variant, resumed from the baseline's prefix where the agent
-    allows it."""
-    runner = BatchRunner(batch, StepCache())
+    allows it. ``runners``: kept between in-process batches of one task, so its baseline is
+    replayed once rather than once per batch."""
+    held = runners.get(id(batch.base)) if runners is not None else None
+    if held is not None and held[0].base is batch.base and held[0].plan is batch.plan:
+        runner = held[1]
+    else:
+        runner = BatchRunner(batch, StepCache())
+        if runners is not None:
+            runners[id(batch.base)] = (batch, runner)
     return [runner.run(item) for item in batch.items]
 
 

@@ -275,8 +275,9 @@ def _execute(
         if on_progress is not None:
             on_progress(0, total)
         if executor is None:
+            runners: dict[int, Any] = {}
             for batch in batches:
-                collect(run_batch(batch))
+                collect(run_batch(batch, runners))
         else:
             futures = [executor.submit(run_batch, b) for b in batches]
             for future in as_completed(futures):

@@ -123,7 +123,7 @@ def check_kinds(kinds: Iterable[str]) -> tuple[FaultKind, ...]:
     return tuple(checked)
 
 
-def _payload_response(payload: Any) -> dict[str, Any]:
+def payload_response(payload: Any) -> dict[str, Any]:
     if payload is None:
         return DEFAULT_PAYLOAD
     if isinstance(payload, Mapping) and isinstance(payload.get("content"), list):
@@ -238,7 +238,7 @@ def inject(
         raise ValueError(f"hard_repeats must be 0 or more, not {hard_repeats}")
     if not faults:
         raise ValueError("inject needs at least one fault")
-    response = _payload_response(payload)
+    response = payload_response(payload)
     by_task: dict[str, list[Fault]] = {}
     for fault in faults:
         check_kinds([fault.kind])
