@@ -74,8 +74,14 @@ def scripted_suites(draw: st.DrawFn) -> Suite:
     for step in steps:
         if draw(st.integers(0, 9)) == 0:
             continue  # no entry: a miss
-        entries.append(entry(step["tool"], step["args"], error=draw(st.integers(0, 3)) == 0,
-                             text=draw(st.sampled_from(["ok", "fine", "a longer answer"]))))
+        entries.append(
+            entry(
+                step["tool"],
+                step["args"],
+                error=draw(st.integers(0, 3)) == 0,
+                text=draw(st.sampled_from(["ok", "fine", "a longer answer"])),
+            )
+        )
         if draw(st.integers(0, 5)) == 0:  # a second entry for the same call (a retry's answer)
             entries.append(entry(step["tool"], step["args"]))  # fmt: skip
     if draw(st.booleans()):
