@@ -82,6 +82,14 @@ class TrialSteps(Mapping[StepKey, tuple[Step, ...]]):
     def __len__(self) -> int:
         return len(self._held)
 
+    def parts(self, key: StepKey) -> tuple[int, tuple[Step, ...], int]:
+        """A trial as ``(prefix, own steps, rejoin)``: the baseline's first ``prefix`` steps, its
+        own steps, then (``rejoin`` >= 0) the baseline's steps from ``rejoin`` on."""
+        held = self._held[key]
+        if isinstance(held, tuple):
+            return (0, held, -1)
+        return (held.prefix, held.steps, held.rejoin)
+
     def length(self, key: StepKey) -> int:
         """The number of steps of a trial, without making them."""
         held = self._held[key]
