@@ -95,6 +95,33 @@ class HandSweep:
     def branches(self, task_id: str | None = None) -> pd.DataFrame:
         return branch_frame(self)
 
+    def recovery(self) -> pd.DataFrame:
+        """The overall R38 row, every variant-trial taken as triggered."""
+        from workbench import RECOVERY_COLUMNS, wilson_interval
+
+        rows = self.frame[self.frame["variant"] != "baseline"]
+        done = int(rows["passed"].sum())
+        low, high = wilson_interval(done, len(rows))
+        return pd.DataFrame(
+            [
+                [
+                    "overall",
+                    "",
+                    None,
+                    "",
+                    "",
+                    len(rows),
+                    len(rows),
+                    0,
+                    done,
+                    done / len(rows) if len(rows) else None,
+                    low,
+                    high,
+                ]
+            ],
+            columns=list(RECOVERY_COLUMNS),
+        )
+
 
 def branch_frame(sweep: HandSweep) -> pd.DataFrame:
     """The R33 tree of a hand sweep: trajectories merged on (tool, args, isError) prefixes."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -26,6 +27,7 @@ from .common import (
     _names,
     _require,
     _truncate,
+    safe_text,
 )
 from .layout import (
     _keep,
@@ -44,12 +46,15 @@ def _axis_label_expr(spine: Sequence[_Node]) -> str:
     for node in spine:
         if node.depth == 0:
             continue
+        # A JSON string literal is a Vega expression string literal; the label is safe_text
+        # already (no control or separator character), and <, >, & are written as escapes.
         label = (
-            _truncate(node.step.rstrip("!") or node.tool, 26)
-            .replace("\\", "\\\\")
-            .replace("'", "\\'")
+            json.dumps(_truncate(node.step.rstrip("!") or node.tool, 26), ensure_ascii=True)
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
         )
-        parts.append(f"datum.value == {node.depth} ? '{label}'")
+        parts.append(f"datum.value == {node.depth} ? {label}")
     return " : ".join([*parts, "''"]) if parts else "''"
 
 
@@ -153,8 +158,8 @@ def branch_chart(
     depth_max = max((n.depth for n in kept.values()), default=1)
     label_room = max((_pad_steps(r["label"]) for r in label_rows), default=0.5)
     y_scale = alt.Scale(domain=[bottom - 0.7, top + 0.7], nice=False, zero=False)
-    # Long runs get narrower steps (the chart stays under about 2,400 px wide).
-    step_px = max(6.0, min(float(_STEP_PX), 2400 / max(1, depth_max)))
+    # Long runs get narrower steps: the chart fits a page (about 1,100 px of plot).
+    step_px = max(0.25, min(float(_STEP_PX), 1100 / max(1, depth_max)))
     width = int((depth_max + label_room * _STEP_PX / step_px + 0.3) * step_px)
     x_scale = alt.Scale(
         domain=[-0.3, depth_max + label_room * _STEP_PX / step_px], nice=False, zero=False
@@ -281,7 +286,9 @@ def branch_chart(
         .properties(
             width=width,
             height=height,
-            title=alt.TitleParams(title or "Branch tree", subtitle=subtitle, anchor="start"),
+            title=alt.TitleParams(
+                safe_text(title or "Branch tree"), subtitle=subtitle, anchor="start"
+            ),
         )
-        .configure_view(stroke=None),
+        .properties(view=alt.ViewBackground(stroke=None)),
     )

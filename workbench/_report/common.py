@@ -7,6 +7,7 @@ Altair's default row limit (5,000 rows per dataset); the limit is never raised o
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -42,8 +43,46 @@ _LABEL_CHAR_PX = 6.2
 """Approximate width of one label character at the chart's label font size."""
 
 
-def _truncate(text: Any, limit: int) -> str:
+def _unsafe_char(char: str) -> bool:
+    code = ord(char)
+    if code < 0x20 or 0x7F <= code <= 0x9F:
+        return True  # C0 and C1 controls (ESC, BEL, NUL-free control sequences, newline, tab)
+    if 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF) or 0xFDD0 <= code <= 0xFDEF:
+        return True  # surrogates and non-characters: not XML characters
+    if (code & 0xFFFE) == 0xFFFE:
+        return True  # the last two code points of every plane
+    return unicodedata.category(char) in ("Zl", "Zp", "Cf")  # U+2028/9, bidi overrides, ...
+
+
+def safe_text(text: Any) -> str:
+    """Recorded text as a chart, table or terminal may show it: every control, separator,
+    format (bidi override, zero-width) or non-XML character written as a visible escape
+    (``\\x1b``, ``\\n``, ``\\u2028``), so a renderer never sees one and a reader sees what
+    was there. Other text is kept as it is."""
     value = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+    if value.isprintable() and value.isascii():
+        return value
+    out = []
+    for char in value:
+        if not _unsafe_char(char):
+            out.append(char)
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif char == "\r":
+            out.append("\\r")
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return "".join(out)
+
+
+def _truncate(text: Any, limit: int) -> str:
+    value = safe_text(text)
     return value if len(value) <= limit else value[: max(0, limit - 1)] + "\u2026"
 
 
@@ -83,7 +122,7 @@ def _require(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
 _NODE_COLUMNS = ("key", "x", "y", "step", "tool", "args", "call", "count", "passedCount",
                  "endCount", "endPassed", "variants", "spine")  # fmt: skip
 _MATRIX_COLUMNS = ("column", "order", "task", "kind", "rate", "rateText", "variants", "trials",
-                   "passHatK", "extraCalls")  # fmt: skip
+                   "triggered", "untriggered", "interval", "passHatK", "extraCalls")  # fmt: skip
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -92,8 +131,10 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _data(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
-    """A chart's data: a frame, so Altair's row limit applies to it like to any other."""
-    return pd.DataFrame(rows, columns=list(columns))
+    """A chart's data: a frame, so Altair's row limit applies to it like to any other. Every
+    text value is :func:`safe_text` (no renderer ever sees a control character)."""
+    clean = [{k: safe_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+    return pd.DataFrame(clean, columns=list(columns))
 
 
 def _names(variants: Any) -> list[str]:

@@ -17,6 +17,7 @@ The same inputs give the same bytes: nothing in the report comes from the clock.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import math
@@ -24,7 +25,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import altair as alt
 import pandas as pd
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from .._sweep.result import SweepResult
 
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
+from .._sweep.tables import frame_csv
 from .charts import (
     branch_chart,
     chart_spec,
@@ -41,6 +43,7 @@ from .charts import (
     render_png,
     render_svg,
 )
+from .common import safe_text
 
 __all__ = ["REPORT_FILES", "write_report"]
 
@@ -48,6 +51,7 @@ REPORT_FILES: tuple[str, ...] = (
     "report.html",
     "sweep.csv",
     "branches.csv",
+    "recovery.csv",
     "branches.png",
     "recovery.png",
     "divergence.png",
@@ -62,7 +66,7 @@ def _text(value: Any, limit: int = _CELL_LIMIT) -> str:
     """Recorded text as escaped HTML (cut to ``limit`` characters)."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
-    text = str(value)
+    text = safe_text(value)
     if len(text) > limit:
         text = text[: limit - 1] + "\u2026"
     return html.escape(text, quote=True)
@@ -86,9 +90,24 @@ def _json_for_script(value: Any) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _script_safe(code: str) -> str:
-    """JavaScript that cannot end its ``<script>`` element early."""
-    return code.replace("</", "<\\/").replace("<!--", "<\\!--")
+_SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
+
+
+def _script_element(code: str) -> str:
+    """An inline ``<script>`` element holding ``code``, which cannot end it early.
+
+    HTML ends script data only at ``</script`` (any case), so only that sequence is broken, as
+    ``<\\/script``: inside a JavaScript string, template or regular expression literal ``\\/``
+    is ``/``. Every other ``</`` is left alone (a regular expression such as ``/</g`` in the
+    Vega bundle must stay as it is). Code that also holds ``<!--`` and ``<script`` (which would
+    put the parser in its double-escaped state) is inlined as a base64 ``data:`` URL instead.
+    """
+    lowered = code.lower()
+    if "<!--" in code and "<script" in lowered:
+        encoded = base64.b64encode(code.encode("utf-8")).decode("ascii")
+        return f'<script src="data:text/javascript;base64,{encoded}"></script>'
+    safe = _SCRIPT_END.sub(lambda m: "<\\/" + m.group(1), code)
+    return f"<script>{safe}</script>"
 
 
 _SVG_ID = re.compile(r'\bid="([^"]+)"')
@@ -219,7 +238,11 @@ h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em;border
 dl.meta{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dl.meta dt{font-weight:600}
 dl.meta dd{margin:0}
 figure{margin:1em 0;overflow-x:auto}figcaption{color:#57606a;font-size:.9em}
-.chart svg{max-width:none}
+.chart svg{max-width:100%;height:auto}
+dl.terms{display:grid;grid-template-columns:max-content auto;gap:.25em 1em;font-size:.92em}
+dl.terms dt{font-weight:600}dl.terms dd{margin:0}
+p.headline{font-size:1.1em}p.note{color:#57606a;font-size:.92em}
+section.task{border-top:2px solid #d0d7de;margin-top:2em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -254,6 +277,171 @@ def _bundle() -> str | None:
     return str(make())
 
 
+_TERMS: tuple[tuple[str, str], ...] = (
+    ("baseline", "The suite the sweep started from ({baseline}). Every variant runs the same "
+     "trials with the same seed, and each variant-trial is compared with the baseline's trial "
+     "of the same number."),
+    ("variant, variant-trial", "A variant is the baseline with one fault (or a pair) injected "
+     "at a boundary (a recorded tool call, numbered from 0); a variant-trial is one trial of it."),
+    ("hard", "The call fails, and so do the next {repeats} identical calls: an agent that "
+     "retries fewer times sees only failures."),
+    ("transient", "The call fails once; the next identical call gets the recorded response."),
+    ("flip", "The recorded response is served as a failure (isError: true)."),
+    ("empty", "Silent: served as a success with no content."),
+    ("truncated", "Silent: served as a success with its text cut to half."),
+    ("recorded failures", "A fault on a call the recording already failed keeps the recorded "
+     "failure, so it serves what the baseline served."),
+    ("triggered", "The agent was served at least one result (isError or response) that "
+     "differs from what the baseline trial was served at the same point of its call "
+     "sequence. A fault on a call the agent never made, or one that serves the failure the "
+     "recording already had, is untriggered: it is counted, has no recovered value and is "
+     "left out of every rate."),
+    ("recovered", "A triggered variant-trial that passes as graded: its golden expectation "
+     "and expected trajectory met, and no call left without a fixture."),
+    ("recovery rate", "Recovered / triggered variant-trials, with a Wilson 95% score interval "
+     "(wide when there are few)."),
+    ("extraCalls", "The mean number of calls a triggered variant-trial made beyond its "
+     "baseline trial's (negative: it stopped earlier)."),
+    ("pass^k", "The chance that k trials of a variant all pass (k = its triggered trials)."),
+    ("divergence step", "The first step where a trajectory differs from the baseline's in "
+     "tool, args or isError."),
+)  # fmt: skip
+
+
+def _legend(result: Any, note: str) -> str:
+    variants = getattr(result, "variants", ()) or ()
+    repeats: Any = 3
+    for variant in variants:
+        info = getattr(getattr(variant, "suite", None), "data", {}).get("x-variant", {})
+        if isinstance(info, Mapping) and isinstance(info.get("hardRepeats"), int):
+            repeats = info["hardRepeats"]
+            break
+    items = "".join(
+        f"<dt>{html.escape(term)}</dt>"
+        f"<dd>{_text(text.format(baseline=note, repeats=repeats), 2000)}</dd>"
+        for term, text in _TERMS
+    )
+    return f'<h2 id="terms">What the terms mean</h2>\n<dl class="terms">{items}</dl>'
+
+
+def _agent_note(result: Any) -> str:
+    agent = str(getattr(result, "agent_name", "") or "workbench.scripted-agent")
+    kinds = [str(k) for k in (getattr(result, "kinds", ()) or ())]
+    text = f"Agent: {agent}."
+    if agent == "workbench.scripted-agent":
+        text += (
+            " Its script's policies (each step's onError: abort, skip, retry, fallback, "
+            "escalate, choose) decide the outcome of every fault: a recovery here says what the "
+            "policy does, not what a model would do. It reads only isError, so it cannot notice "
+            "the silent faults (empty, truncated): it goes on as after a success, and their "
+            "rates say what grading makes of that."
+        )
+        if not any(k in ("empty", "truncated") for k in kinds):
+            text += " No silent fault was swept here."
+    return f'<p class="note">{_text(text, 2000)}</p>'
+
+
+def _interval_text(low: Any, high: Any) -> str:
+    if low is None or high is None or low is pd.NA or high is pd.NA:
+        return ""
+    if isinstance(low, float) and math.isnan(low):
+        return ""
+    return f"{float(low):.0%}\u2013{float(high):.0%}"
+
+
+def _rate(value: Any) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "\u2013"
+    return f"{float(value):.0%}"
+
+
+def _recovery_table(table: pd.DataFrame, levels: Sequence[str]) -> str:
+    headers = ["level", "taskId", "kind", "variant-trials", "triggered", "untriggered",
+               "recovered", "recovery rate", "Wilson 95%"]  # fmt: skip
+    rows = []
+    for raw in table.to_dict("records"):
+        rec = {str(k): v for k, v in raw.items()}
+        if rec["level"] not in levels:
+            continue
+        rows.append(
+            [
+                _text(rec["level"]), _text(rec["taskId"]), _text(rec["kind"]),
+                _number(rec["variantTrials"]), _number(rec["triggered"]),
+                _number(rec["untriggered"]), _number(rec["recovered"]), _rate(rec["recoveryRate"]),
+                _interval_text(rec["low95"], rec["high95"]),
+            ]
+        )  # fmt: skip
+    return _table(headers, rows, numeric={3, 4, 5, 6, 7, 8})
+
+
+def _headline(result: Any) -> str:
+    overall = getattr(result, "overall", None)
+    if overall is None:
+        return ""
+    figure = overall()
+    low, high = figure.interval
+    if figure.triggered:
+        lead = (
+            f"Recovered {figure.recovered} of {figure.triggered} triggered variant-trials: "
+            f"{figure.rate:.0%} (Wilson 95% interval {low:.0%}\u2013{high:.0%})."
+        )
+    else:
+        lead = "No fault was triggered: there is no recovery rate."
+    rest = (
+        f" {figure.untriggered} of {figure.variant_trials} variant-trials were untriggered "
+        "(their fault changed nothing the agent was served) and are left out."
+    )
+    return f'<p class="headline">{_text(lead + rest, 2000)}</p>'
+
+
+def _pairs_table(result: Any) -> str:
+    found = getattr(result, "minimal_failing_pairs", None)
+    if found is None or getattr(result, "faults", "") != "pairs":
+        return ""
+    table = found()
+    rows = [
+        [
+            _text(r["taskId"]),
+            _text(r["variant"]),
+            _text(r["boundaries"]),
+            _text(r["kind"]),
+            _number(r["trial"]),
+            _text(r["tools"]),
+        ]
+        for r in ({str(k): v for k, v in raw.items()} for raw in table.to_dict("records"))
+    ]
+    return (
+        '<h2 id="minimal-pairs">Minimal failing pairs</h2>\n<p class="note">Pairs of faults '
+        "that fail the task though each fault alone was recovered (same kind, same trial).</p>"
+        + _table(["taskId", "variant", "boundaries", "kind", "trial", "tools"], rows, numeric={4})
+    )
+
+
+def _task_charts(
+    result: Any, task_id: str | None, frame: pd.DataFrame, per_boundary: pd.DataFrame
+) -> list[tuple[str, str, alt.TopLevelMixin, str]]:
+    branches = result.branches() if task_id is None else result.branches(task_id)
+    if task_id is not None:
+        frame = frame[frame["taskId"].astype(str) == task_id]
+        per_boundary = per_boundary[per_boundary["taskId"].astype(str) == task_id]
+    return [
+        (
+            "branches", "Branch tree", branch_chart(branches),
+            "Steps left to right; the baseline is the straight line, each fault branch leaves "
+            "it where its trajectory first differs. Edge width: variant-trials through the edge "
+            "that end passed.",
+        ),
+        (
+            "recovery", "Recovery matrix", recovery_matrix(per_boundary),
+            "Per boundary and fault kind: recovered / triggered variant-trials (R38).",
+        ),
+        (
+            "divergence", "Divergence strip", divergence_strip(frame, result.steps),
+            "Per variant-trial: the calls made, failed calls marked, the divergence step boxed.",
+        ),
+    ]  # fmt: skip
+
+
 def write_report(
     result: SweepResult,
     out_dir: str | os.PathLike[str],
@@ -262,63 +450,70 @@ def write_report(
     title: str | None = None,
     interactive: bool = True,
 ) -> Path:
-    """Write ``report.html``, ``sweep.csv``, ``branches.csv`` and the chart PNGs for a sweep.
+    """Write ``report.html``, ``sweep.csv``, ``branches.csv``, ``recovery.csv`` and the chart
+    PNGs for a sweep.
 
     ``result`` is a :class:`workbench.SweepResult`; ``profile`` the host profile the sweep ran
     against (a :class:`workbench.HostProfile` or its JSON; ``None``: the workbench's own host).
-    ``interactive=False`` leaves out the inlined Vega libraries (the static SVG charts remain),
-    which makes the file about 900 kB smaller. Every file is written atomically. Returns the
-    path of ``report.html``.
+    The page starts with the terms it uses, the headline recovery figure and the figures per
+    task and kind; then one section per task with its own branch tree, recovery matrix and
+    divergence strip. The PNGs hold every task's chart, one under the other. ``interactive=False``
+    leaves out the inlined Vega libraries (the static SVG charts remain), which makes the file
+    about 900 kB smaller. Every file is written atomically. Returns the path of ``report.html``.
     """
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     frame = result.frame
     per_boundary = result.per_boundary()
-    branches = result.branches()
     suite_id, version = _suite_identity(result)
     profile_data = _profile_json(profile)
+    task_ids = [str(t) for t in getattr(result, "task_ids", ())] or list(
+        dict.fromkeys(str(t) for t in frame["taskId"])
+    )
+    multi = len(task_ids) > 1
+    recovery = result.recovery() if hasattr(result, "recovery") else None
 
-    charts: list[tuple[str, str, alt.TopLevelMixin, str]] = [
-        (
-            "branches",
-            "Branch tree",
-            branch_chart(branches),
-            "Steps left to right; the baseline is the straight line, each fault branch leaves "
-            "it where its trajectory first differs. Edge width: variant-trials through the edge "
-            "that end passed.",
-        ),
-        (
-            "recovery",
-            "Recovery matrix",
-            recovery_matrix(per_boundary),
-            "Per boundary and fault kind: the share of fault trials that still pass.",
-        ),
-        (
-            "divergence",
-            "Divergence strip",
-            divergence_strip(frame, result.steps),
-            "Per variant-trial: the calls made, failed calls marked, the divergence step boxed.",
-        ),
-    ]
+    write_text_atomic(folder / "sweep.csv", frame_csv(frame))
+    write_text_atomic(folder / "branches.csv", frame_csv(result.branches()))
+    if recovery is not None:
+        write_text_atomic(folder / "recovery.csv", frame_csv(recovery))
 
-    write_text_atomic(folder / "sweep.csv", frame.to_csv(index=False, lineterminator="\n"))
-    write_text_atomic(folder / "branches.csv", branches.to_csv(index=False, lineterminator="\n"))
-
-    figures: list[str] = []
+    sections: list[str] = []
     specs: list[str] = []
-    for name, heading, chart, caption in charts:
-        write_bytes_atomic(folder / f"{name}.png", render_png(chart))
-        svg = _inline_svg(render_svg(chart), name)
-        figures.append(
-            f'<h2 id="{name}">{html.escape(heading)}</h2>\n<figure>'
-            f'<div class="chart" data-spec="spec-{name}">{svg}</div>'
-            f"<figcaption>{html.escape(caption)} "
-            f'(<a href="{name}.png">{name}.png</a>)</figcaption></figure>'
+    per_chart: dict[str, list[alt.TopLevelMixin]] = {}
+    for number, task_id in enumerate(task_ids if multi else [None], start=1):
+        charts = _task_charts(result, task_id, frame, per_boundary)
+        figures: list[str] = []
+        for name, heading, chart, caption in charts:
+            per_chart.setdefault(name, []).append(chart)
+            chart_id = f"{name}-{number}" if multi else name
+            svg = _inline_svg(render_svg(chart), chart_id)
+            figures.append(
+                f'<h3 id="{chart_id}">{html.escape(heading)}</h3>\n<figure>'
+                f'<div class="chart" data-spec="spec-{chart_id}">{svg}</div>'
+                f"<figcaption>{html.escape(caption)} "
+                f'(<a href="{name}.png">{name}.png</a>)</figcaption></figure>'
+            )
+            specs.append(
+                f'<script type="application/json" id="spec-{chart_id}">'
+                f"{_json_for_script(chart_spec(chart))}</script>"
+            )
+        if task_id is None:
+            task_id = task_ids[0] if task_ids else ""
+        part = per_boundary[per_boundary["taskId"].astype(str) == task_id]
+        calls = _baseline_calls(frame, task_id)
+        sections.append(
+            f'<section class="task" id="task-{number}"><h2>Task {_text(task_id)}</h2>'
+            f'<p class="note">{calls} calls in the baseline trial 0.</p>'
+            + "\n".join(figures)
+            + "<h3>Recovery per boundary</h3>"
+            + _boundary_table(part)
+            + "</section>"
         )
-        specs.append(
-            f'<script type="application/json" id="spec-{name}">'
-            f"{_json_for_script(chart_spec(chart))}</script>"
-        )
+    for name, charts_of in per_chart.items():
+        one = len(charts_of) == 1
+        combined = charts_of[0] if one else alt.vconcat(*cast(list[Any], charts_of))
+        write_bytes_atomic(folder / f"{name}.png", render_png(combined, scale=2.0 if one else 1.0))
 
     bundle = _bundle() if interactive else None
     variants = frame[frame["variant"] != "baseline"] if "variant" in frame else frame
@@ -326,22 +521,24 @@ def write_report(
         {(str(v), str(t)) for v, t in zip(variants["variant"], variants["taskId"], strict=True)}
     )
     passed = int(sum(bool(p) for p in variants["passed"])) if len(variants) else 0
-    recovered = [r for r in variants.get("recovered", pd.Series(dtype=object)) if r is not pd.NA]
-    rate = f"{sum(bool(r) for r in recovered) / len(recovered):.0%}" if recovered else "\u2013"
     heading = title or "Fault sweep report"
+    note = str(getattr(result, "baseline_note", "") or "the suite as given")
     meta = [
         ("suite", _text(suite_id) or "(unnamed)"),
         ("version", _text(version) or "\u2013"),
-        ("tasks", _text(", ".join(dict.fromkeys(str(t) for t in frame["taskId"])))),
+        ("baseline", _text(note)),
+        ("tasks", _text(", ".join(task_ids), 400)),
         ("variants", str(n_pairs)),
         ("variant-trials", f"{len(variants)} ({passed} passed)"),
-        ("recovery rate", rate),
         ("host profile", _text(profile_data.get("name", ""))),
     ]
     for attribute in ("trials", "seed"):
         value = getattr(result, attribute, None)
         if isinstance(value, int):
             meta.append((attribute, str(value)))
+    faults = getattr(result, "faults", None)
+    if isinstance(faults, str):
+        meta.append(("faults", _text(faults)))
     kinds = getattr(result, "kinds", None)
     if kinds:
         meta.append(("fault kinds", _text(", ".join(str(k) for k in kinds))))
@@ -350,6 +547,21 @@ def write_report(
         json.dumps(profile_data, indent=2, sort_keys=True, ensure_ascii=False)
     )
     files = " \u00b7 ".join(f'<a href="{n}">{n}</a>' for n in REPORT_FILES[1:])
+    overall_html = ""
+    if recovery is not None:
+        levels = ["overall", "kind", "task"] if multi else ["overall", "kind"]
+        overall_html = (
+            '<h2 id="overall">Recovery overall</h2>'
+            + _recovery_table(recovery, levels)
+            + (
+                "<h3>Per task and kind</h3>" + _recovery_table(recovery, ["task-kind"])
+                if multi
+                else ""
+            )
+        )
+    toc = " \u00b7 ".join(
+        f'<a href="#task-{n}">{_text(t, 60)}</a>' for n, t in enumerate(task_ids, start=1)
+    )
 
     parts = [
         "<!DOCTYPE html>",
@@ -363,10 +575,14 @@ def write_report(
         "<body>",
         f"<h1>{html.escape(heading)}</h1>",
         f'<dl class="meta">{meta_html}</dl>',
+        _agent_note(result),
+        _headline(result),
         f"<p>Files: {files}</p>",
-        *figures,
-        '<h2 id="per-boundary">Recovery per boundary</h2>',
-        _boundary_table(per_boundary),
+        _legend(result, note),
+        overall_html,
+        _pairs_table(result),
+        f"<p>Tasks: {toc}</p>" if multi else "",
+        *sections,
         '<h2 id="per-variant">Per variant</h2>',
         _variant_table(frame),
         '<h2 id="host-profile">Host profile</h2>',
@@ -374,9 +590,14 @@ def write_report(
         *specs,
     ]
     if bundle is not None:
-        parts.append(f"<script>{_script_safe(bundle)}</script>")
-        parts.append(f"<script>{_BOOT}</script>")
+        parts.append(_script_element(bundle))
+        parts.append(_script_element(_BOOT))
     parts += ["</body>", "</html>", ""]
     target = folder / "report.html"
-    write_text_atomic(target, "\n".join(parts))
+    write_text_atomic(target, "\n".join(p for p in parts if p))
     return target
+
+
+def _baseline_calls(frame: pd.DataFrame, task_id: str) -> int:
+    rows = frame[(frame["variant"] == "baseline") & (frame["taskId"].astype(str) == task_id)]
+    return int(rows.iloc[0]["calls"]) if len(rows) else 0

@@ -20,6 +20,7 @@ from .common import (
     _records,
     _require,
     _truncate,
+    safe_text,
 )
 
 _TRAJECTORY_SPLIT = re.compile(r" > ")
@@ -186,9 +187,11 @@ def divergence_strip(
         alt.layer(cells, divergence)
         .resolve_scale(color="independent", shape="independent")
         .properties(
-            width=max(240, min(20 * (last + 2), 1400)),
+            width=max(240, min(20 * (last + 2), 1100)),
             height=max(60, 18 * len(shown)),
-            title=alt.TitleParams(title or "Divergence strip", subtitle=subtitle, anchor="start"),
+            title=alt.TitleParams(
+                safe_text(title or "Divergence strip"), subtitle=subtitle, anchor="start"
+            ),
         ),
     )
 
