@@ -140,6 +140,7 @@ _EXPORTS: dict[str, str] = {
     "FRAME_COLUMNS": "_sweep.result",
     "RECOVERY_COLUMNS": "_sweep.result",
     "csv_safe": "_sweep.tables",
+    "safe_text": "_report.common",
     "SweepResult": "_sweep.result",
     "sweep": "_sweep.run",
     "SweepData": "_sweep.branches",
@@ -434,6 +435,9 @@ if _TYPE_CHECKING:
     )
     from ._report.charts import (
         save_chart as save_chart,
+    )
+    from ._report.common import (
+        safe_text as safe_text,
     )
     from ._report.html import (
         write_report as write_report,

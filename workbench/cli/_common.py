@@ -6,7 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from workbench import RUN_FORMATS, ErrorRule, JSONFileError, LoadError, LoadResult, load_runs
+from workbench import (
+    RUN_FORMATS,
+    ErrorRule,
+    JSONFileError,
+    LoadError,
+    LoadResult,
+    load_runs,
+    safe_text,
+)
 
 FORMATS = ("auto", *RUN_FORMATS)
 """The ``--format`` choices."""
@@ -51,8 +59,10 @@ def load_run_file(args: argparse.Namespace) -> LoadResult | int:
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
-    """Print rows as an aligned plain-text table."""
-    cells = [[str(row.get(c, "")) for c in columns] for row in rows]
+    """Print rows as an aligned plain-text table; control and separator characters in a cell
+    (an escape sequence in a recorded tool name) are printed escaped (``\\x1b``), never sent
+    to the terminal."""
+    cells = [[safe_text(row.get(c, "")) for c in columns] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
     for r in cells:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from concurrent.futures import Executor
@@ -11,6 +12,7 @@ from typing import Any
 
 from workbench import (
     BASELINE,
+    FAULT_KINDS,
     ErrorRule,
     HostRefusal,
     JSONFileError,
@@ -48,9 +50,10 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--kind",
         action="append",
-        choices=("hard", "transient", "flip"),
+        choices=FAULT_KINDS,
         default=None,
-        help="a fault kind (repeatable; default: hard and transient)",
+        help="a fault kind (repeatable; default: hard and transient); empty and truncated are "
+        "silent: served as successes, which the scripted agent cannot notice",
     )
     parser.add_argument("--trials", type=int, default=1, help="trials per variant (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed for choose draws and ids")
@@ -87,34 +90,59 @@ def write_outputs(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[
     return [os.fspath(report)]
 
 
+def _figure(value: Any, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return format(value, spec)
+
+
 def print_recovery(result: SweepResult) -> None:
-    """The per-boundary recovery table."""
+    """The per-boundary recovery table: rates over triggered variant-trials only (R37, R38)."""
     table = result.per_boundary()
     rows = [
         {
             **{str(k): v for k, v in row.items()},
-            "recoveryRate": f"{row['recoveryRate']:.2f}",
-            "passHatK": f"{row['passHatK']:.2f}",
-            "extraCalls": f"{row['extraCalls']:+.1f}",
+            "recoveryRate": _figure(row["recoveryRate"], ".2f"),
+            "low95": _figure(row["low95"], ".2f"),
+            "high95": _figure(row["high95"], ".2f"),
+            "passHatK": _figure(row["passHatK"], ".2f"),
+            "extraCalls": _figure(row["extraCalls"], "+.1f"),
         }
         for row in table.to_dict(orient="records")
     ]
-    columns = ["boundary", "tool", "kind", "variants", "trials", "recoveryRate", "passHatK"]
+    columns = ["boundary", "tool", "kind", "trials", "triggered", "recoveryRate", "low95",
+               "high95", "passHatK", "extraCalls"]  # fmt: skip
     if len(result.task_ids) > 1:
         columns.insert(0, "taskId")
-    print_table(rows, [*columns, "extraCalls"])
+    print_table(rows, columns)
 
 
 def _summary_line(result: SweepResult) -> str:
-    frame = result.frame
-    variants = frame[frame["variant"] != BASELINE]
-    recovered = int(variants["recovered"].sum())
-    base = frame[frame["variant"] == BASELINE]
+    figure = result.overall()
+    base = result.frame[result.frame["variant"] == BASELINE]
+    if figure.triggered:
+        low, high = figure.interval
+        rate = f"{figure.rate:.0%} [{low:.0%}, {high:.0%}]"
+    else:
+        rate = "no rate"
     return (
-        f"{len(result.variants)} variant(s) x {result.trials} trial(s): {recovered}/"
-        f"{len(variants)} variant-trials recovered; baseline "
+        f"{len(result.variants)} variant(s) x {result.trials} trial(s): {figure.recovered}/"
+        f"{figure.triggered} triggered variant-trials recovered ({rate}, Wilson 95%); "
+        f"{figure.untriggered} untriggered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
     )
+
+
+def _print_pairs(result: SweepResult) -> None:
+    if result.faults != "pairs":
+        return
+    pairs = result.minimal_failing_pairs()
+    print(f"minimal failing pairs (each fault alone recovered): {len(pairs)}")
+    if len(pairs):
+        print_table(
+            [{str(k): v for k, v in r.items()} for r in pairs.to_dict(orient="records")],
+            ["taskId", "variant", "kind", "trial", "tools"],
+        )
 
 
 def _dask_executor(address: str) -> tuple[Executor, Any]:
@@ -165,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
         for closer in closers:
             closer.close()
     print_recovery(result)
+    _print_pairs(result)
     print(_summary_line(result))
     for path in write_outputs(result, args.out):
         print(f"wrote {path}")
