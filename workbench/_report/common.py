@@ -17,6 +17,9 @@ BRANCH_SELECTION = "branch"
 """The name of the point selection ``branch_chart(..., select=True)`` adds (field ``variant``)."""
 MAX_BRANCH_NODES = 160
 """Default number of tree nodes the branch chart draws besides the spine and the merged nodes."""
+MAX_BRANCH_STEPS = 275
+"""Steps the branch chart draws one by one (at least 4 px each); a deeper tree is drawn in
+columns of several steps."""
 MAX_STRIP_ROWS = 40
 """Default number of variant-trials the divergence strip shows."""
 MAX_MATRIX_COLUMNS = 40
@@ -60,11 +63,11 @@ def safe_text(text: Any) -> str:
     (``\\x1b``, ``\\n``, ``\\u2028``), so a renderer never sees one and a reader sees what
     was there. Other text is kept as it is."""
     value = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
-    if value.isprintable() and value.isascii():
-        return value
+    if value.isprintable():
+        return value  # no control, format, separator, surrogate or unassigned character
     out = []
     for char in value:
-        if not _unsafe_char(char):
+        if char.isprintable() or not _unsafe_char(char):
             out.append(char)
         elif char == "\n":
             out.append("\\n")
@@ -82,7 +85,8 @@ def safe_text(text: Any) -> str:
 
 
 def _truncate(text: Any, limit: int) -> str:
-    value = safe_text(text)
+    # Escaping never shortens text: the first ``limit + 1`` characters decide what is shown.
+    value = safe_text(text if not isinstance(text, str) else text[: limit + 1])
     return value if len(value) <= limit else value[: max(0, limit - 1)] + "\u2026"
 
 

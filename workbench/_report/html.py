@@ -18,14 +18,15 @@ The same inputs give the same bytes: nothing in the report comes from the clock.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
-import math
 import os
 import re
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import pandas as pd
@@ -35,15 +36,18 @@ if TYPE_CHECKING:
 
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
 from .._sweep.tables import frame_csv
-from .charts import (
-    branch_chart,
-    chart_spec,
-    divergence_strip,
-    recovery_matrix,
-    render_png,
-    render_svg,
+from .charts import branch_chart, chart_spec, divergence_strip, recovery_matrix
+from .render import spec_svg, svgs_png
+from .sections import (
+    _agent_note,
+    _boundary_table,
+    _headline,
+    _legend,
+    _pairs_table,
+    _recovery_table,
+    _text,
+    _variant_table,
 )
-from .common import safe_text
 
 __all__ = ["REPORT_FILES", "write_report"]
 
@@ -57,31 +61,6 @@ REPORT_FILES: tuple[str, ...] = (
     "divergence.png",
 )
 """The files :func:`write_report` writes."""
-
-_CELL_LIMIT = 200
-"""Characters of recorded text shown per table cell (the CSVs hold everything)."""
-
-
-def _text(value: Any, limit: int = _CELL_LIMIT) -> str:
-    """Recorded text as escaped HTML (cut to ``limit`` characters)."""
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    text = safe_text(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "\u2026"
-    return html.escape(text, quote=True)
-
-
-def _number(value: Any, digits: int = 2) -> str:
-    if value is None or value is pd.NA:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        return f"{value:.{digits}f}"
-    return html.escape(str(value))
 
 
 def _json_for_script(value: Any) -> str:
@@ -129,81 +108,6 @@ def _inline_svg(svg: str, name: str) -> str:
         ids.setdefault(match.group(1), f"{name}-{len(ids) + 1}")
     body = _SVG_ID.sub(lambda m: f'id="{ids[m.group(1)]}"', body)
     return _SVG_REF.sub(lambda m: m.group(1) + ids.get(m.group(2), m.group(2)), body)
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: set[int]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = "".join(
-            f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
-            for i, c in enumerate(row)
-        )
-        body.append(f"<tr>{cells}</tr>")
-    return (
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-        if rows
-        else "<p>(none)</p>"
-    )
-
-
-def _boundary_table(per_boundary: pd.DataFrame) -> str:
-    columns = ["taskId", "boundary", "tool", "kind", "variants", "trials", "recoveryRate",
-               "passHatK", "extraCalls"]  # fmt: skip
-    present = [c for c in columns if c in per_boundary.columns]
-    rows = []
-    for raw in per_boundary.to_dict("records"):
-        rec = {str(k): v for k, v in raw.items()}
-        row = []
-        for column in present:
-            value = rec.get(column)
-            if column == "recoveryRate" and isinstance(value, float) and not math.isnan(value):
-                row.append(f"{value:.0%}")
-            elif column in ("passHatK", "extraCalls", "boundary", "variants", "trials"):
-                row.append(_number(value))
-            else:
-                row.append(_text(value))
-        rows.append(row)
-    numeric = {i for i, c in enumerate(present) if c not in ("taskId", "tool", "kind")}
-    return _table(present, rows, numeric=numeric)
-
-
-def _variant_table(frame: pd.DataFrame) -> str:
-    headers = ["variant", "taskId", "boundaries", "kind", "trials", "passed", "recovered",
-               "divergence step", "mean calls", "errors served", "fixture misses",
-               "trajectory (first trial)"]  # fmt: skip
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in frame.to_dict("records"):
-        rec = {str(k): v for k, v in row.items()}
-        groups.setdefault((str(rec["variant"]), str(rec["taskId"])), []).append(rec)
-    rows = []
-    for (variant, task_id), recs in groups.items():
-        recs.sort(key=lambda r: int(r["trial"]))
-        first = recs[0]
-        recovered = [r.get("recovered") for r in recs]
-        known = [bool(v) for v in recovered if v is not None and v is not pd.NA]
-        divergence = [
-            int(r["divergenceStep"])
-            for r in recs
-            if r.get("divergenceStep") is not None and r.get("divergenceStep") is not pd.NA
-        ]
-        rows.append(
-            [
-                _text(variant),
-                _text(task_id),
-                _text(first.get("boundaries")),
-                _text(first.get("kind")),
-                str(len(recs)),
-                str(sum(bool(r.get("passed")) for r in recs)),
-                str(sum(known)) if known or recovered[0] is not pd.NA else "",
-                str(min(divergence)) if divergence else "",
-                _number(sum(float(r.get("calls") or 0) for r in recs) / len(recs), 1),
-                str(sum(int(r.get("errorsServed") or 0) for r in recs)),
-                str(sum(int(r.get("fixtureMisses") or 0) for r in recs)),
-                f"<code>{_text(first.get('trajectory'), 400)}</code>",
-            ]
-        )
-    return _table(headers, rows, numeric={4, 5, 6, 7, 8, 9, 10})
 
 
 def _profile_json(profile: Any) -> dict[str, Any]:
@@ -266,7 +170,10 @@ _BOOT = """
 """
 
 
+@functools.cache
 def _bundle() -> str | None:
+    """The Vega, Vega-Lite and vega-embed libraries as one script (made once per process:
+    vl-convert bundles them on each call, about 2 s of CPU)."""
     try:
         import vl_convert
     except ImportError:  # pragma: no cover - vl-convert-python is a dependency
@@ -277,166 +184,35 @@ def _bundle() -> str | None:
     return str(make())
 
 
-_TERMS: tuple[tuple[str, str], ...] = (
-    ("baseline", "The suite the sweep started from ({baseline}). Every variant runs the same "
-     "trials with the same seed, and each variant-trial is compared with the baseline's trial "
-     "of the same number."),
-    ("variant, variant-trial", "A variant is the baseline with one fault (or a pair) injected "
-     "at a boundary (a recorded tool call, numbered from 0); a variant-trial is one trial of it."),
-    ("hard", "The call fails, and so do the next {repeats} identical calls: an agent that "
-     "retries fewer times sees only failures."),
-    ("transient", "The call fails once; the next identical call gets the recorded response."),
-    ("flip", "The recorded response is served as a failure (isError: true)."),
-    ("empty", "Silent: served as a success with no content."),
-    ("truncated", "Silent: served as a success with its text cut to half."),
-    ("recorded failures", "A fault on a call the recording already failed keeps the recorded "
-     "failure, so it serves what the baseline served."),
-    ("triggered", "The agent was served at least one result (isError or response) that "
-     "differs from what the baseline trial was served at the same point of its call "
-     "sequence. A fault on a call the agent never made, or one that serves the failure the "
-     "recording already had, is untriggered: it is counted, has no recovered value and is "
-     "left out of every rate."),
-    ("recovered", "A triggered variant-trial that passes as graded: its golden expectation "
-     "and expected trajectory met, and no call left without a fixture."),
-    ("recovery rate", "Recovered / triggered variant-trials, with a Wilson 95% score interval "
-     "(wide when there are few)."),
-    ("extraCalls", "The mean number of calls a triggered variant-trial made beyond its "
-     "baseline trial's (negative: it stopped earlier)."),
-    ("pass^k", "The chance that k trials of a variant all pass (k = its triggered trials)."),
-    ("divergence step", "The first step where a trajectory differs from the baseline's in "
-     "tool, args or isError."),
-)  # fmt: skip
-
-
-def _legend(result: Any, note: str) -> str:
-    variants = getattr(result, "variants", ()) or ()
-    repeats: Any = 3
-    for variant in variants:
-        info = getattr(getattr(variant, "suite", None), "data", {}).get("x-variant", {})
-        if isinstance(info, Mapping) and isinstance(info.get("hardRepeats"), int):
-            repeats = info["hardRepeats"]
-            break
-    items = "".join(
-        f"<dt>{html.escape(term)}</dt>"
-        f"<dd>{_text(text.format(baseline=note, repeats=repeats), 2000)}</dd>"
-        for term, text in _TERMS
-    )
-    return f'<h2 id="terms">What the terms mean</h2>\n<dl class="terms">{items}</dl>'
-
-
-def _agent_note(result: Any) -> str:
-    agent = str(getattr(result, "agent_name", "") or "workbench.scripted-agent")
-    kinds = [str(k) for k in (getattr(result, "kinds", ()) or ())]
-    text = f"Agent: {agent}."
-    if agent == "workbench.scripted-agent":
-        text += (
-            " Its script's policies (each step's onError: abort, skip, retry, fallback, "
-            "escalate, choose) decide the outcome of every fault: a recovery here says what the "
-            "policy does, not what a model would do. It reads only isError, so it cannot notice "
-            "the silent faults (empty, truncated): it goes on as after a success, and their "
-            "rates say what grading makes of that."
-        )
-        if not any(k in ("empty", "truncated") for k in kinds):
-            text += " No silent fault was swept here."
-    return f'<p class="note">{_text(text, 2000)}</p>'
-
-
-def _interval_text(low: Any, high: Any) -> str:
-    if low is None or high is None or low is pd.NA or high is pd.NA:
-        return ""
-    if isinstance(low, float) and math.isnan(low):
-        return ""
-    return f"{float(low):.0%}\u2013{float(high):.0%}"
-
-
-def _rate(value: Any) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return "\u2013"
-    return f"{float(value):.0%}"
-
-
-def _recovery_table(table: pd.DataFrame, levels: Sequence[str]) -> str:
-    headers = ["level", "taskId", "kind", "variant-trials", "triggered", "untriggered",
-               "recovered", "recovery rate", "Wilson 95%"]  # fmt: skip
-    rows = []
-    for raw in table.to_dict("records"):
-        rec = {str(k): v for k, v in raw.items()}
-        if rec["level"] not in levels:
-            continue
-        rows.append(
-            [
-                _text(rec["level"]), _text(rec["taskId"]), _text(rec["kind"]),
-                _number(rec["variantTrials"]), _number(rec["triggered"]),
-                _number(rec["untriggered"]), _number(rec["recovered"]), _rate(rec["recoveryRate"]),
-                _interval_text(rec["low95"], rec["high95"]),
-            ]
-        )  # fmt: skip
-    return _table(headers, rows, numeric={3, 4, 5, 6, 7, 8})
-
-
-def _headline(result: Any) -> str:
-    overall = getattr(result, "overall", None)
-    if overall is None:
-        return ""
-    figure = overall()
-    low, high = figure.interval
-    if figure.triggered:
-        lead = (
-            f"Recovered {figure.recovered} of {figure.triggered} triggered variant-trials: "
-            f"{figure.rate:.0%} (Wilson 95% interval {low:.0%}\u2013{high:.0%})."
-        )
-    else:
-        lead = "No fault was triggered: there is no recovery rate."
-    rest = (
-        f" {figure.untriggered} of {figure.variant_trials} variant-trials were untriggered "
-        "(their fault changed nothing the agent was served) and are left out."
-    )
-    return f'<p class="headline">{_text(lead + rest, 2000)}</p>'
-
-
-def _pairs_table(result: Any) -> str:
-    found = getattr(result, "minimal_failing_pairs", None)
-    if found is None or getattr(result, "faults", "") != "pairs":
-        return ""
-    table = found()
-    rows = [
-        [
-            _text(r["taskId"]),
-            _text(r["variant"]),
-            _text(r["boundaries"]),
-            _text(r["kind"]),
-            _number(r["trial"]),
-            _text(r["tools"]),
-        ]
-        for r in ({str(k): v for k, v in raw.items()} for raw in table.to_dict("records"))
-    ]
-    return (
-        '<h2 id="minimal-pairs">Minimal failing pairs</h2>\n<p class="note">Pairs of faults '
-        "that fail the task though each fault alone was recovered (same kind, same trial).</p>"
-        + _table(["taskId", "variant", "boundaries", "kind", "trial", "tools"], rows, numeric={4})
-    )
-
-
 def _task_charts(
-    result: Any, task_id: str | None, frame: pd.DataFrame, per_boundary: pd.DataFrame
+    result: Any,
+    task_id: str | None,
+    frame: pd.DataFrame,
+    per_boundary: pd.DataFrame,
+    branches: pd.DataFrame | None = None,
 ) -> list[tuple[str, str, alt.TopLevelMixin, str]]:
-    branches = result.branches() if task_id is None else result.branches(task_id)
+    if branches is None:
+        branches = result.branches() if task_id is None else result.branches(task_id)
+    # In a multi-task report each chart names its task (the PNGs stack every task's chart).
+    of = "" if task_id is None else f": task {task_id}"
     if task_id is not None:
         frame = frame[frame["taskId"].astype(str) == task_id]
         per_boundary = per_boundary[per_boundary["taskId"].astype(str) == task_id]
     return [
         (
-            "branches", "Branch tree", branch_chart(branches),
+            "branches", "Branch tree", branch_chart(branches, title=f"Branch tree{of}"),
             "Steps left to right; the baseline is the straight line, each fault branch leaves "
             "it where its trajectory first differs. Edge width: variant-trials through the edge "
             "that end passed.",
         ),
         (
-            "recovery", "Recovery matrix", recovery_matrix(per_boundary),
+            "recovery", "Recovery matrix",
+            recovery_matrix(per_boundary, title=f"Recovery by boundary{of}"),
             "Per boundary and fault kind: recovered / triggered variant-trials (R38).",
         ),
         (
-            "divergence", "Divergence strip", divergence_strip(frame, result.steps),
+            "divergence", "Divergence strip",
+            divergence_strip(frame, result.steps, title=f"Divergence strip{of}"),
             "Per variant-trial: the calls made, failed calls marked, the divergence step boxed.",
         ),
     ]  # fmt: skip
@@ -465,7 +241,6 @@ def write_report(
     folder.mkdir(parents=True, exist_ok=True)
     frame = result.frame
     per_boundary = result.per_boundary()
-    suite_id, version = _suite_identity(result)
     profile_data = _profile_json(profile)
     task_ids = [str(t) for t in getattr(result, "task_ids", ())] or list(
         dict.fromkeys(str(t) for t in frame["taskId"])
@@ -473,49 +248,89 @@ def write_report(
     multi = len(task_ids) > 1
     recovery = result.recovery() if hasattr(result, "recovery") else None
 
-    write_text_atomic(folder / "sweep.csv", frame_csv(frame))
-    write_text_atomic(folder / "branches.csv", frame_csv(result.branches()))
-    if recovery is not None:
-        write_text_atomic(folder / "recovery.csv", frame_csv(recovery))
+    all_branches = result.branches()
+    # Vega (vl-convert) and the rasteriser (resvg) release the GIL: charts render on two
+    # threads while this one builds the next charts, the CSVs and the tables. Each chart is
+    # made into a spec once and rendered to SVG once; the PNGs are rasterised from those SVGs.
+    # The specs are not validated against the Vega-Lite schema here (the chart tests do that
+    # for every chart builder); Altair's row limit still applies.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        bundle_job = pool.submit(_bundle) if interactive else None
+        pending: list[tuple[int, str, list[tuple[str, str, str, str, dict[str, Any], Any]]]] = []
+        for number, task_id in enumerate(task_ids if multi else [None], start=1):
+            tree = None if multi else all_branches
+            jobs = []
+            for name, heading, chart, caption in _task_charts(
+                result, task_id, frame, per_boundary, tree
+            ):
+                spec = chart_spec(chart, validate=False)
+                chart_id = f"{name}-{number}" if multi else name
+                jobs.append((name, heading, caption, chart_id, spec, pool.submit(spec_svg, spec)))
+            pending.append((number, task_id or (task_ids[0] if task_ids else ""), jobs))
 
-    sections: list[str] = []
-    specs: list[str] = []
-    per_chart: dict[str, list[alt.TopLevelMixin]] = {}
-    for number, task_id in enumerate(task_ids if multi else [None], start=1):
-        charts = _task_charts(result, task_id, frame, per_boundary)
-        figures: list[str] = []
-        for name, heading, chart, caption in charts:
-            per_chart.setdefault(name, []).append(chart)
-            chart_id = f"{name}-{number}" if multi else name
-            svg = _inline_svg(render_svg(chart), chart_id)
-            figures.append(
-                f'<h3 id="{chart_id}">{html.escape(heading)}</h3>\n<figure>'
-                f'<div class="chart" data-spec="spec-{chart_id}">{svg}</div>'
-                f"<figcaption>{html.escape(caption)} "
-                f'(<a href="{name}.png">{name}.png</a>)</figcaption></figure>'
-            )
-            specs.append(
-                f'<script type="application/json" id="spec-{chart_id}">'
-                f"{_json_for_script(chart_spec(chart))}</script>"
-            )
-        if task_id is None:
-            task_id = task_ids[0] if task_ids else ""
-        part = per_boundary[per_boundary["taskId"].astype(str) == task_id]
-        calls = _baseline_calls(frame, task_id)
-        sections.append(
-            f'<section class="task" id="task-{number}"><h2>Task {_text(task_id)}</h2>'
-            f'<p class="note">{calls} calls in the baseline trial 0.</p>'
-            + "\n".join(figures)
-            + "<h3>Recovery per boundary</h3>"
-            + _boundary_table(part)
-            + "</section>"
-        )
-    for name, charts_of in per_chart.items():
-        one = len(charts_of) == 1
-        combined = charts_of[0] if one else alt.vconcat(*cast(list[Any], charts_of))
-        write_bytes_atomic(folder / f"{name}.png", render_png(combined, scale=2.0 if one else 1.0))
+        write_text_atomic(folder / "sweep.csv", frame_csv(frame))
+        write_text_atomic(folder / "branches.csv", frame_csv(all_branches))
+        if recovery is not None:
+            write_text_atomic(folder / "recovery.csv", frame_csv(recovery))
 
-    bundle = _bundle() if interactive else None
+        sections: list[str] = []
+        specs: list[str] = []
+        per_chart: dict[str, list[str]] = {}
+        for number, task_id, jobs in pending:
+            figures: list[str] = []
+            for name, heading, caption, chart_id, spec, job in jobs:
+                svg = _inline_svg(job.result(), chart_id)
+                per_chart.setdefault(name, []).append(svg)
+                figures.append(
+                    f'<h3 id="{chart_id}">{html.escape(heading)}</h3>\n<figure>'
+                    f'<div class="chart" data-spec="spec-{chart_id}">{svg}</div>'
+                    f"<figcaption>{html.escape(caption)} "
+                    f'(<a href="{name}.png">{name}.png</a>)</figcaption></figure>'
+                )
+                specs.append(
+                    f'<script type="application/json" id="spec-{chart_id}">'
+                    f"{_json_for_script(spec)}</script>"
+                )
+            part = per_boundary[per_boundary["taskId"].astype(str) == task_id]
+            calls = _baseline_calls(frame, task_id)
+            sections.append(
+                f'<section class="task" id="task-{number}"><h2>Task {_text(task_id)}</h2>'
+                f'<p class="note">{calls} calls in the baseline trial 0.</p>'
+                + "\n".join(figures)
+                + "<h3>Recovery per boundary</h3>"
+                + _boundary_table(part)
+                + "</section>"
+            )
+        pngs = {
+            name: pool.submit(svgs_png, svgs, scale=2.0 if len(svgs) == 1 else 1.0)
+            for name, svgs in per_chart.items()
+        }
+        parts = _page(result, frame, task_ids, recovery, profile_data, sections, specs, title)
+        for name, png in pngs.items():
+            write_bytes_atomic(folder / f"{name}.png", png.result())
+        bundle = bundle_job.result() if bundle_job is not None else None
+    if bundle is not None:
+        parts.append(_script_element(bundle))
+        parts.append(_script_element(_BOOT))
+    parts += ["</body>", "</html>", ""]
+    target = folder / "report.html"
+    write_text_atomic(target, "\n".join(p for p in parts if p))
+    return target
+
+
+def _page(
+    result: Any,
+    frame: pd.DataFrame,
+    task_ids: Sequence[str],
+    recovery: pd.DataFrame | None,
+    profile_data: Mapping[str, Any],
+    sections: Sequence[str],
+    specs: Sequence[str],
+    title: str | None,
+) -> list[str]:
+    """The page's parts, up to the spec blocks (the scripts follow)."""
+    suite_id, version = _suite_identity(result)
+    multi = len(task_ids) > 1
     variants = frame[frame["variant"] != "baseline"] if "variant" in frame else frame
     n_pairs = len(
         {(str(v), str(t)) for v, t in zip(variants["variant"], variants["taskId"], strict=True)}
@@ -589,13 +404,7 @@ def write_report(
         f"<pre>{profile_text}</pre>",
         *specs,
     ]
-    if bundle is not None:
-        parts.append(_script_element(bundle))
-        parts.append(_script_element(_BOOT))
-    parts += ["</body>", "</html>", ""]
-    target = folder / "report.html"
-    write_text_atomic(target, "\n".join(p for p in parts if p))
-    return target
+    return parts
 
 
 def _baseline_calls(frame: pd.DataFrame, task_id: str) -> int:

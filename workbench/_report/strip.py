@@ -136,7 +136,7 @@ def divergence_strip(
     states = ["ok", "error served", "miss"]
     cells = (
         alt.Chart(_data(rows, ("row", "step", "tool", "args", "call", "outcome")))
-        .mark_point(size=90, filled=True, opacity=0.95)
+        .mark_point(size=90, filled=True, opacity=0.95, aria=False)
         .encode(
             x=x,
             y=y,
@@ -162,7 +162,9 @@ def divergence_strip(
     )
     divergence = (
         alt.Chart(_data(marks, ("row", "step", "mark")))
-        .mark_point(shape="square", filled=False, size=240, strokeWidth=2, color="#111111")
+        .mark_point(
+            shape="square", filled=False, size=240, strokeWidth=2, color="#111111", aria=False
+        )
         .encode(
             x=x,
             y=y,

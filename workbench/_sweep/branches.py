@@ -17,6 +17,9 @@ a sweep has (a chart never sees more):
 
 Counts add up: the root's count is the number of variant-trials, and a node's children's counts
 sum to its count minus the trials ending at it.
+
+Longer than 400 lines: building, pruning and counting the tree are one pass over the same
+nodes; the counts stay right only if the pruning sees how they were made.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ Any other agent (a hand-written one, an LLM agent) is replayed in full. In both 
 variant-trial's served results are compared with the baseline trial's (R37, :func:`is_triggered`)
 and its steps are kept as a reference to the baseline's: ``prefix`` steps of the baseline, the
 variant's own steps, then (when it rejoined) the baseline's steps from ``rejoin`` on.
+
+Longer than 400 lines: resuming, detecting the rejoin and comparing served results are one
+algorithm over one preloaded host; split, each part would need the others' private state.
 """
 
 from __future__ import annotations
