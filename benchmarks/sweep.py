@@ -32,14 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbench._load.loader import load_runs
+from workbench import Suite, branch_chart, load_runs, promote, replay, sweep, write_report
 from workbench._load.synthetic import write_synthetic_log
-from workbench._promote.promote import promote
-from workbench._replay.session import replay
-from workbench._report.charts import branch_chart, chart_spec
-from workbench._report.html import write_report
-from workbench._suite.model import Suite
-from workbench._sweep.run import sweep
+from workbench._report.render import chart_spec
 
 
 def synthetic_suite(folder: Path, n_calls: int, runs: int = 1) -> Suite:

@@ -7,30 +7,23 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workbench._suite.model import Suite
-from workbench._sweep.branches import BRANCH_COLUMNS, branch_tree
-from workbench._sweep.run import SweepResult, sweep
-
-ROOT = Path(__file__).resolve().parents[1]
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-
-
-def three_boundary_suite() -> Suite:
-    from test_sweep import three_boundary_suite as make
-
-    return make()
+from helpers.frames import records, rows
+from helpers.paths import BILLING
+from helpers.suites import three_boundary_suite
+from workbench import SweepResult, branch_tree, sweep
+from workbench._sweep.branches import BRANCH_COLUMNS
 
 
 def check_counts(tree: pd.DataFrame, total: int) -> None:
     """Root count = total variant-trials; children sum to parent count minus ends there."""
     assert tree.iloc[0]["count"] == total
     assert tree["parent"].isna().sum() == 1
-    for row in tree.itertuples(index=False):
-        children = tree[tree["parent"] == row.node]
-        assert children["count"].sum() == row.count - row.endCount, row.step
-        assert children["passedCount"].sum() == row.passedCount - row.endPassed, row.step
-        assert 0 <= row.passedCount <= row.count
-        assert (children["depth"] == row.depth + 1).all()
+    for row in records(tree):
+        children = tree[tree["parent"] == row["node"]]
+        assert children["count"].sum() == row["count"] - row["endCount"], row["step"]
+        assert children["passedCount"].sum() == row["passedCount"] - row["endPassed"], row["step"]
+        assert 0 <= row["passedCount"] <= row["count"]
+        assert (children["depth"] == row["depth"] + 1).all()
     assert tree["endCount"].sum() == total
 
 
@@ -60,8 +53,8 @@ def test_hand_built_tree_merges_common_prefixes() -> None:
     result = sweep(three_boundary_suite(), progress=False)
     tree = result.branches()
     assert list(tree.columns) == list(BRANCH_COLUMNS)
-    got = [(r.depth, r.step, r.count, r.passedCount, r.endCount, r.onBaseline)
-           for r in tree.itertuples(index=False)]  # fmt: skip
+    columns = ["depth", "step", "count", "passedCount", "endCount", "onBaseline"]
+    got = rows(tree, columns)
     assert got == [
         (0, "start", 6, 3, 0, True),
         (1, "0 a", 4, 2, 0, True),

@@ -39,9 +39,10 @@ from typing import Any
 
 import pytest
 
+from helpers.paths import ROOT
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS_ENV = "WORKBENCH_SCREENSHOTS"
 CHROMIUM_ARGS = [

@@ -14,18 +14,10 @@ from typing import Any
 import pytest
 
 import workbench as wb
+from helpers.cli import run_cli
+from helpers.paths import BILLING, TAU_FULL
 from workbench._load.records import BOUNDARY_COLUMNS
 from workbench.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_boundaries_json_prints_the_table_rows(capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,7 +50,10 @@ def test_boundaries_json_of_a_multi_run_file_has_a_run_column(
     assert all(r["durationMs"] is None for r in rows)
 
 
-def test_boundaries_csv(capsys: pytest.CaptureFixture[str]) -> None:
+def test_boundaries_csv_has_a_row_a_boundary_under_the_table_columns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``boundaries --csv``: one row a boundary, the table's columns, one recorded error (R3)."""
     code, out, _ = run_cli(capsys, "boundaries", BILLING, "--csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -115,7 +110,11 @@ def test_promote_writes_a_valid_suite_and_prints_counts_and_redactions(
     assert "sk-live" not in target.read_text(encoding="utf-8")
 
 
-def test_promote_tau_bench(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_promote_tau_bench_writes_a_valid_strict_trajectory_suite(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``promote --strict-trajectory`` (R30): 20 tasks, 182 boundaries, 16 recorded errors, every
+    trajectory ``strict``, and the written suite validates."""
     target = tmp_path / "tau.json"
     code, out, _ = run_cli(capsys, "promote", TAU_FULL, "-o", target, "--strict-trajectory")
     assert code == 0
@@ -135,7 +134,9 @@ def test_promote_to_an_unwritable_place_exits_2(
     assert "cannot write" in err and "suite.json" in err
 
 
-def test_validate_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_validate_exits_0_valid_1_invalid_2_unreadable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """``validate``: 0 valid; 1 invalid, each problem named by its JSON path; 2 unreadable."""
     good = tmp_path / "good.json"
     wb.promote(wb.load_runs(BILLING)).suite.save(good)

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from workbench import HostProfile
+from helpers.openwop import write_json
+from workbench import HostProfile, validate_summary
 from workbench._replay.events import events_to_jsonl
-from workbench._suite.schemas import validate_events, validate_summary
+from workbench._suite.schemas import validate_events
 from workbench.cli import main
 
 SUITE_ID = "local.test.evals.cli"
@@ -58,17 +59,12 @@ def suite(*, passing: bool = True) -> dict[str, Any]:
     }
 
 
-def write(path: Path, data: Any) -> Path:
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
 def test_passing_suite_prints_the_table_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """CLI: a passing suite prints one row per task (score, passed, trials, misses, calls,
     errors served) and a summary line; exit 0."""
-    code = main(["replay", str(write(tmp_path / "s.json", suite()))])
+    code = main(["replay", str(write_json(tmp_path / "s.json", suite()))])
     out = capsys.readouterr().out
     assert code == 0
     lines = out.splitlines()
@@ -82,7 +78,7 @@ def test_passing_suite_prints_the_table_and_exits_0(
 
 def test_failing_suite_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """CLI: a suite that does not pass exits 1, and the table says which task failed."""
-    code = main(["replay", str(write(tmp_path / "s.json", suite(passing=False)))])
+    code = main(["replay", str(write_json(tmp_path / "s.json", suite(passing=False)))])
     out = capsys.readouterr().out
     assert code == 1
     assert out.splitlines()[1].split()[:3] == ["fixture-error", "0.00", "False"]
@@ -91,7 +87,7 @@ def test_failing_suite_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_trials_and_seed_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """CLI/R8: ``--trials`` overrides every task's trial count."""
-    code = main(["replay", str(write(tmp_path / "s.json", suite())), "--trials", "3"])
+    code = main(["replay", str(write_json(tmp_path / "s.json", suite())), "--trials", "3"])
     rows = capsys.readouterr().out.splitlines()[1:3]
     assert code == 0
     assert [row.split()[3] for row in rows] == ["3", "3"]
@@ -102,12 +98,14 @@ def test_refused_suite_exits_2_with_the_400_body_on_stderr(
 ) -> None:
     """CLI/R11/RFC 0245 C: a host profile without ``fixtureErrors`` refuses the suite: exit 2,
     the ``400 validation_error`` body as JSON on stderr, nothing on stdout, no files."""
-    profile = write(tmp_path / "p.json", HostProfile(name="narrow", fixture_errors=False).to_json())
+    profile = write_json(
+        tmp_path / "p.json", HostProfile(name="narrow", fixture_errors=False).to_json()
+    )
     events, summary = tmp_path / "e.jsonl", tmp_path / "s.out.json"
     code = main(
         [
             "replay",
-            str(write(tmp_path / "s.json", suite())),
+            str(write_json(tmp_path / "s.json", suite())),
             "--host-profile", str(profile),
             "--events", str(events),
             "--summary", str(summary),
@@ -129,7 +127,7 @@ def test_schema_invalid_suite_is_refused_naming_the_field(
     """CLI/R5/R11: ``isError: "true"`` is refused (exit 2) naming the field."""
     bad = suite()
     bad["tasks"][0]["fixtures"]["toolResponses"][0]["isError"] = "true"
-    code = main(["replay", str(write(tmp_path / "s.json", bad))])
+    code = main(["replay", str(write_json(tmp_path / "s.json", bad))])
     err = capsys.readouterr().err
     assert code == 2
     assert "tasks[0].fixtures.toolResponses[0].isError" in err
@@ -163,7 +161,7 @@ def test_bad_script_exits_2_naming_the_field(
     """CLI/R23: a script problem exits 2, naming the field."""
     bad = suite()
     bad["tasks"][1]["input"]["script"][0]["onError"] = {"retry": -1}
-    code = main(["replay", str(write(tmp_path / "s.json", bad))])
+    code = main(["replay", str(write_json(tmp_path / "s.json", bad))])
     assert code == 2
     assert "tasks[1].input.script[0].onError.retry" in capsys.readouterr().err
 
@@ -173,7 +171,7 @@ def test_bad_host_profile_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     profile = tmp_path / "p.json"
     profile.write_text("{", encoding="utf-8")
     code = main(
-        ["replay", str(write(tmp_path / "s.json", suite())), "--host-profile", str(profile)]
+        ["replay", str(write_json(tmp_path / "s.json", suite())), "--host-profile", str(profile)]
     )
     assert code == 2
     assert "p.json" in capsys.readouterr().err
@@ -184,7 +182,7 @@ def test_events_and_summary_files_are_written(
 ) -> None:
     """CLI/R18/R22/R29: ``--events`` writes the JSONL log (valid, content-free, same bytes on
     a rerun) and ``--summary`` the summary (valid against the extended schema)."""
-    source = write(tmp_path / "s.json", suite())
+    source = write_json(tmp_path / "s.json", suite())
     outputs = []
     for run in range(2):
         events, summary = tmp_path / f"e{run}.jsonl", tmp_path / f"s{run}.out.json"
@@ -211,6 +209,6 @@ def test_events_content_flag_puts_tool_content_on_the_log(
 ) -> None:
     """CLI/R20: ``--events-content`` puts tool inputs and results on the log."""
     events = tmp_path / "e.jsonl"
-    source = write(tmp_path / "s.json", suite())
+    source = write_json(tmp_path / "s.json", suite())
     assert main(["replay", str(source), "--events", str(events), "--events-content"]) == 0
     assert "pong" in events.read_text(encoding="utf-8")

@@ -20,32 +20,38 @@ from typing import Any
 import jsonschema
 import pytest
 
+from helpers.paths import BILLING, OFFICIAL
+from helpers.suites import golden
 from workbench import (
+    Decision,
+    Fault,
+    FixtureHost,
     HostProfile,
     HostRefusal,
     ReplayOptions,
+    ReplaySession,
     ScriptedAgent,
     ScriptError,
     Suite,
+    TaskContext,
+    TaskFixtures,
+    branch_tree,
+    check_suite,
+    inject,
     load_runs,
     promote,
     replay,
+    sweep,
     toggle_error,
+    validate_suite,
+    validate_summary,
 )
 from workbench._common.canonical import jcs_text
-from workbench._replay.agents import Decision, TaskContext
-from workbench._replay.host import FixtureHost, TaskFixtures, live_result
+from workbench._replay.fixtures import live_result
 from workbench._replay.policies import seeded_draw
-from workbench._replay.session import ReplaySession, agent_id_for
-from workbench._suite.capabilities import check_suite
-from workbench._suite.schemas import validate_suite, validate_summary
-from workbench._sweep.branches import branch_tree
-from workbench._sweep.run import sweep
-from workbench._sweep.variants import Fault, inject, single_fault_variants
+from workbench._replay.session import agent_id_for
+from workbench._sweep.variants import single_fault_variants
 
-ROOT = Path(__file__).resolve().parents[1]
-OFFICIAL = ROOT / "workbench" / "schemas" / "openwop"
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
 SUITE_ID = "local.review.evals.conformance"
 
 UPSTREAM_DOWN = {"content": [{"type": "text", "text": '{"error":"upstream_down"}'}]}
@@ -54,10 +60,6 @@ UPSTREAM_DOWN = {"content": [{"type": "text", "text": '{"error":"upstream_down"}
 def official(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((OFFICIAL / name).read_text(encoding="utf-8"))
     return data
-
-
-def golden(value: Any, strategy: str = "json-match") -> dict[str, Any]:
-    return {"kind": "golden", "match": {"strategy": strategy, "value": value}}
 
 
 COMPLETED = golden("completed", "contains")
@@ -287,7 +289,9 @@ def test_refusal_comes_before_any_event_and_any_agent_call_on_every_path() -> No
     the_suite = suite(task("a", [{"tool": "t"}], [{"tool": "t", "isError": True}]))
     the_suite["tasks"][0]["fixtures"]["onMiss"] = "live"
     narrow = HostProfile(fixture_errors=False)
-    spy, trials, lives = Spy(), [], []
+    spy = Spy()
+    trials: list[Any] = []
+    lives: list[Any] = []
     with pytest.raises(HostRefusal):
         replay(
             the_suite,
@@ -388,7 +392,7 @@ def test_session_path_serves_success_error_and_miss_like_replay() -> None:
     ``isError: false`` with its response, an ``isError`` entry as a tool error with the
     response as content (not a miss), an unmatched call as a ``workbench.fixture_miss``
     error; the event log, trajectory string and records mark both failures."""
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"tool": "t", "isError": True, "response": UPSTREAM_DOWN},
         {"tool": "t", "response": {"content": [{"type": "text", "text": "fine"}]}},
     ]
@@ -744,8 +748,10 @@ def test_trajectory_uses_maximum_matching_and_counts_failed_calls() -> None:
     """R27: failed calls are calls; where a greedy pairing would take the wrong actual call,
     a maximum matching still fits every expected call (superset) / every actual call
     (subset)."""
-    entries = [{"tool": "t", "isError": True}, {"tool": "t"}]
-    script = [{"tool": "t", "args": {"a": 1, "b": 2}, "onError": {"retry": 1}}]
+    entries: list[dict[str, Any]] = [{"tool": "t", "isError": True}, {"tool": "t"}]
+    script: list[dict[str, Any]] = [
+        {"tool": "t", "args": {"a": 1, "b": 2}, "onError": {"retry": 1}}
+    ]
     retry = {"tool": "t", "args": {"a": 1, "b": 2}}
     expected_two = [{"tool": "t", "args": {"a": 1}}, {"tool": "t", "args": {"a": 1, "b": 2}}]
     for match, passes in (
@@ -827,8 +833,14 @@ def test_summary_is_valid_extended_and_official_with_extensions_dropped() -> Non
 
 
 def variant_base() -> dict[str, Any]:
-    script = [{"tool": "t", "args": {"i": 0}, "onError": {"retry": 4}}, {"tool": "u"}]
-    entries = [{"tool": "t", "args": {"i": 0}, "response": "recorded"}, {"tool": "u"}]
+    script: list[dict[str, Any]] = [
+        {"tool": "t", "args": {"i": 0}, "onError": {"retry": 4}},
+        {"tool": "u"},
+    ]
+    entries: list[dict[str, Any]] = [
+        {"tool": "t", "args": {"i": 0}, "response": "recorded"},
+        {"tool": "u"},
+    ]
     return suite(task("v", script, entries), task("w", [{"tool": "u"}], [{"tool": "u"}]))
 
 

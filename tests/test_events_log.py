@@ -20,14 +20,12 @@ import referencing
 
 import workbench
 import workbench._replay.session as replay_module
-from workbench import HostProfile, load_runs, promote, replay
-from workbench._replay.events import EventLog, events_to_jsonl, run_id_for
-from workbench._suite.schemas import validate_event
+from helpers.paths import OFFICIAL, ROOT
+from workbench import EventLog, HostProfile, load_runs, promote, replay, validate_event
+from workbench._replay.events import events_to_jsonl, run_id_for
 
 Checker = Callable[[list[dict[str, Any]]], list[str]]
 
-ROOT = Path(__file__).resolve().parents[1]
-OFFICIAL = ROOT / "workbench" / "schemas" / "openwop"
 SUITE_ID = "local.test.evals.events"
 SECRET = "CONTENT-7f3a-should-never-reach-eval-events"
 
@@ -301,7 +299,7 @@ def test_events_off_gives_an_empty_log_and_the_same_grades() -> None:
     assert [t.trials for t in off.tasks] == [t.trials for t in on.tasks]
 
 
-def test_event_log_unit() -> None:
+def test_event_log_numbers_from_0_derives_ids_and_a_disabled_log_is_empty() -> None:
     """R18/R22: EventLog numbers events from 0, derives ids from the run id, writes JSONL
     atomically; a disabled log records nothing."""
     run_id = run_id_for("a.evals.b", "1.0.0", 0)
@@ -316,7 +314,7 @@ def test_event_log_unit() -> None:
     assert off.emit("eval.started", {}) is None and len(off) == 0
 
 
-def test_event_log_write(tmp_path: Path) -> None:
+def test_event_log_jsonl_is_one_compact_key_sorted_event_a_line(tmp_path: Path) -> None:
     """R22: the JSONL text is one compact key-sorted event a line."""
     log = EventLog("local/x")
     log.emit("eval.started", {"b": 1, "a": "\u00e9"})
@@ -354,9 +352,8 @@ def test_args_hash_is_the_sha256_of_canonical_json(args: Any) -> None:
     canonical JSON, so ``1`` and ``1.0`` (and key order) give the same hash."""
     import hashlib
 
+    from workbench import FixtureHost, TaskContext, TaskFixtures
     from workbench._common.canonical import canonical_json
-    from workbench._replay.agents import TaskContext
-    from workbench._replay.host import FixtureHost, TaskFixtures
 
     log = EventLog("local/x")
     host = FixtureHost(TaskFixtures({"fixtures": {}}), TaskContext("t", 0), log=log)

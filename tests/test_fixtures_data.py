@@ -1,14 +1,11 @@
 """The bundled data in ``fixtures/``: provenance, shape, and validity against the official schemas.
 
-The OpenWOP event validation here loads the official schema files themselves (the vendored copies
-in ``workbench/schemas/openwop/``) with jsonschema + referencing, Draft 2020-12. The helpers
-``event_problems`` and ``read_jsonl`` are reused by ``tests/test_synthetic.py``.
+The OpenWOP event validation (``helpers.openwop``) loads the official schema files themselves (the
+vendored copies in ``workbench/schemas/openwop/``) with jsonschema + referencing, Draft 2020-12.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import hashlib
 import importlib.util
 import json
@@ -19,129 +16,20 @@ from typing import Any
 
 import jsonschema
 import pytest
-from referencing import Registry, Resource
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-SCHEMAS = ROOT / "workbench" / "schemas" / "openwop"
-BILLING_LOG = FIXTURES / "billing-support.openwop.jsonl"
-SAMPLES = FIXTURES / "samples"
-HOSTILE_LOG = SAMPLES / "hostile-payload.openwop.jsonl"
-TAU_FULL = FIXTURES / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
-TAU_DEMO = FIXTURES / "tau-bench" / "tau-bench-airline-task-3-trial-0.json"
+from helpers.openwop import (
+    assert_valid_log,
+    event_problems,
+    official_schema,
+    read_jsonl,
+    tool_calls,
+)
+from helpers.paths import BILLING, FIXTURES, HOSTILE, SAMPLES, TAU_DEMO, TAU_FULL
 
 TAU_FULL_SHA256 = "75dbb947028eb8ba34862d08087e22408f54d23edf664d314e82e6ad6300088b"
 """SHA-256 of the shared data file the copy was taken from (recorded in tau-bench/SOURCE.md)."""
 
 CREDENTIAL_KEYS = ("authorization", "api_key", "apikey", "token", "password", "secret")
-
-
-# --- validation against the official schemas (SPEC R18) ---------------------------------------
-
-
-def _load(name: str) -> dict[str, Any]:
-    with (SCHEMAS / name).open(encoding="utf-8") as f:
-        schema: dict[str, Any] = json.load(f)
-    return schema
-
-
-@functools.cache
-def _validators() -> tuple[jsonschema.protocols.Validator, dict[str, Any], Registry[Any]]:
-    envelope = _load("run-event.schema.json")
-    payloads = _load("run-event-payloads.schema.json")
-    ids = _load("ids.schema.json")
-    # SPEC R18: the official `properties.type` is a `oneOf` of a closed enum and a vendor-name
-    # pattern, and every registered type matches both branches, so a strict 2020-12 `oneOf`
-    # rejects every registered type. Read that `oneOf` as `anyOf`, on an in-memory copy only
-    # (the vendored file stays byte-identical).
-    envelope = copy.deepcopy(envelope)
-    type_schema = envelope["properties"]["type"]
-    type_schema["anyOf"] = type_schema.pop("oneOf")
-    registry: Registry[Any] = Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema)) for schema in (envelope, payloads, ids)
-    )
-    validator_cls = jsonschema.validators.validator_for(envelope)
-    assert validator_cls is jsonschema.Draft202012Validator
-    envelope_validator = validator_cls(
-        envelope, registry=registry, format_checker=validator_cls.FORMAT_CHECKER
-    )
-    return envelope_validator, payloads, registry
-
-
-@functools.cache
-def _payload_validator(event_type: str) -> jsonschema.protocols.Validator | None:
-    _, payloads, registry = _validators()
-    if event_type not in payloads["_typeIndex"]["properties"]:
-        return None
-    # `_typeIndex.properties[type]` is the normative type -> payload schema map (RFC 0171 §A.4).
-    schema = {"$ref": f"{payloads['$id']}#/_typeIndex/properties/{event_type}"}
-    return jsonschema.Draft202012Validator(
-        schema, registry=registry, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
-
-
-def event_problems(event: Any) -> list[str]:
-    """Every way ``event`` breaks the official envelope or payload schema, as readable lines.
-
-    An empty list means valid. Paths are JSON paths (``$.payload.inputs``) so a failure names
-    the field.
-    """
-    envelope_validator, _, _ = _validators()
-    problems = [
-        f"{error.json_path}: {error.message}" for error in envelope_validator.iter_errors(event)
-    ]
-    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        return problems
-    payload_validator = _payload_validator(event["type"])
-    if payload_validator is None:
-        problems.append(f"$.type: {event['type']!r} is not a registered v2 event type")
-        return problems
-    problems.extend(
-        f"$.payload{error.json_path[1:]}: {error.message}"
-        for error in payload_validator.iter_errors(event.get("payload"))
-    )
-    return problems
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The events of a JSONL file, failing with file and line on a line that is not JSON."""
-    events: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError as exc:  # pragma: no cover - only on a broken fixture
-                pytest.fail(f"{path.name}:{number}: not JSON: {exc}")
-    return events
-
-
-def assert_valid_log(path: Path) -> list[dict[str, Any]]:
-    events = read_jsonl(path)
-    assert events, f"{path.name} is empty"
-    problems = [
-        f"{path.name}:{number}: {problem}"
-        for number, event in enumerate(events, start=1)
-        for problem in event_problems(event)
-    ]
-    assert problems == []
-    return events
-
-
-def tool_calls(events: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(tool-called payload, tool-returned payload) pairs, in call order, checked to pair by id."""
-    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    open_calls: dict[str, dict[str, Any]] = {}
-    for event in events:
-        payload = event["payload"]
-        if event["type"] == "agent.tool-called":
-            assert payload["callId"] not in open_calls, f"call {payload['callId']} opened twice"
-            open_calls[payload["callId"]] = payload
-        elif event["type"] == "agent.tool-returned":
-            called = open_calls.pop(payload["callId"])
-            assert called["toolName"] == payload["toolName"]
-            pairs.append((called, payload))
-    assert open_calls == {}, f"calls never answered: {sorted(open_calls)}"
-    return pairs
 
 
 def _strings_and_keys(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
@@ -182,7 +70,7 @@ def _minimal_event(**changes: Any) -> dict[str, Any]:
 
 def test_strict_official_oneof_rejects_registered_types_so_it_is_read_as_anyof() -> None:
     """SPEC R18: the official `type` oneOf overlaps; read strictly it rejects registered types."""
-    official = _load("run-event.schema.json")
+    official = official_schema("run-event.schema.json")
     strict = jsonschema.Draft202012Validator(official["properties"]["type"])
     assert not strict.is_valid("agent.tool-called")
     assert event_problems(_minimal_event()) == []
@@ -230,17 +118,17 @@ def test_tau_bench_demo_file_is_task_3_trial_0_of_the_full_file() -> None:
 def test_billing_log_is_the_output_of_its_generator_script() -> None:
     """The committed log regenerates byte for byte from fixtures/make_billing_log.py."""
     script = _import_script(FIXTURES / "make_billing_log.py")
-    assert script.render(script.build_events()) == BILLING_LOG.read_text(encoding="utf-8")
+    assert script.render(script.build_events()) == BILLING.read_text(encoding="utf-8")
 
 
 def test_billing_log_events_are_valid_against_the_official_schemas() -> None:
     """SPEC R18: envelope and per-type payload valid for every event."""
-    assert_valid_log(BILLING_LOG)
+    assert_valid_log(BILLING)
 
 
 def test_billing_log_sequence_is_strictly_increasing_from_zero() -> None:
     """SPEC R18: `sequence` from 0, strictly increasing (here: contiguous)."""
-    events = read_jsonl(BILLING_LOG)
+    events = read_jsonl(BILLING)
     assert [e["sequence"] for e in events] == list(range(len(events)))
     assert len({e["eventId"] for e in events}) == len(events)
     assert len({e["runId"] for e in events}) == 1
@@ -251,12 +139,12 @@ def test_billing_log_sequence_is_strictly_increasing_from_zero() -> None:
 def test_billing_log_events_come_in_the_recorded_run_order() -> None:
     """SPEC R19 (run form): run.started, invocation-started, call/return pairs, decided,
     invocation-completed, run.completed."""
-    types = [e["type"] for e in read_jsonl(BILLING_LOG)]
+    types = [e["type"] for e in read_jsonl(BILLING)]
     assert types[:2] == ["run.started", "agent.invocation-started"]
     assert types[-3:] == ["agent.decided", "agent.invocation-completed", "run.completed"]
     middle = types[2:-3]
     assert middle == ["agent.tool-called", "agent.tool-returned"] * (len(middle) // 2)
-    events = read_jsonl(BILLING_LOG)
+    events = read_jsonl(BILLING)
     assert events[-3]["payload"]["decision"]["outcome"] == "completed"
     assert events[-2]["payload"]["outcome"] == "completed"
     assert events[-1]["payload"]["outputs"]["answer"] == events[-3]["payload"]["decision"]["answer"]
@@ -264,7 +152,7 @@ def test_billing_log_events_come_in_the_recorded_run_order() -> None:
 
 def test_billing_log_has_twelve_give_or_take_two_tool_calls() -> None:
     """About 12 paired calls over at least six distinct tools."""
-    pairs = tool_calls(read_jsonl(BILLING_LOG))
+    pairs = tool_calls(read_jsonl(BILLING))
     assert 10 <= len(pairs) <= 14
     assert len({called["toolName"] for called, _ in pairs}) >= 6
 
@@ -272,7 +160,7 @@ def test_billing_log_has_twelve_give_or_take_two_tool_calls() -> None:
 def test_billing_log_has_one_upstream_down_failure_then_a_successful_identical_retry() -> None:
     """SPEC R3, R20: the failure has `error` + `status: error` and no outcome; the next call is the
     same tool with the same inputs and succeeds."""
-    pairs = tool_calls(read_jsonl(BILLING_LOG))
+    pairs = tool_calls(read_jsonl(BILLING))
     failed = [i for i, (_, returned) in enumerate(pairs) if "error" in returned]
     assert len(failed) == 1
     i = failed[0]
@@ -294,7 +182,7 @@ def test_billing_log_has_one_upstream_down_failure_then_a_successful_identical_r
 
 def test_billing_log_outcomes_are_call_tool_result_shaped() -> None:
     """SPEC R5: each success outcome is a CallToolResult body; its text is its structuredContent."""
-    for _, returned in tool_calls(read_jsonl(BILLING_LOG)):
+    for _, returned in tool_calls(read_jsonl(BILLING)):
         if "error" in returned:
             continue
         outcome = returned["outcome"]
@@ -309,7 +197,7 @@ def test_billing_log_carries_exactly_one_deliberate_fake_credential() -> None:
     """SPEC R31 test material: one `api_key` value, obviously fake; nothing else secret-shaped."""
     found = [
         (key, value)
-        for event in read_jsonl(BILLING_LOG)
+        for event in read_jsonl(BILLING)
         for key, value in _strings_and_keys(event)
         if key.lower() in CREDENTIAL_KEYS
         or (isinstance(value, str) and ("sk-live" in value or "Bearer " in value))
@@ -325,7 +213,7 @@ def test_billing_log_carries_exactly_one_deliberate_fake_credential() -> None:
 
 def test_hostile_sample_is_a_valid_log_carrying_markup_in_args_and_result() -> None:
     """The escaping fixture is valid (SPEC R18), so loaders accept it and views must escape it."""
-    events = assert_valid_log(HOSTILE_LOG)
+    events = assert_valid_log(HOSTILE)
     assert [e["sequence"] for e in events] == list(range(len(events)))
     [(called, returned)] = tool_calls(events)
     assert "<script>alert(2)</script>" in called["inputs"].values()

@@ -11,16 +11,22 @@ from typing import Any
 
 import pytest
 
-from workbench import ReplayOptions, ReplayResult, ScriptedAgent, ToolResult, replay
-from workbench._replay.agents import TaskContext
-from workbench._replay.events import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, EventLog
-from workbench._replay.host import FixtureHost, TaskFixtures, live_result
+from helpers.suites import text
+from workbench import (
+    EventLog,
+    FixtureHost,
+    ReplayOptions,
+    ReplayResult,
+    ScriptedAgent,
+    TaskContext,
+    TaskFixtures,
+    ToolResult,
+    replay,
+)
+from workbench._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR
+from workbench._replay.fixtures import live_result
 
 SUITE_ID = "local.test.evals.host"
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": value}]}
 
 
 def host_for(

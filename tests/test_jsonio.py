@@ -14,13 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench._common.jsonio import (
-    JSONFileError,
-    dumps_stable,
-    read_json,
-    write_json_atomic,
-    write_text_atomic,
-)
+from workbench import JSONFileError, dumps_stable, read_json, write_json_atomic
+from workbench._common.jsonio import write_text_atomic
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 

@@ -19,26 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.openwop import write_json, write_jsonl
+from helpers.paths import BILLING, SAMPLES, TAU_FULL
 from workbench import ErrorRule, LoadError, ToolBoundary
 
-ROOT = Path(__file__).resolve().parent.parent
-TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-SAMPLES = ROOT / "fixtures" / "samples"
 
-
-def write_json(path: Path, value: Any) -> Path:
-    path.write_text(json.dumps(value), encoding="utf-8")
-    return path
-
-
-def write_jsonl(path: Path, events: Sequence[Any]) -> Path:
-    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    return path
-
-
-def event(seq: int, kind: str, payload: dict[str, Any], run: str = "acme/run-1", **extra: Any):
-    doc = {
+def event(
+    seq: int, kind: str, payload: dict[str, Any], run: str = "acme/run-1", **extra: Any
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {
         "eventId": f"evt-{run}-{seq}",
         "runId": run,
         "type": kind,

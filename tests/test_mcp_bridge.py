@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -26,28 +25,25 @@ from typing import Any
 
 import pytest
 
+from helpers.cli import child_env
+from helpers.suites import text
+
 pytest.importorskip("mcp")
 
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from workbench._common.jsonio import read_json
-from workbench._replay.session import replay
+from workbench import read_json, replay
 from workbench._suite.schemas import validate_events
 from workbench.bridge import mcp_tool_names
 from workbench.bridge._names import MCP_TOOL_NAME, infer_input_schema, task_tool_specs
 from workbench.bridge._server import McpBridge
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPTED = "workbench.scripted-agent"
 
 
-def text(value: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": value}]}
-
-
-RFC_0245 = {
+RFC_0245: dict[str, Any] = {
     "suiteId": "workbench.evals.rfc-0245-positive",
     "version": "1.0.0",
     "modes": ["golden"],
@@ -102,12 +98,6 @@ def suite_file(tmp_path: Path) -> Path:
     return path
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
-    return env
-
-
 def serve_args(suite: Path, out: Path, *extra: str) -> list[str]:
     return [
         "-m", "workbench.cli", "serve-mcp", str(suite), "--agent-id", SCRIPTED,
@@ -128,7 +118,7 @@ def call_stdio(
     params = StdioServerParameters(
         command=sys.executable,
         args=serve_args(suite, out, "--transport-impl", impl),
-        env=_env(),
+        env=child_env("SYSTEMROOT"),
         cwd=str(out),
     )
 
@@ -153,7 +143,7 @@ def http_server(suite_file: Path, tmp_path: Path, impl: str = "lean") -> Iterato
     extra = ("--http", f"127.0.0.1:{port}", "--transport-impl", impl)
     process = subprocess.Popen(
         [sys.executable, *serve_args(suite_file, tmp_path, *extra)],
-        env=_env(),
+        env=child_env("SYSTEMROOT"),
         cwd=str(tmp_path),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -338,7 +328,7 @@ def list_tools_stdio(suite: Path, out: Path, impl: str) -> list[dict[str, Any]]:
     params = StdioServerParameters(
         command=sys.executable,
         args=serve_args(suite, out, "--transport-impl", impl),
-        env=_env(),
+        env=child_env("SYSTEMROOT"),
         cwd=str(out),
     )
 

@@ -9,12 +9,13 @@ errors are recorded as failed boundaries with their code, distinct from ``isErro
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from helpers.cli import child_env
 
 pytest.importorskip("mcp")
 
@@ -22,20 +23,18 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_types import TextContent
 
-from workbench import load_runs, promote
-from workbench._replay.agents import Decision
-from workbench._replay.session import replay
+from workbench import Decision, load_runs, promote, replay
 from workbench._suite.schemas import validate_events
 from workbench.bridge import McpClientAgent
-
-ROOT = Path(__file__).resolve().parents[1]
 
 LIVE_SERVER = """
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp_types import TextContent
 import anyio
 
 calls = {"n": 0}
@@ -62,12 +61,6 @@ async def main():
 
 anyio.run(main)
 """
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
-    return env
 
 
 CALLS = [("lookup", {"id": "c-1"}), ("lookup", {"id": "c-1"}), ("lookup", {"id": "c-2"})]
@@ -102,7 +95,7 @@ def test_record_load_promote_serve_round_trip(tmp_path: Path) -> None:
         command=sys.executable,
         args=["-m", "workbench.cli", "record-mcp", "--out", str(run_file),
               "--tools-out", str(tmp_path / "tools.json"), "--", sys.executable, str(server)],
-        env=_env(),
+        env=child_env(),
         cwd=str(tmp_path),
     )  # fmt: skip
     live = drive(record, [*CALLS, ("missing", {})])
@@ -135,7 +128,7 @@ def test_record_load_promote_serve_round_trip(tmp_path: Path) -> None:
         command=sys.executable,
         args=["-m", "workbench.cli", "serve-mcp", str(suite_file), "--task", task_id,
               "--tools", str(tmp_path / "tools.json"), "--summary", str(tmp_path / "s.json")],
-        env=_env(),
+        env=child_env(),
         cwd=str(tmp_path),
     )  # fmt: skip
     served = drive(serve, CALLS)
@@ -175,7 +168,9 @@ async def retrying_agent(task_input: Any, client: Client) -> Decision:
     for _ in range(3):
         result = await client.call_tool("billing_lookup", {"id": task_input["customer"]})
         if not result.is_error:
-            return Decision("completed", answer=result.content[0].text)
+            block = result.content[0]
+            assert isinstance(block, TextContent), block
+            return Decision("completed", answer=block.text)
     return Decision("failed")
 
 

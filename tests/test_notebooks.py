@@ -19,8 +19,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK_DIR = ROOT / "notebooks"
+from helpers.paths import NOTEBOOK_DIR, ROOT
+
 NOTEBOOKS = (
     "01-quickstart.ipynb",
     "02-tau-bench-recovery.ipynb",

@@ -22,17 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.openwop import write_jsonl
 from workbench import LoadError, ToolBoundary
-from workbench._load.loader import openwop
+from workbench._load import openwop
 from workbench._load.synthetic import write_synthetic_log
 
 RUN = "acme/run-1"
-
-
-def write_jsonl(path: Path, events: Sequence[Any], newline: str = "\n") -> Path:
-    text = "".join(json.dumps(e, ensure_ascii=False) + newline for e in events)
-    path.write_bytes(text.encode("utf-8"))
-    return path
 
 
 def event(seq: int | None, kind: str, payload: Any, run: str = RUN) -> dict[str, Any]:
@@ -43,7 +38,9 @@ def event(seq: int | None, kind: str, payload: Any, run: str = RUN) -> dict[str,
     return doc
 
 
-def called(seq: int, call_id: str, tool: str, run: str = RUN, kind: str = "agent.tool-called"):
+def called(
+    seq: int, call_id: str, tool: str, run: str = RUN, kind: str = "agent.tool-called"
+) -> dict[str, Any]:
     payload = {"agentId": "agent-1", "toolName": tool, "callId": call_id, "inputs": {"n": seq}}
     return event(seq, kind, payload, run)
 
@@ -88,11 +85,11 @@ def without_location(boundaries: Sequence[ToolBoundary]) -> list[tuple[Any, ...]
 def test_out_of_order_sequence_log_loads_in_sequence_order(tmp_path: Path) -> None:
     """R1: events are ordered by ``sequence``, not by file position (the sorted fallback)."""
     events = conversation(calls=6)
-    in_order = wb.load_runs(write_jsonl(tmp_path / "sorted.jsonl", events)).run
+    in_order = wb.load_runs(write_jsonl(tmp_path / "sorted.jsonl", events, ensure_ascii=False)).run
     shuffled = events[:]
     random.Random(4).shuffle(shuffled)
     assert shuffled != events
-    path = write_jsonl(tmp_path / "shuffled.jsonl", shuffled)
+    path = write_jsonl(tmp_path / "shuffled.jsonl", shuffled, ensure_ascii=False)
     run = wb.load_runs(path).run
     assert [b.call_id for b in run.boundaries] == [f"c{n}" for n in range(6)]
     assert [b.index for b in run.boundaries] == list(range(6))
@@ -108,7 +105,7 @@ def test_a_result_filed_before_its_call_pairs_by_sequence(tmp_path: Path) -> Non
     """R1, R2: pairing follows ``sequence``: a result earlier in the file but later in sequence
     pairs with its call instead of being reported as having no open call."""
     events = [returned(2, "c1"), called(1, "c1", "billing:lookup")]
-    run = wb.load_runs(write_jsonl(tmp_path / "swap.jsonl", events)).run
+    run = wb.load_runs(write_jsonl(tmp_path / "swap.jsonl", events, ensure_ascii=False)).run
     assert [(b.call_id, b.tool, b.location.endswith(":2")) for b in run.boundaries] == [
         ("c1", "billing:lookup", True)
     ]
@@ -122,7 +119,7 @@ def test_only_the_run_that_goes_backwards_is_rebuilt_and_runs_keep_file_order(
     two = conversation("acme/run-b", calls=3)
     two[1], two[3] = two[3], two[1]  # run-b's calls c0 and c1 filed in the wrong order
     log = [e for pair in zip(one, two, strict=True) for e in pair]
-    result = wb.load_runs(write_jsonl(tmp_path / "two.jsonl", log))
+    result = wb.load_runs(write_jsonl(tmp_path / "two.jsonl", log, ensure_ascii=False))
     assert [r.run_id for r in result.runs] == ["acme/run-a", "acme/run-b"]
     for run in result.runs:
         assert [b.call_id for b in run.boundaries] == ["c0", "c1", "c2"]
@@ -138,7 +135,7 @@ def test_events_without_sequence_keep_their_file_place(tmp_path: Path) -> None:
         event(None, "custom.note", {"n": 1}),
         event(None, "custom.note", {"n": 2}),
     ]
-    run = wb.load_runs(write_jsonl(tmp_path / "noseq.jsonl", events)).run
+    run = wb.load_runs(write_jsonl(tmp_path / "noseq.jsonl", events, ensure_ascii=False)).run
     assert [e["payload"]["n"] for e in run.metadata["otherEvents"]] == [1, 2]
     assert len(run.boundaries) == 1
 
@@ -154,8 +151,8 @@ def test_v1_named_log_loads_like_its_v2_twin(tmp_path: Path) -> None:
         for e in v2
     ]
     assert any(e["type"] == "agent.toolCalled" for e in v1)
-    old = wb.load_runs(write_jsonl(tmp_path / "v1.jsonl", v1)).run
-    new = wb.load_runs(write_jsonl(tmp_path / "v2.jsonl", v2)).run
+    old = wb.load_runs(write_jsonl(tmp_path / "v1.jsonl", v1, ensure_ascii=False)).run
+    new = wb.load_runs(write_jsonl(tmp_path / "v2.jsonl", v2, ensure_ascii=False)).run
     assert without_location(old.boundaries) == without_location(new.boundaries)
     assert len(old.boundaries) == 3 and old.boundaries[2].error_code == "upstream_down"
 
@@ -183,7 +180,9 @@ def test_object_with_events_array_loads(tmp_path: Path) -> None:
 
 def test_jsonl_without_a_jsonl_name_is_detected_and_streamed(tmp_path: Path) -> None:
     """R1: a file whose first line is one event object is JSONL, whatever its name."""
-    path = write_jsonl(tmp_path / "events.log", conversation(calls=2), newline="\r\n")
+    path = write_jsonl(
+        tmp_path / "events.log", conversation(calls=2), newline="\r\n", ensure_ascii=False
+    )
     result = wb.load_runs(path)
     assert result.format == "openwop" and len(result.run.boundaries) == 2
     assert result.run.boundaries[0].location == f"{path}:2"
@@ -192,7 +191,7 @@ def test_jsonl_without_a_jsonl_name_is_detected_and_streamed(tmp_path: Path) -> 
 def test_a_line_separator_inside_a_string_does_not_split_the_line(tmp_path: Path) -> None:
     """R1: JSONL lines end at line breaks only; U+2028 or U+0085 inside a string is content."""
     events = [called(0, "c0", "a"), returned(1, "c0", outcome="one\u2028two\x85three")]
-    run = wb.load_runs(write_jsonl(tmp_path / "ls.jsonl", events)).run
+    run = wb.load_runs(write_jsonl(tmp_path / "ls.jsonl", events, ensure_ascii=False)).run
     assert run.boundaries[0].response == "one\u2028two\x85three"
 
 
@@ -232,7 +231,7 @@ def test_pairing_problems_name_file_line_and_field_in_an_out_of_order_log(tmp_pa
         returned(2, "c0"),
         called(5, "c2", "c"),  # never answered
     ]
-    path = write_jsonl(tmp_path / "probs.jsonl", events)
+    path = write_jsonl(tmp_path / "probs.jsonl", events, ensure_ascii=False)
     result = wb.load_runs(path, strict=False)
     found = sorted((p.where, p.line, p.field, p.message) for p in result.problems)
     assert found == [
@@ -246,7 +245,7 @@ def test_pairing_problems_name_file_line_and_field_in_an_out_of_order_log(tmp_pa
 
 def test_a_call_never_answered_names_the_call_id_field(tmp_path: Path) -> None:
     """R2: the never-answered problem names the call's line and the ``payload.callId`` field."""
-    path = write_jsonl(tmp_path / "open.jsonl", [called(0, "c7", "lonely")])
+    path = write_jsonl(tmp_path / "open.jsonl", [called(0, "c7", "lonely")], ensure_ascii=False)
     with pytest.raises(LoadError) as info:
         wb.load_runs(path)
     (problem,) = info.value.problems
@@ -257,7 +256,7 @@ def test_a_status_that_is_not_a_string_is_not_a_failure_and_not_a_crash(tmp_path
     """R3: only the status strings ``error``, ``forbidden``, ``rate_limited`` mark a failure; an
     odd status (a list) is carried, not fatal (R4)."""
     events = [called(0, "c0", "a"), returned(1, "c0", status=["error"])]
-    run = wb.load_runs(write_jsonl(tmp_path / "odd.jsonl", events)).run
+    run = wb.load_runs(write_jsonl(tmp_path / "odd.jsonl", events, ensure_ascii=False)).run
     assert run.boundaries[0].is_error is False
 
 
@@ -265,7 +264,9 @@ def test_a_file_that_changes_between_the_two_reads_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """R2: the sorted fallback reads the file again; a file changed meanwhile is a load error."""
-    path = write_jsonl(tmp_path / "moving.jsonl", [returned(2, "c1"), called(1, "c1", "a")])
+    path = write_jsonl(
+        tmp_path / "moving.jsonl", [returned(2, "c1"), called(1, "c1", "a")], ensure_ascii=False
+    )
     original = openwop._Assembler.rebuild
 
     def rebuild_after_a_write(self: Any, events: Any) -> None:
@@ -289,7 +290,7 @@ def test_unknown_fields_and_event_types_are_carried_in_order(tmp_path: Path) -> 
     call["x-envelope"] = 7
     result = returned(2, "c0", weird=True)
     events = [event(5, "vendor.thing", {"k": 2}), call, result, event(0, "vendor.thing", {"k": 1})]
-    run = wb.load_runs(write_jsonl(tmp_path / "r4.jsonl", events)).run
+    run = wb.load_runs(write_jsonl(tmp_path / "r4.jsonl", events, ensure_ascii=False)).run
     assert run.boundaries[0].extra == {
         "x-note": "kept",
         "envelope.x-envelope": 7,
@@ -315,7 +316,7 @@ def test_synthetic_log_loads_every_call_with_its_failures(tmp_path: Path) -> Non
 
 def test_loading_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
     """The loader pauses the cyclic collector while it loads and restores it afterwards."""
-    path = write_jsonl(tmp_path / "gc.jsonl", conversation(calls=2))
+    path = write_jsonl(tmp_path / "gc.jsonl", conversation(calls=2), ensure_ascii=False)
     assert gc.isenabled()
     wb.load_runs(path)
     assert gc.isenabled() and gc.get_freeze_count() == 0

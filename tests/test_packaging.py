@@ -5,10 +5,10 @@ from __future__ import annotations
 import importlib
 import re
 import tomllib
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers.paths import ROOT
+
 NOT_PACKAGES = {"python", "pip"}  # conda entries that are the environment, not dependencies
 
 

@@ -13,13 +13,8 @@ from typing import Any
 import pytest
 
 import workbench as wb
+from helpers.paths import BILLING, SAMPLES, TAU_DEMO, TAU_FULL
 from workbench._promote.redact import REDACTED
-
-ROOT = Path(__file__).resolve().parent.parent
-TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
-TAU_DEMO = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-task-3-trial-0.json"
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-SAMPLES = ROOT / "fixtures" / "samples"
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +88,7 @@ def test_tau_bench_suite_validates_and_self_test_passes_for_every_record(
     _, promotion = tau
     assert promotion.suite.validate() == []
     report = promotion.self_test
-    assert report is not None and report.passed, report.summary_lines()
+    assert report is not None and report.passed, report and report.summary_lines()
     assert (report.tasks, report.boundaries, report.misses) == (20, 182, 0)
     assert promotion.suite.data["x-promotion"]["selfTest"]["passed"] is True
 

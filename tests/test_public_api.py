@@ -32,7 +32,9 @@ PACKAGE = Path(workbench.__file__).resolve().parent
 def exports_of(init: Path) -> dict[str, str]:
     """The ``_EXPORTS`` table of a package ``__init__``, read from its source."""
     for node in ast.parse(init.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_EXPORTS":
+        target = getattr(node, "target", None)
+        if isinstance(node, ast.AnnAssign) and getattr(target, "id", "") == "_EXPORTS":
+            assert node.value is not None, f"{init}: _EXPORTS has no value"
             value: dict[str, str] = ast.literal_eval(node.value)
             return value
     raise AssertionError(f"{init} has no _EXPORTS table")
@@ -80,7 +82,7 @@ def test_star_import_gives_exactly_all() -> None:
 
 def test_unknown_names_are_attribute_errors() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        workbench.nope  # type: ignore[attr-defined]  # noqa: B018
+        workbench.nope  # noqa: B018
 
 
 def test_init_only_reexports() -> None:

@@ -14,12 +14,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from workbench import ErrorRule, LoadError, load_runs, promote
+from helpers.paths import OFFICIAL
+from workbench import ErrorRule, LoadError, load_runs, promote, validate_suite
 from workbench._promote.redact import REDACTED, redact
-from workbench._suite.schemas import validate_suite
 from workbench.cli import main
-
-SCHEMAS = Path(__file__).resolve().parent.parent / "workbench" / "schemas" / "openwop"
 
 
 def _write(tmp_path: Path, name: str, data: Any = None, text: str | None = None) -> Path:
@@ -532,7 +530,7 @@ def test_zero_boundary_run_promotes_to_a_valid_suite_with_a_note(tmp_path: Path)
     promotion = _promoted_ok(result)
     assert promotion.empty_tasks == ("run",)
     assert any("recorded no tool call" in line for line in promotion.summary_lines())
-    official = json.loads((SCHEMAS / "agent-eval-suite.schema.json").read_text())
+    official = json.loads((OFFICIAL / "agent-eval-suite.schema.json").read_text())
     data = promotion.suite.data
     stripped = {k: v for k, v in data.items() if k != "x-promotion"}
     stripped["tasks"] = [
@@ -550,7 +548,7 @@ def _registry() -> Any:
     from referencing import Registry, Resource
 
     resources = []
-    for path in SCHEMAS.glob("*.schema.json"):
+    for path in OFFICIAL.glob("*.schema.json"):
         doc = json.loads(path.read_text())
         resources.append((doc["$id"], Resource.from_contents(doc)))
     return Registry().with_resources(resources)
@@ -576,7 +574,7 @@ def test_suite_id_from_odd_file_names_is_schema_valid(tmp_path: Path, name: str)
     """R30, R9: the default suite id matches the official ``suiteId`` pattern for any name."""
     data = [_call_msg(_tc("c", "f", "{}")), {"role": "tool", "tool_call_id": "c", "content": "x"}]
     promotion = _promoted_ok(load_runs(_write(tmp_path, name, data)))
-    pattern = json.loads((SCHEMAS / "agent-eval-suite.schema.json").read_text())
+    pattern = json.loads((OFFICIAL / "agent-eval-suite.schema.json").read_text())
     assert jsonschema.Draft202012Validator(pattern["properties"]["suiteId"]).is_valid(
         promotion.suite.suite_id
     )

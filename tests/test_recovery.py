@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from tests.helpers.suites import entry, scripted_task, suite_of
+from helpers.suites import entry, scripted_task, suite_of
 from workbench import ErrorRule, RecoveryFigure, Suite, promote, sweep, wilson_interval
 from workbench._load.loader import load_runs
 

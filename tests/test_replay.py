@@ -16,6 +16,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from helpers.paths import BILLING, OFFICIAL, TAU_BENCH
+from helpers.suites import golden
 from workbench import (
     HostProfile,
     HostRefusal,
@@ -24,24 +26,19 @@ from workbench import (
     load_runs,
     promote,
     replay,
+    validate_suite,
+    validate_summary,
 )
 from workbench._promote.selftest import run_self_test
 from workbench._replay.policies import seeded_draw
 from workbench._suite.model import task_tool_responses
-from workbench._suite.schemas import validate_suite, validate_summary
 
-ROOT = Path(__file__).resolve().parents[1]
-OFFICIAL_SUMMARY = ROOT / "workbench" / "schemas" / "openwop" / "eval-summary.schema.json"
-TAU_BENCH = sorted((ROOT / "fixtures" / "tau-bench").glob("*.json"))
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
+OFFICIAL_SUMMARY = OFFICIAL / "eval-summary.schema.json"
+TAU_BENCH_FILES = sorted(TAU_BENCH.glob("*.json"))
 SUITE_ID = "local.test.evals.replay"
 
 UPSTREAM_DOWN = {"content": [{"type": "text", "text": '{"error":"upstream_down"}'}]}
 PLAN = {"content": [{"type": "text", "text": '{"plan":"team","status":"active"}'}]}
-
-
-def golden(value: Any, strategy: str = "json-match") -> dict[str, Any]:
-    return {"kind": "golden", "match": {"strategy": strategy, "value": value}}
 
 
 def rfc_0245_suite() -> dict[str, Any]:
@@ -496,7 +493,7 @@ def recorded_calls(task: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(e["tool"], e.get("args")) for e in task_tool_responses(task)]
 
 
-@pytest.mark.parametrize("path", [*TAU_BENCH, BILLING], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*TAU_BENCH_FILES, BILLING], ids=lambda p: p.name)
 def test_promoted_recordings_replay_their_trajectories_with_zero_misses(path: Path) -> None:
     """R30: every tau-bench record and the billing run: promote, replay, and the self-test
     reproduces each recorded call sequence exactly with zero misses; the replayed calls and
@@ -527,7 +524,7 @@ def test_billing_run_replays_its_recorded_upstream_down_as_a_failure() -> None:
     assert calls[3].tool == calls[4].tool
 
 
-@pytest.mark.parametrize("path", [TAU_BENCH[0], BILLING], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [TAU_BENCH_FILES[0], BILLING], ids=lambda p: p.name)
 def test_modified_suite_makes_the_self_test_report_the_boundary(path: Path) -> None:
     """R30: changing one entry's args makes the self-test report that boundary (the scripted
     call no longer matches, so it misses and the sequence differs there)."""

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
-from test_charts import PNG_SIGNATURE, HandSweep, hand_sweep
 
-from workbench._report.html import REPORT_FILES, write_report
-from workbench._suite.capabilities import HostProfile
+from helpers.hand_sweep import PNG_SIGNATURE, HandSweep, as_sweep_result, hand_sweep
+from workbench import HostProfile, write_report
+from workbench._report.html import REPORT_FILES
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
@@ -25,7 +25,7 @@ def hostile() -> HandSweep:
 def report(hostile: HandSweep, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
     profile = HostProfile(name="strict-host", modes=("golden",), trials=False)
-    return write_report(hostile, out, profile=profile)
+    return write_report(as_sweep_result(hostile), out, profile=profile)
 
 
 def test_report_writes_every_file(report: Path) -> None:
@@ -72,7 +72,9 @@ def test_same_inputs_give_the_same_report_bytes(
     hostile: HandSweep, report: Path, tmp_path: Path
 ) -> None:
     again = write_report(
-        hostile, tmp_path, profile=HostProfile(name="strict-host", modes=("golden",), trials=False)
+        as_sweep_result(hostile),
+        tmp_path,
+        profile=HostProfile(name="strict-host", modes=("golden",), trials=False),
     )
     for name in REPORT_FILES:
         assert (tmp_path / name).read_bytes() == (report.parent / name).read_bytes(), name
@@ -80,7 +82,7 @@ def test_same_inputs_give_the_same_report_bytes(
 
 
 def test_static_report_leaves_out_the_libraries(hostile: HandSweep, tmp_path: Path) -> None:
-    path = write_report(hostile, tmp_path, interactive=False)
+    path = write_report(as_sweep_result(hostile), tmp_path, interactive=False)
     text = path.read_text(encoding="utf-8")
     assert "vegaEmbed" not in text and text.count("<svg") >= 3
     assert '"name": "workbench"' in text.replace("&quot;", '"')

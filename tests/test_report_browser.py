@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.suites import entry, scripted_task, suite_of
+from helpers.suites import entry, scripted_task, suite_of
 from workbench import ErrorRule, sweep, write_report
 from workbench._load.loader import load_runs
 

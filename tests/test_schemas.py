@@ -19,6 +19,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing.jsonschema import DRAFT202012
 
+from helpers.paths import OFFICIAL, ROOT
+from workbench import SchemaProblem, validate_event, validate_suite, validate_summary
 from workbench._suite import schemas as _schemas
 from workbench._suite.generate import render_generated_schema
 from workbench._suite.schemas import (
@@ -27,23 +29,16 @@ from workbench._suite.schemas import (
     RUN_EVENT,
     SUITE_EXT,
     SUMMARY_EXT,
-    SchemaProblem,
     load_schema,
     schema_path,
     uses_extension_members,
-    validate_event,
     validate_events,
     validate_host_profile,
-    validate_suite,
-    validate_summary,
 )
-
-REPO = Path(__file__).resolve().parents[1]
-VENDORED = REPO / "workbench" / "schemas" / "openwop"
 
 
 def _shared_dir() -> Path | None:
-    for candidate in (REPO.parent / "shared", Path("/work/shared")):
+    for candidate in (ROOT.parent / "shared", Path("/work/shared")):
         if (candidate / "openwop" / "schemas").is_dir():
             return candidate
     return None
@@ -52,7 +47,7 @@ def _shared_dir() -> Path | None:
 SHARED = _shared_dir()
 # The official files themselves: the shared copy when present, else the vendored copy (which the
 # byte-identity test pins to the shared one wherever the shared one exists).
-OFFICIAL_DIR = SHARED / "openwop" / "schemas" if SHARED else VENDORED
+OFFICIAL_DIR = SHARED / "openwop" / "schemas" if SHARED else OFFICIAL
 
 
 def official_validator(file_name: str) -> Draft202012Validator:
@@ -477,15 +472,15 @@ def test_vendored_schemas_are_byte_identical_to_the_official_files() -> None:
     official = SHARED / "openwop" / "schemas"
     expected = {p.relative_to(official).as_posix() for p in official.rglob("*") if p.is_file()}
     vendored = {
-        p.relative_to(VENDORED).as_posix()
-        for p in VENDORED.rglob("*")
+        p.relative_to(OFFICIAL).as_posix()
+        for p in OFFICIAL.rglob("*")
         if p.is_file() and p.name != "SOURCE.md"
     }
     assert vendored == expected
     for name in sorted(expected):
-        assert (VENDORED / name).read_bytes() == (official / name).read_bytes(), name
+        assert (OFFICIAL / name).read_bytes() == (official / name).read_bytes(), name
     source_note = SHARED / "openwop" / "SOURCE.md"
-    assert (VENDORED / "SOURCE.md").read_bytes() == source_note.read_bytes()
+    assert (OFFICIAL / "SOURCE.md").read_bytes() == source_note.read_bytes()
 
 
 @pytest.mark.parametrize("name", [SUITE_EXT, SUMMARY_EXT])

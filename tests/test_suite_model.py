@@ -18,12 +18,8 @@ import pytest
 from referencing import Registry, Resource
 
 import workbench as wb
+from helpers.paths import BILLING, OFFICIAL, TAU_FULL
 from workbench import FileChangedError, Suite, SuiteError
-
-ROOT = Path(__file__).resolve().parent.parent
-OFFICIAL = ROOT / "workbench" / "schemas" / "openwop"
-TAU_FULL = ROOT / "fixtures" / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json"
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
 
 
 @functools.cache

@@ -4,61 +4,15 @@ from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
-from workbench import FRAME_COLUMNS
-from workbench._load.loader import load_runs
-from workbench._promote.promote import promote
-from workbench._suite.model import Suite
-from workbench._sweep.run import sweep
-from workbench._sweep.variants import Fault, Variant, inject
+from helpers.frames import rows
+from helpers.paths import BILLING
+from helpers.suites import three_boundary_suite
+from workbench import FRAME_COLUMNS, Fault, Variant, inject, load_runs, promote, sweep
 from workbench.cli import main
-
-ROOT = Path(__file__).resolve().parents[1]
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-
-
-def three_boundary_suite() -> Suite:
-    """a (retry once), b (abort on error), c (skip on error); answer "done"."""
-    steps = [
-        {"tool": "a", "args": {"x": 1}, "onError": {"retry": 1}},
-        {"tool": "b", "args": {}, "onError": "abort"},
-        {"tool": "c", "args": {}, "onError": "skip"},
-    ]
-    entries = [
-        {
-            "tool": s["tool"],
-            "args": s["args"],
-            "response": {"content": [{"type": "text", "text": "ok"}]},
-        }
-        for s in steps
-    ]
-    task = {
-        "taskId": "t",
-        "input": {"script": steps, "answer": "done"},
-        "expected": {
-            "kind": "golden",
-            "match": {
-                "strategy": "json-match",
-                "value": {"outcome": "completed", "answer": "done"},
-            },
-        },
-        "fixtures": {"toolResponses": entries, "onMiss": "fail"},
-        "trajectory": {"expected": [{"tool": s["tool"], "args": s["args"]} for s in steps],
-                       "match": "superset"},
-    }  # fmt: skip
-    return Suite({"suiteId": "t.x.evals.three", "version": "1.0.0", "modes": ["golden"],
-                  "tasks": [task]})  # fmt: skip
-
-
-def rows(frame: pd.DataFrame, columns: list[str]) -> list[tuple[Any, ...]]:
-    return [
-        tuple(None if v is pd.NA else v for v in row)
-        for row in frame[columns].itertuples(index=False)
-    ]
 
 
 def test_sweep_rows_match_hand_computed_expectations() -> None:
@@ -101,7 +55,7 @@ def test_divergence_of_a_prefix_is_where_the_shorter_trajectory_ends() -> None:
     assert result.frame.set_index("variant").loc["short", "divergenceStep"] == 2
 
 
-def test_per_boundary_aggregates() -> None:
+def test_per_boundary_rates_and_extra_calls_match_hand_computed() -> None:
     """Per-boundary recovery rate, pass^k and extra calls over the baseline's trial."""
     table = sweep(three_boundary_suite(), trials=2, progress=False).per_boundary()
     got = rows(table, ["boundary", "kind", "variants", "trials", "recoveryRate", "passHatK",

@@ -14,7 +14,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.suites import entry, scripted_task, suite_of
+from helpers.suites import entry, scripted_task, suite_of
 from workbench import ErrorRule, ScriptedAgent, Suite, promote, sweep
 from workbench._load.loader import load_runs
 

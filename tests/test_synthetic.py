@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 # Shared validation helpers: they load the official schema files themselves (SPEC R18).
-from test_fixtures_data import event_problems, read_jsonl, tool_calls
-
+from helpers.openwop import event_problems, read_jsonl, tool_calls
 from workbench._load import synthetic as _synthetic
 from workbench._load.synthetic import SYNTHETIC_TOOL_NAMES, synthetic_events, write_synthetic_log
 

@@ -9,32 +9,21 @@ from typing import Any
 
 import pytest
 
-from workbench import toggle_error
-from workbench._load.loader import load_runs
-from workbench._promote.promote import promote
-from workbench._replay.session import replay
-from workbench._suite.model import Suite, task_tool_responses
-from workbench._suite.schemas import validate_suite
+from helpers.paths import BILLING
+from helpers.suites import tool_responses
+from workbench import Fault, Suite, inject, load_runs, promote, replay, toggle_error, validate_suite
+from workbench._suite.model import task_tool_responses
 from workbench._sweep.variants import (
     DEFAULT_PAYLOAD,
-    Fault,
-    inject,
     pair_variants,
     single_fault_variants,
     tool_variants,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-
 
 @pytest.fixture(scope="module")
 def billing() -> Suite:
     return promote(load_runs(BILLING)).suite
-
-
-def entries(suite: Suite, index: int = 0) -> list[dict[str, Any]]:
-    return task_tool_responses(suite.tasks[index])
 
 
 def two_task_suite() -> Suite:
@@ -60,7 +49,7 @@ def two_task_suite() -> Suite:
 def test_hard_fault_fails_the_entry_and_three_identical_copies(billing: Suite) -> None:
     """R32: hard = the entry fails and 3 more isError copies follow it."""
     variant = inject(billing, [Fault("run", 2, "hard")])
-    before, after = entries(billing), entries(variant)
+    before, after = tool_responses(billing), tool_responses(variant)
     assert len(after) == len(before) + 3
     for entry in after[2:6]:
         assert entry["isError"] is True
@@ -73,24 +62,24 @@ def test_hard_fault_fails_the_entry_and_three_identical_copies(billing: Suite) -
 def test_hard_repeats_is_configurable(billing: Suite) -> None:
     """R32: the number of extra failing copies is configurable."""
     variant = inject(billing, [Fault("run", 2, "hard")], hard_repeats=1)
-    assert len(entries(variant)) == len(entries(billing)) + 1
+    assert len(tool_responses(variant)) == len(tool_responses(billing)) + 1
 
 
 def test_transient_fault_inserts_one_failure_before_the_recorded_entry(billing: Suite) -> None:
     """R32: transient = fails once, then the recorded response."""
     variant = inject(billing, [Fault("run", 7, "transient")])
-    after = entries(variant)
+    after = tool_responses(variant)
     assert after[7]["isError"] is True and after[7]["response"] == DEFAULT_PAYLOAD
-    assert after[8] == entries(billing)[7]
-    assert len(after) == len(entries(billing)) + 1
+    assert after[8] == tool_responses(billing)[7]
+    assert len(after) == len(tool_responses(billing)) + 1
 
 
 def test_flip_sets_is_error_on_the_recorded_entry_only(billing: Suite) -> None:
     """R32: flip = just isError: true on that entry, the recorded payload kept."""
     variant = inject(billing, [Fault("run", 5, "flip")])
-    after = entries(variant)
-    assert after[5] == {**entries(billing)[5], "isError": True}
-    assert len(after) == len(entries(billing))
+    after = tool_responses(variant)
+    assert after[5] == {**tool_responses(billing)[5], "isError": True}
+    assert len(after) == len(tool_responses(billing))
 
 
 def test_inject_leaves_the_baseline_unchanged(billing: Suite) -> None:
@@ -104,9 +93,9 @@ def test_inject_leaves_the_baseline_unchanged(billing: Suite) -> None:
 def test_pair_faults_apply_at_their_recorded_boundaries(billing: Suite) -> None:
     """R32: two faults in one variant each land on their own boundary."""
     variant = inject(billing, [Fault("run", 3, "hard"), Fault("run", 11, "transient")])
-    after = entries(variant)
-    assert len(after) == len(entries(billing)) + 4
-    assert after[14]["isError"] is True and after[15] == entries(billing)[11]
+    after = tool_responses(variant)
+    assert len(after) == len(tool_responses(billing)) + 4
+    assert after[14]["isError"] is True and after[15] == tool_responses(billing)[11]
 
 
 def test_variant_carries_its_faults_as_a_root_x_variant_member(billing: Suite) -> None:
@@ -121,14 +110,14 @@ def test_variant_carries_its_faults_as_a_root_x_variant_member(billing: Suite) -
 
 def test_single_fault_variants_count_is_boundaries_times_kinds(billing: Suite) -> None:
     """R32: every boundary once, per kind."""
-    n = len(entries(billing))
+    n = len(tool_responses(billing))
     for kinds in (["hard"], ["hard", "transient"], ["hard", "transient", "flip"]):
         assert len(single_fault_variants(billing, kinds)) == n * len(kinds)
 
 
 def test_pair_variants_count_is_n_choose_2_times_kinds(billing: Suite) -> None:
     """R32: all pairs of boundaries, per kind."""
-    n = len(entries(billing))
+    n = len(tool_responses(billing))
     assert len(pair_variants(billing, ["hard", "transient"])) == comb(n, 2) * 2
     chosen = pair_variants(billing, ["flip"], pairs=[(3, 11), (0, 1)])
     assert [v.name for v in chosen] == ["b03+b11-flip", "b00+b01-flip"]
@@ -136,7 +125,7 @@ def test_pair_variants_count_is_n_choose_2_times_kinds(billing: Suite) -> None:
 
 def test_tool_variants_fault_every_call_of_the_tool_once_per_kind(billing: Suite) -> None:
     """R32: every call of one tool, one variant per kind."""
-    calls = [i for i, e in enumerate(entries(billing)) if e["tool"] == "billing:get-invoice"]
+    calls = [i for i, e in enumerate(tool_responses(billing)) if e["tool"] == "billing:get-invoice"]
     assert len(calls) == 2
     found = tool_variants(billing, "billing:get-invoice", ["hard", "flip"])
     assert [v.name for v in found] == [
@@ -219,7 +208,7 @@ def test_inject_refuses_bad_faults(billing: Suite) -> None:
 def test_custom_payload_is_served_as_the_failure(billing: Suite) -> None:
     """R32: the injected payload is configurable; a string becomes MCP text content."""
     variant = inject(billing, [Fault("run", 0, "transient")], payload="rate limited")
-    assert entries(variant)[0]["response"] == {
+    assert tool_responses(variant)[0]["response"] == {
         "content": [{"type": "text", "text": "rate limited"}]
     }
     result = replay(variant, events=False)
@@ -229,11 +218,11 @@ def test_custom_payload_is_served_as_the_failure(billing: Suite) -> None:
 def test_toggle_error_flips_one_entry_and_back(billing: Suite) -> None:
     """The widget's toggle: isError on, then off again (member removed, R5 default false)."""
     on = toggle_error(billing, "run", 5)
-    assert entries(on)[5]["isError"] is True
+    assert tool_responses(on)[5]["isError"] is True
     off = toggle_error(on, "run", 5)
-    assert "isError" not in entries(off)[5]
+    assert "isError" not in tool_responses(off)[5]
     assert json.loads(off.to_json())["tasks"] == json.loads(billing.to_json())["tasks"]
-    assert "isError" not in entries(billing)[5]
+    assert "isError" not in tool_responses(billing)[5]
 
 
 def test_toggle_error_leaves_the_input_unchanged_and_shares_what_it_does_not_change() -> None:

@@ -16,17 +16,24 @@ import altair as alt
 import ipywidgets as w
 import pytest
 
-from workbench import HostProfile, HostRefusal, Suite, promote, replay, toggle_error
+from helpers.paths import BILLING, HOSTILE
+from helpers.suites import tool_responses
+from workbench import (
+    Fault,
+    HostProfile,
+    HostRefusal,
+    Suite,
+    check_suite,
+    error_payload,
+    inject,
+    promote,
+    replay,
+    sweep,
+    toggle_error,
+)
 from workbench._load.synthetic import write_synthetic_log
-from workbench._suite.capabilities import check_suite
-from workbench._sweep.payloads import error_payload
-from workbench._sweep.run import sweep
-from workbench._sweep.variants import DEFAULT_PAYLOAD, Fault, inject
+from workbench._sweep.variants import DEFAULT_PAYLOAD
 from workbench.widgets import Workbench
-
-ROOT = Path(__file__).resolve().parents[1]
-BILLING = ROOT / "fixtures" / "billing-support.openwop.jsonl"
-HOSTILE = ROOT / "fixtures" / "samples" / "hostile-payload.openwop.jsonl"
 
 
 def walk(widget: Any) -> Iterator[Any]:
@@ -39,11 +46,6 @@ def walk(widget: Any) -> Iterator[Any]:
 def html_values(wb: Workbench) -> list[str]:
     """The value of every HTML widget in the workbench."""
     return [x.value for x in walk(wb.widget) if isinstance(x, w.HTML | w.HTMLMath)]
-
-
-def entries(suite: Suite, index: int = 0) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = suite.tasks[index]["fixtures"]["toolResponses"]
-    return result
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,7 @@ def test_row_toggle_changes_the_suite_exactly_as_toggle_error(wb: Workbench) -> 
     assert toggle.value is False
     toggle.value = True
     assert wb.suite == expected
-    assert entries(wb.suite)[5]["isError"] is True
+    assert tool_responses(wb.suite)[5]["isError"] is True
     assert toggle.description == "isError"
 
 
@@ -79,7 +81,7 @@ def test_toggling_a_recorded_error_off_and_on_restores_the_bytes(wb: Workbench) 
     toggle = wb.boundaries.toggle(3)
     assert toggle.value is True
     toggle.value = False
-    assert "isError" not in entries(wb.suite)[3]
+    assert "isError" not in tool_responses(wb.suite)[3]
     toggle.value = True
     assert wb.suite.to_json() == before
 
@@ -94,21 +96,21 @@ def test_inject_button_matches_the_library_inject(wb: Workbench) -> None:
     panel.kind.value = "transient"
     panel.payload.preset.value = "rate_limited"
     panel.inject_button.click()
-    assert entries(wb.suite) == entries(variant)
-    assert entries(wb.suite)[6]["isError"] is True
-    assert entries(wb.suite)[6]["response"] == payload
+    assert tool_responses(wb.suite) == tool_responses(variant)
+    assert tool_responses(wb.suite)[6]["isError"] is True
+    assert tool_responses(wb.suite)[6]["response"] == payload
     assert "x-variant" not in wb.suite.data
 
 
 def test_hard_fault_inserts_the_chosen_number_of_failing_copies(wb: Workbench) -> None:
     """R32 hard: the entry fails and ``repeats`` more isError copies follow it."""
-    n = len(entries(wb.suite))
+    n = len(tool_responses(wb.suite))
     panel = wb.boundaries
     panel.boundary.value = 2
     panel.kind.value = "hard"
     panel.repeats.value = 2
     panel.inject_button.click()
-    got = entries(wb.suite)
+    got = tool_responses(wb.suite)
     assert len(got) == n + 2
     assert [e.get("isError") for e in got[2:5]] == [True, True, True]
 
@@ -133,7 +135,7 @@ def test_reset_restores_the_suite_as_loaded(wb: Workbench) -> None:
 def test_a_2000_boundary_run_renders_one_page_of_rows(big_log: Path) -> None:
     """Long runs stay usable: 25 row widgets, whatever the run's length; paging reuses them."""
     wb = Workbench(str(big_log))
-    assert len(entries(wb.suite)) == 2000
+    assert len(tool_responses(wb.suite)) == 2000
     toggles = [x for x in walk(wb.widget) if isinstance(x, w.ToggleButton)]
     assert len(toggles) == 25
     panel = wb.boundaries
@@ -174,12 +176,12 @@ def test_a_toggle_never_edits_the_previous_json_in_place(wb: Workbench) -> None:
     suite = wb.suite
     taken = Suite(suite.data)
     before = taken.to_json()
-    for boundary in range(len(entries(suite))):
+    for boundary in range(len(tool_responses(suite))):
         wb.boundaries.flip(boundary)
     assert taken.to_json() == before
     assert wb.suite is suite
-    flipped = [e.get("isError") is True for e in entries(wb.suite)]
-    assert flipped == [e.get("isError") is not True for e in entries(taken)]
+    flipped = [e.get("isError") is True for e in tool_responses(wb.suite)]
+    assert flipped == [e.get("isError") is not True for e in tool_responses(taken)]
 
 
 def test_a_toggle_out_of_range_is_shown_not_raised(wb: Workbench) -> None:
@@ -273,7 +275,7 @@ def test_baseline_trajectory_shows_no_divergence(wb: Workbench) -> None:
 
 def test_replay_refusal_is_shown_with_its_body(wb: Workbench) -> None:
     """R11: an invalid suite is refused before it runs; the widget shows the 400 body."""
-    entries(wb.suite)[3]["isError"] = "true"
+    tool_responses(wb.suite)[3]["isError"] = "true"
     wb.replay_panel.button.click()
     assert wb.replay_result is None
     assert isinstance(wb.replay_panel.error, HostRefusal)
@@ -444,7 +446,7 @@ def test_export_saves_a_promoted_run_next_to_it(tmp_path: Path) -> None:
 
 def test_validation_problems_are_listed_by_json_path(wb: Workbench, tmp_path: Path) -> None:
     """R5: ``isError: "true"`` is invalid; the problem names its JSON path; nothing is saved."""
-    entries(wb.suite)[3]["isError"] = "true"
+    tool_responses(wb.suite)[3]["isError"] = "true"
     wb.export.path.value = str(tmp_path / "x.json")
     wb.export.save_button.click()
     assert "tasks[0].fixtures.toolResponses[3].isError" in wb.export.output.value
@@ -483,7 +485,7 @@ def test_load_errors_are_shown_in_place_naming_file_and_line(tmp_path: Path) -> 
     wb.load.path.value = str(BILLING)
     wb.load.button.click()
     assert "Loaded" in wb.load.status.value
-    assert len(entries(wb.suite)) == 12
+    assert len(tool_responses(wb.suite)) == 12
 
 
 def test_a_bad_path_given_to_the_constructor_is_shown_not_raised(tmp_path: Path) -> None:
@@ -504,7 +506,7 @@ def test_upload_loads_the_file(wb: Workbench) -> None:
     }
     blank = Workbench()
     blank.load.upload.value = (upload,)
-    assert len(entries(blank.suite)) == 12
+    assert len(tool_responses(blank.suite)) == 12
     assert blank.load.path.value.endswith("up.openwop.jsonl")
 
 
@@ -513,7 +515,7 @@ def test_workbench_takes_a_suite_object_and_cells_read_it_back() -> None:
     wb = Workbench(suite)
     assert wb.suite is suite
     wb.boundaries.flip(0)
-    assert entries(suite)[0]["isError"] is True  # the cell's own object changed
+    assert tool_responses(suite)[0]["isError"] is True  # the cell's own object changed
 
 
 # -- escaping --------------------------------------------------------------------------------

@@ -1,1 +1,7 @@
-"""Helpers shared by several test files (a package, so mypy and pytest see one module path)."""
+"""Helpers shared by several test files: fixture paths, suite builders, frame readers, OpenWOP
+event checks, CLI runners and a hand-built sweep.
+
+pytest puts ``tests/`` on ``sys.path`` (the test files are not a package), so test files import
+these as ``from helpers.paths import BILLING``; mypy finds them the same way. Fixtures stay in
+``tests/conftest.py``; what is here is plain functions, constants and records.
+"""

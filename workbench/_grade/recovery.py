@@ -9,7 +9,8 @@ untriggered: it changed nothing the agent saw.
 A triggered variant-trial **recovered** (R38) when it passes as graded (R26-R28); an untriggered
 one has no ``recovered`` value. Every rate here is over triggered variant-trials only, with its
 counts and a Wilson 95% score interval (:func:`wilson_interval`); untriggered variant-trials are
-counted beside it, never in it.
+counted beside it, never in it. So are trials that ended ``needs-model`` (R41: the LLM agent
+had no model to answer): they have no ``recovered`` value and are in no rate either.
 
 Everything here takes plain data (served results, flags), so the sweep, a widget or a test can
 compute the same figures.
@@ -94,11 +95,15 @@ class RecoveryFigure:
     """Of those, how many were triggered (R37)."""
     recovered: int
     """Of the triggered ones, how many passed (R38)."""
+    needs_model: int = 0
+    """Variant-trials that ended ``needs-model`` (R41): undecided, in no rate and not in
+    :attr:`triggered` or :attr:`untriggered`."""
 
     @property
     def untriggered(self) -> int:
-        """Variant-trials whose fault changed nothing the agent was served (no rate counts them)."""
-        return self.variant_trials - self.triggered
+        """Decided variant-trials whose fault changed nothing the agent was served (no rate
+        counts them)."""
+        return self.variant_trials - self.triggered - self.needs_model
 
     @property
     def rate(self) -> float:
@@ -118,18 +123,25 @@ class RecoveryFigure:
             "triggered": self.triggered,
             "untriggered": self.untriggered,
             "recovered": self.recovered,
+            "needsModel": self.needs_model,
             "recoveryRate": None if math.isnan(self.rate) else self.rate,
             "low95": None if math.isnan(low) else low,
             "high95": None if math.isnan(high) else high,
         }
 
 
-def recovery_figure(trials: Iterable[tuple[bool, bool]]) -> RecoveryFigure:
-    """The figure of variant-trials given as ``(triggered, passed)`` pairs (R37, R38)."""
-    total = triggered = recovered = 0
-    for was_triggered, passed in trials:
+def recovery_figure(
+    trials: Iterable[tuple[bool, bool] | tuple[bool, bool, bool]],
+) -> RecoveryFigure:
+    """The figure of variant-trials given as ``(triggered, passed)`` pairs (R37, R38), or as
+    ``(triggered, passed, needs_model)``: a trial that ended ``needs-model`` (R41) is counted
+    as such and left out of the triggered, untriggered and recovered counts."""
+    total = triggered = recovered = undecided = 0
+    for trial in trials:
         total += 1
-        if was_triggered:
+        if len(trial) == 3 and trial[2]:
+            undecided += 1
+        elif trial[0]:
             triggered += 1
-            recovered += bool(passed)
-    return RecoveryFigure(total, triggered, recovered)
+            recovered += bool(trial[1])
+    return RecoveryFigure(total, triggered, recovered, undecided)

@@ -17,12 +17,9 @@ The same inputs give the same bytes: nothing in the report comes from the clock.
 
 from __future__ import annotations
 
-import base64
-import functools
 import html
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,6 +34,7 @@ if TYPE_CHECKING:
 from .._common.jsonio import write_bytes_atomic, write_text_atomic
 from .._sweep.tables import frame_csv
 from .charts import branch_chart, chart_spec, divergence_strip, recovery_matrix
+from .embed import _BOOT, _bundle, _inline_svg, _json_for_script, _script_element
 from .render import spec_svg, svgs_png
 from .sections import (
     _agent_note,
@@ -61,53 +59,6 @@ REPORT_FILES: tuple[str, ...] = (
     "divergence.png",
 )
 """The files :func:`write_report` writes."""
-
-
-def _json_for_script(value: Any) -> str:
-    """JSON that is safe inside ``<script type="application/json">``."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
-
-_SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
-
-
-def _script_element(code: str) -> str:
-    """An inline ``<script>`` element holding ``code``, which cannot end it early.
-
-    HTML ends script data only at ``</script`` (any case), so only that sequence is broken, as
-    ``<\\/script``: inside a JavaScript string, template or regular expression literal ``\\/``
-    is ``/``. Every other ``</`` is left alone (a regular expression such as ``/</g`` in the
-    Vega bundle must stay as it is). Code that also holds ``<!--`` and ``<script`` (which would
-    put the parser in its double-escaped state) is inlined as a base64 ``data:`` URL instead.
-    """
-    lowered = code.lower()
-    if "<!--" in code and "<script" in lowered:
-        encoded = base64.b64encode(code.encode("utf-8")).decode("ascii")
-        return f'<script src="data:text/javascript;base64,{encoded}"></script>'
-    safe = _SCRIPT_END.sub(lambda m: "<\\/" + m.group(1), code)
-    return f"<script>{safe}</script>"
-
-
-_SVG_ID = re.compile(r'\bid="([^"]+)"')
-_SVG_REF = re.compile(r'(url\(#|href="#)([^)"]+)')
-
-
-def _inline_svg(svg: str, name: str) -> str:
-    """The ``<svg>`` element, its ids renamed ``<name>-<n>`` in order of appearance.
-
-    Renderers number gradients and clip paths with a process-wide counter, so the raw ids
-    differ from run to run and could clash between two charts on one page.
-    """
-    start = svg.find("<svg")
-    if start < 0:
-        return ""
-    body = svg[start:]
-    ids: dict[str, str] = {}
-    for match in _SVG_ID.finditer(body):
-        ids.setdefault(match.group(1), f"{name}-{len(ids) + 1}")
-    body = _SVG_ID.sub(lambda m: f'id="{ids[m.group(1)]}"', body)
-    return _SVG_REF.sub(lambda m: m.group(1) + ids.get(m.group(2), m.group(2)), body)
 
 
 def _profile_json(profile: Any) -> dict[str, Any]:
@@ -153,35 +104,6 @@ th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td code{font-size:.95em;word-break:break-word}
 pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:.85em}
 """
-
-_BOOT = """
-(function () {
-  if (typeof window.vegaEmbed !== "function") { return; }
-  document.querySelectorAll("div.chart[data-spec]").forEach(function (holder) {
-    var source = document.getElementById(holder.getAttribute("data-spec"));
-    if (!source) { return; }
-    var spec = JSON.parse(source.textContent);
-    var target = document.createElement("div");
-    window.vegaEmbed(target, spec, {actions: false, renderer: "svg"}).then(function () {
-      holder.replaceChildren(target);
-    }).catch(function () { /* keep the static SVG */ });
-  });
-})();
-"""
-
-
-@functools.cache
-def _bundle() -> str | None:
-    """The Vega, Vega-Lite and vega-embed libraries as one script (made once per process:
-    vl-convert bundles them on each call, about 2 s of CPU)."""
-    try:
-        import vl_convert
-    except ImportError:  # pragma: no cover - vl-convert-python is a dependency
-        return None
-    make = getattr(vl_convert, "javascript_bundle", None)
-    if make is None:  # older vl-convert: the static SVGs carry the charts alone
-        return None
-    return str(make())
 
 
 def _task_charts(

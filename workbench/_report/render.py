@@ -44,7 +44,7 @@ def svgs_png(svgs: Sequence[str], *, scale: float = 2.0, gap: int = 24) -> bytes
     """One PNG of rendered SVG charts, one under the other ``gap`` px apart, on white.
 
     The charts are rasterised from their SVG (resvg, through vl-convert) rather than rendered
-    again by Vega. Ids inside the SVGs must not clash (``html._inline_svg`` renames them).
+    again by Vega. Ids inside the SVGs must not clash (``embed._inline_svg`` renames them).
     """
     import vl_convert
 

@@ -137,8 +137,12 @@ _TERMS: tuple[tuple[str, str], ...] = (
      "sequence. A fault on a call the agent never made, or one that serves the failure the "
      "recording already had, is untriggered: it is counted, has no recovered value and is "
      "left out of every rate."),
+    ("needs-model", "A trial of the LLM agent that reached a turn no recording, cache or "
+     "model could answer: neither passed nor failed, counted apart and left out of every "
+     "rate."),
     ("recovered", "A triggered variant-trial that passes as graded: its golden expectation "
-     "and expected trajectory met, and no call left without a fixture."),
+     "and expected trajectory met, and no call left without a fixture. Empty (neither yes "
+     "nor no) for an untriggered or needs-model variant-trial."),
     ("recovery rate", "Recovered / triggered variant-trials, with a Wilson 95% score interval "
      "(wide when there are few)."),
     ("extraCalls", "The mean number of calls a triggered variant-trial made beyond its "
@@ -232,6 +236,11 @@ def _headline(result: Any) -> str:
         f" {figure.untriggered} of {figure.variant_trials} variant-trials were untriggered "
         "(their fault changed nothing the agent was served) and are left out."
     )
+    if figure.needs_model:
+        rest += (
+            f" {figure.needs_model} ended needs-model (the LLM agent had no model to answer) "
+            "and are left out too."
+        )
     return f'<p class="headline">{_text(lead + rest, 2000)}</p>'
 
 

@@ -18,7 +18,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from .._common.step import Step, trajectory_string
-from .._common.vocab import BASELINE, FAULT_KINDS
+from .._common.vocab import BASELINE, FAULT_KINDS, NEEDS_MODEL
 from .._grade.recovery import RecoveryFigure, recovery_figure
 from .._grade.trials import pass_hat_k
 from .._replay.results import ReplayResult, TaskResult
@@ -70,15 +70,16 @@ class SweepRow:
     fixtureMisses: int
     """Calls no fixture matched (R16)."""
     outcome: str
-    """The agent's decision: completed, failed or escalated."""
+    """The agent's decision: completed, failed, escalated or needs-model."""
     divergenceStep: int | None
     """The first step where the trajectory leaves the baseline's (R33); ``None``: it does not."""
     triggered: bool | None
     """Whether the agent was served a result the baseline trial was not (R37); ``None`` for the
     baseline."""
     recovered: bool | None
-    """Whether the triggered variant-trial passed (R38); ``None`` for the baseline and for an
-    untriggered variant-trial (its fault changed nothing the agent saw)."""
+    """Whether the triggered variant-trial passed (R38); ``None`` for the baseline, for an
+    untriggered variant-trial (its fault changed nothing the agent saw) and for a trial that
+    ended ``needs-model`` (R41). Every rate leaves the ``None`` ones out."""
     trajectory: str
     """The calls as ``a > b! > b`` (``!``: a failed call); past 200 steps cut, ending
     ``… (+N calls)``."""
@@ -117,7 +118,7 @@ PER_BOUNDARY_COLUMNS: Final[tuple[str, ...]] = (
 
 RECOVERY_COLUMNS: Final[tuple[str, ...]] = (
     "level", "taskId", "boundary", "tool", "kind", "variantTrials", "triggered", "untriggered",
-    "recovered", "recoveryRate", "low95", "high95",
+    "recovered", "needsModel", "recoveryRate", "low95", "high95",
 )  # fmt: skip
 """The columns of :meth:`SweepResult.recovery` and ``recovery.csv``: one row per task x
 boundary x kind (``level`` ``boundary``), per task x kind (``task-kind``), per task (``task``),
@@ -237,14 +238,15 @@ class SweepResult:
             trial_rows = [r for m in members for r in by_variant.get(m, [])]
             if not trial_rows:
                 continue
-            fired = [r for r in trial_rows if bool(r.triggered)]
-            figure = recovery_figure((bool(r.triggered), bool(r.passed)) for r in trial_rows)
+            # R37/R38: rates over triggered trials; R41: needs-model trials are in none.
+            figure = recovery_figure(_figure_key(r) for r in trial_rows)
             low, high = figure.interval
             hat = []
             for m in members:
-                done = [r for r in by_variant.get(m, []) if bool(r.triggered)]
+                done = [r for r in by_variant.get(m, []) if _decided_triggered(r)]
                 if done:
                     hat.append(pass_hat_k(len(done), sum(bool(r.passed) for r in done), len(done)))
+            fired = [r for r in trial_rows if _decided_triggered(r)]
             extra = [r.calls - base_calls.get((task_id, r.trial), 0) for r in fired]
             out.append(
                 {
@@ -280,7 +282,7 @@ class SweepResult:
         def add(
             level: str, task: str, boundary: Any, tool: str, kind: str, rows: list[Any]
         ) -> None:
-            figure = recovery_figure((bool(r.triggered), bool(r.passed)) for r in rows)
+            figure = recovery_figure(_figure_key(r) for r in rows)
             data = figure.to_json()
             out.append(
                 {
@@ -313,7 +315,8 @@ class SweepResult:
         """Recovery over every variant-trial of the sweep (R38)."""
         rows = self.frame[self.frame["variant"] != BASELINE]
         return recovery_figure(
-            (bool(t), bool(p)) for t, p in zip(rows["triggered"], rows["passed"], strict=True)
+            (bool(t), bool(p), o == NEEDS_MODEL)
+            for t, p, o in zip(rows["triggered"], rows["passed"], rows["outcome"], strict=True)
         )
 
     def minimal_failing_pairs(self) -> pd.DataFrame:
@@ -329,13 +332,13 @@ class SweepResult:
         for r in self.singles.itertuples(index=False):
             if r.variant != BASELINE:
                 key = (str(r.taskId), str(r.boundaries), str(r.kind), int(cast(Any, r.trial)))
-                alone[key] = bool(r.triggered) and bool(r.passed)
+                alone[key] = _decided_triggered(r) and bool(r.passed)
         out: list[dict[str, Any]] = []
         for r in self.frame.itertuples(index=False):
             parts = str(r.boundaries).split("+")
             if r.variant == BASELINE or len(parts) != 2 or "+" in str(r.kind):
                 continue
-            if not bool(r.triggered) or bool(r.passed):
+            if not _decided_triggered(r) or bool(r.passed):
                 continue
             task_id, kind, trial = str(r.taskId), str(r.kind), int(cast(Any, r.trial))
             if all(alone.get((task_id, p, kind, trial), False) for p in parts):
@@ -368,6 +371,16 @@ class SweepResult:
             write_text_atomic(path, frame_csv(frame))
             paths.append(path)
         return paths
+
+
+def _decided_triggered(row: Any) -> bool:
+    """A frame row that was triggered (R37) and decided (not ``needs-model``, R41)."""
+    return bool(row.triggered) and row.outcome != NEEDS_MODEL
+
+
+def _figure_key(row: Any) -> tuple[bool, bool, bool]:
+    """A frame row as :func:`recovery_figure` takes it: triggered, passed, needs-model."""
+    return (bool(row.triggered), bool(row.passed), row.outcome == NEEDS_MODEL)
 
 
 TRAJECTORY_STEPS: Final = 200
@@ -413,7 +426,8 @@ def tabulate(
                     SweepRow(
                         variant.name, task_id, boundaries, variant.kind, t.trial, t.passed,
                         task_out.score, t.calls, t.errors_served, t.fixture_misses, t.outcome,
-                        t.divergence, t.triggered, t.passed if t.triggered else None,
+                        t.divergence, t.triggered,
+                        t.passed if t.triggered and t.outcome != NEEDS_MODEL else None,
                         _trajectory(steps, key),
                     )
                 )  # fmt: skip

@@ -24,6 +24,7 @@ from workbench import (
 )
 
 from ._common import fail, print_table
+from ._llm import add_agent_arguments, agent_from_args
 
 _ROOT = Path(__file__).resolve().parents[2]
 DEMO_INPUTS: tuple[tuple[str, str, str | None], ...] = (
@@ -73,6 +74,7 @@ def register(sub: Any) -> None:
         help="for run formats with no error flag: a reply starting with P is a failure",
     )
     parser.add_argument("--out", default="out/sweep", metavar="DIR", help="output folder")
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
     demo = sub.add_parser(
@@ -125,11 +127,13 @@ def _summary_line(result: SweepResult) -> str:
         rate = f"{figure.rate:.0%} [{low:.0%}, {high:.0%}]"
     else:
         rate = "no rate"
+    needs_model = figure.needs_model
     return (
         f"{len(result.variants)} variant(s) x {result.trials} trial(s): {figure.recovered}/"
         f"{figure.triggered} triggered variant-trials recovered ({rate}, Wilson 95%); "
         f"{figure.untriggered} untriggered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
+        + (f"; {needs_model} needs-model (no model to answer)" if needs_model else "")
     )
 
 
@@ -166,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
     rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
+    agent = agent_from_args(args, args.input)
+    if isinstance(agent, int):
+        return agent
     executor: Executor | None = None
     closers: Any = ()
     try:
@@ -177,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             kinds=kinds,
             trials=args.trials,
             seed=args.seed,
+            agent=agent,
             executor=executor,
             workers=args.workers,
             error_rule=rule,

@@ -1,6 +1,6 @@
 """Per-call latency of the MCP bridge against mcp-recorder, driven by the same SDK client.
 
-    python benchmarks/mcp.py [--calls 1000] [--mcp-recorder /tmp/venv-mcprec/bin/mcp-recorder]
+    python benchmarks/mcp_latency.py [--calls 1000] [--mcp-recorder PATH/bin/mcp-recorder]
 
 1. A live MCP server (written here with the SDK, stdio) answers ``lookup`` calls; every 50th
    result is ``isError: true``.
@@ -35,12 +35,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-# This file is named mcp.py: run as a script, its folder would shadow the SDK package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import anyio  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -180,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         errors = sum(1 for is_error, _ in recorded if is_error)
         figures["isErrorResults"] = errors
 
-        rows: list[tuple[str, dict[str, float]]] = []
+        rows: list[tuple[str, dict[str, Any]]] = []
 
         # 2. bridge over stdio, 3. over streamable HTTP: the lean transports, then the SDK's
         serve = ["-m", "workbench.cli", "serve-mcp", str(tmp / "suite.json"), "--task", task_id]
