@@ -152,3 +152,60 @@ def test_hostile_names_render_as_text_with_nothing_executed(browser: Any, tmp_pa
                         float(cell)  # only numbers may start with a minus sign
     branches_csv = (tmp_path / "branches.csv").read_text(encoding="utf-8")
     assert "'=HYPERLINK(" in branches_csv and "'@SUM(1)" in branches_csv
+
+
+def _synthetic_suite(folder: Path, n_calls: int, runs: int) -> Any:
+    from workbench import promote
+    from workbench._load.synthetic import write_synthetic_log
+
+    path = folder / f"synthetic-{n_calls}-{runs}.jsonl"
+    # error_every=50: the recording fails every 50th call, so some faults are untriggered (R37)
+    write_synthetic_log(path, n_calls=n_calls, error_every=50, runs=runs)
+    return promote(load_runs(path), self_test=False).suite
+
+
+def _render_at_scale(browser: Any, folder: Path, suite: Any, tasks: int) -> None:
+    """Sweep ``suite`` (hard and transient, every boundary), write the report, open it offline:
+    every chart renders interactively, no page or console error, the chart data bounded."""
+    result = sweep(suite, kinds=("hard", "transient"), workers=2, progress=False)
+    figure = result.overall()
+    assert figure.untriggered > 0 and figure.triggered > 0
+    report = write_report(result, folder)  # a MaxRowsError here would be the old failure
+    html_text = report.read_text(encoding="utf-8")
+    charts = html_text.count('class="chart"')
+    assert charts == 3 * tasks
+    recovery = list(csv.DictReader((folder / "recovery.csv").open(encoding="utf-8")))
+    levels = {row["level"] for row in recovery}
+    assert {"boundary", "task", "overall"} <= levels
+    (overall,) = [row for row in recovery if row["level"] == "overall"]
+    assert int(overall["untriggered"]) == figure.untriggered
+    context, page, errors, requests = open_report(browser, report)
+    try:
+        assert rendered_charts(page, charts) == charts
+        page.wait_for_timeout(300)
+        assert errors == []
+        assert all(r.startswith(("file://", "data:")) for r in requests), requests
+        # every chart fits the page width (the figure scrolls no wider than the viewport)
+        widest = page.evaluate(
+            "() => Math.max(...[...document.querySelectorAll('div.chart svg.marks')]"
+            ".map(s => s.getBoundingClientRect().width))"
+        )
+        assert widest <= 1400
+    finally:
+        context.close()
+
+
+@pytest.mark.slow
+def test_a_2000_boundary_sweep_report_renders_every_chart(browser: Any, tmp_path: Path) -> None:
+    """R33 at scale: a 2,000-call run swept hard and transient at every boundary (4,000
+    variants) gives a complete report whose three charts all render in Chromium."""
+    suite = _synthetic_suite(tmp_path, 2000, 1)
+    _render_at_scale(browser, tmp_path / "report", suite, 1)
+
+
+@pytest.mark.slow
+def test_a_20_task_suite_report_renders_one_section_per_task(browser: Any, tmp_path: Path) -> None:
+    """A 20-task suite (20 runs of 100 calls): one section per task, each with its own three
+    charts, all rendered in Chromium with no error."""
+    suite = _synthetic_suite(tmp_path, 2000, 20)
+    _render_at_scale(browser, tmp_path / "report", suite, 20)

@@ -284,7 +284,6 @@ def branch_chart(
             filled=True,
             size=28 if dense else 70,
             opacity=1,
-            aria=False,
             cursor="pointer" if select else alt.Undefined,
         )
         .encode(
