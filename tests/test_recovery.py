@@ -167,3 +167,25 @@ def test_wilson_interval_of_nothing_is_undefined() -> None:
     assert figure.to_json()["recoveryRate"] is None
     with pytest.raises(ValueError):
         wilson_interval(3, 2)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), max_size=60))
+def test_needs_model_trials_are_in_no_count_but_their_own(
+    trials: list[tuple[bool, bool, bool]],
+) -> None:
+    """R38 with R41: a needs-model variant-trial is neither triggered, untriggered nor
+    recovered; the rate is over the decided triggered ones, computed here independently."""
+    from workbench._grade.recovery import recovery_figure
+
+    figure = recovery_figure(trials)
+    decided = [(t, p) for t, p, needs in trials if not needs]
+    fired = [p for t, p in decided if t]
+    assert figure.variant_trials == len(trials)
+    assert figure.needs_model == len(trials) - len(decided)
+    assert (figure.triggered, figure.recovered) == (len(fired), sum(fired))
+    assert figure.untriggered == len(decided) - len(fired)
+    assert figure.to_json()["needsModel"] == figure.needs_model
+    if fired:
+        assert figure.rate == sum(fired) / len(fired)
+    else:
+        assert math.isnan(figure.rate)
