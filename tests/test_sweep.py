@@ -176,6 +176,33 @@ def test_cli_sweep_writes_outputs_and_prints_the_recovery_table(
     assert (tmp_path / "branches.csv").exists()
 
 
+def test_cli_sweep_of_many_boundaries_prints_per_kind_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R38 in a terminal at scale: past 60 boundary rows the CLI prints the per task x kind and
+    per kind figures with their untriggered counts (every boundary's go to recovery.csv)."""
+    from workbench._load.synthetic import write_synthetic_log
+
+    log = tmp_path / "run.jsonl"
+    write_synthetic_log(log, n_calls=100, runs=2)  # 50 calls a task, every 50th failed
+    code = main(["sweep", str(log), "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "200 boundary x kind rows: per boundary in recovery.csv; per kind here"
+    assert lines[1].split() == ["taskId", "kind", "variantTrials", "triggered", "untriggered",
+                                "recovered", "recoveryRate", "low95", "high95"]  # fmt: skip
+    table = pd.read_csv(tmp_path / "out" / "recovery.csv")
+    printed = [line.split() for line in lines[2:8]]
+    expected = table[table["level"].isin(["task-kind", "kind"])]
+    assert len(printed) == len(expected) == 6
+    for cells, row in zip(printed, expected.to_dict("records"), strict=True):
+        assert cells[-7:-3] == [str(row[c]) for c in ("variantTrials", "triggered",
+                                                      "untriggered", "recovered")]  # fmt: skip
+    assert int(table[table["level"] == "overall"]["untriggered"].iloc[0]) > 0
+    assert len(table[table["level"] == "boundary"]) == 200
+
+
 def test_cli_sweep_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A bad --faults value is a clear error with exit code 2."""
     code = main(["sweep", str(BILLING), "--faults", "nope", "--out", str(tmp_path)])

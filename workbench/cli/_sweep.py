@@ -98,9 +98,19 @@ def _figure(value: Any, spec: str) -> str:
     return format(value, spec)
 
 
+TERMINAL_ROWS = 60
+"""Per-boundary rows printed at most; a larger sweep prints its per task x kind figures."""
+
+
 def print_recovery(result: SweepResult) -> None:
-    """The per-boundary recovery table: rates over triggered variant-trials only (R37, R38)."""
+    """The per-boundary recovery table: rates over triggered variant-trials only (R37, R38).
+
+    A sweep with more than :data:`TERMINAL_ROWS` boundary rows prints the per task x kind and
+    per kind figures instead (every boundary's are in ``recovery.csv``)."""
     table = result.per_boundary()
+    if len(table) > TERMINAL_ROWS:
+        _print_levels(result, len(table))
+        return
     rows = [
         {
             **{str(k): v for k, v in row.items()},
@@ -116,6 +126,29 @@ def print_recovery(result: SweepResult) -> None:
                "high95", "passHatK", "extraCalls"]  # fmt: skip
     if len(result.task_ids) > 1:
         columns.insert(0, "taskId")
+    print_table(rows, columns)
+
+
+def _print_levels(result: SweepResult, boundary_rows: int) -> None:
+    levels = result.recovery()
+    levels = levels[levels["level"].isin(["task-kind", "kind"])]
+    if len(result.task_ids) <= 1:
+        levels = levels[levels["level"] == "kind"]
+    rows = [
+        {
+            **{str(k): v for k, v in row.items()},
+            "taskId": row["taskId"] if row["level"] == "task-kind" else "(all tasks)",
+            "recoveryRate": _figure(row["recoveryRate"], ".2f"),
+            "low95": _figure(row["low95"], ".2f"),
+            "high95": _figure(row["high95"], ".2f"),
+        }
+        for row in levels.to_dict(orient="records")
+    ]
+    print(f"{boundary_rows:,} boundary x kind rows: per boundary in recovery.csv; per kind here")
+    columns = ["taskId", "kind", "variantTrials", "triggered", "untriggered", "recovered",
+               "recoveryRate", "low95", "high95"]  # fmt: skip
+    if len(result.task_ids) <= 1:
+        columns.remove("taskId")
     print_table(rows, columns)
 
 
