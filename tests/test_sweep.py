@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -103,9 +103,15 @@ def test_same_frame_in_process_and_on_a_process_pool() -> None:
                        executor=pool, progress=False)  # fmt: skip
     by_workers = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
                        workers=2, progress=False)  # fmt: skip
+    # a worker keeps its last batch's baseline for the next batch of the same task; a thread
+    # pool's workers each keep their own (never one runner on two threads)
+    with ThreadPoolExecutor(2) as threads:
+        threaded = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
+                         executor=threads, progress=False)  # fmt: skip
     pd.testing.assert_frame_equal(local.frame, pooled.frame)
     pd.testing.assert_frame_equal(local.frame, by_workers.frame)
-    assert local.steps == pooled.steps
+    pd.testing.assert_frame_equal(local.frame, threaded.frame)
+    assert local.steps == pooled.steps == threaded.steps
     pd.testing.assert_frame_equal(local.branches(), pooled.branches())
 
 

@@ -66,8 +66,15 @@ def recovery_matrix(
                 recovered = sum(_int(r.get("recovered")) for r in recs)
                 rate = recovered / fired if fired else float("nan")
                 low, high = wilson_interval(recovered, fired)
+                # needs-model trials (R41) are neither triggered nor untriggered
+                untriggered = (
+                    sum(_int(r.get("untriggered")) for r in recs)
+                    if all("untriggered" in r for r in recs)
+                    else trials - fired
+                )
             else:
                 fired = trials
+                untriggered = 0
                 rate = _weighted(recs, "recoveryRate", trials)
                 low = high = float("nan")
             rows.append(
@@ -81,7 +88,7 @@ def recovery_matrix(
                     "variants": sum(_int(r.get("variants")) for r in recs),
                     "trials": trials,
                     "triggered": fired,
-                    "untriggered": trials - fired,
+                    "untriggered": untriggered,
                     "interval": "" if math.isnan(low) else f"{low:.0%}\u2013{high:.0%}",
                     "passHatK": _round_or_none(_weighted(recs, "passHatK", trials)),
                     "extraCalls": _round_or_none(_weighted(recs, "extraCalls", trials)),

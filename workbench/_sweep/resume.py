@@ -25,10 +25,13 @@ algorithm over one preloaded host; split, each part would need the others' priva
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+import orjson
 
 from .._common.step import Step
 from .._grade.recovery import is_triggered, served_key
@@ -411,14 +414,38 @@ def run_batch(
     once per task, then each variant, resumed from the baseline's prefix where the agent
     allows it. ``runners``: kept between in-process batches of one task, so its baseline is
     replayed once rather than once per batch."""
-    held = runners.get(id(batch.base)) if runners is not None else None
+    if runners is None:
+        return [runner.run(item) for runner in [_worker_runner(batch)] for item in batch.items]
+    held = runners.get(id(batch.base))
     if held is not None and held[0].base is batch.base and held[0].plan is batch.plan:
         runner = held[1]
     else:
         runner = BatchRunner(batch, StepCache())
-        if runners is not None:
-            runners[id(batch.base)] = (batch, runner)
+        runners[id(batch.base)] = (batch, runner)
     return [runner.run(item) for item in batch.items]
+
+
+_WORKER = threading.local()
+"""In a worker (per thread, so a thread pool never shares a runner): the last batch's runner,
+with the content of its base suite."""
+
+
+def _worker_runner(batch: Batch) -> BatchRunner:
+    """The runner for a batch that came to a worker process: the previous batch's when its base
+    suite has the same content and its plan is equal (a worker gets several batches of one
+    task; the baseline is then replayed once per worker, not once per batch), else a new one.
+    An agent that does not compare equal after pickling (any but the scripted one) always
+    gets a new runner."""
+    try:
+        digest = orjson.dumps(batch.base, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return BatchRunner(batch, StepCache())
+    held: tuple[bytes, Batch, BatchRunner] | None = getattr(_WORKER, "held", None)
+    if held is not None and held[0] == digest and held[1].plan == batch.plan:
+        return held[2]
+    runner = BatchRunner(batch, StepCache())
+    _WORKER.held = (digest, batch, runner)
+    return runner
 
 
 def _run(
