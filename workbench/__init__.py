@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "FAULT_KINDS": "_common.vocab",
     "MODEL_TURN_SOURCES": "_common.vocab",
     "NEEDS_MODEL": "_common.vocab",
+    "SILENT_FAULT_KINDS": "_common.vocab",
     "OUTCOMES": "_common.vocab",
     "RUN_FORMATS": "_common.vocab",
     "AlignOp": "_common.vocab",
@@ -146,6 +147,8 @@ _EXPORTS: dict[str, str] = {
     "TrialStats": "_grade.trials",
     "pass_at_k": "_grade.trials",
     "pass_hat_k": "_grade.trials",
+    "RecoveryFigure": "_grade.recovery",
+    "wilson_interval": "_grade.recovery",
     # promotion (_promote)
     "Promotion": "_promote.promote",
     "promote": "_promote.promote",
@@ -167,6 +170,9 @@ _EXPORTS: dict[str, str] = {
     "FaultOptions": "_sweep.plan",
     "SweepPlan": "_sweep.plan",
     "FRAME_COLUMNS": "_sweep.result",
+    "RECOVERY_COLUMNS": "_sweep.result",
+    "csv_safe": "_sweep.tables",
+    "safe_text": "_common.text",
     "SweepResult": "_sweep.result",
     "sweep": "_sweep.run",
     "sweep_source": "_sweep.run",
@@ -262,6 +268,9 @@ if _TYPE_CHECKING:
     from ._common.step import (
         trajectory_string as trajectory_string,
     )
+    from ._common.text import (
+        safe_text as safe_text,
+    )
     from ._common.toolresult import (
         ToolResult as ToolResult,
     )
@@ -299,6 +308,9 @@ if _TYPE_CHECKING:
         RUN_FORMATS as RUN_FORMATS,
     )
     from ._common.vocab import (
+        SILENT_FAULT_KINDS as SILENT_FAULT_KINDS,
+    )
+    from ._common.vocab import (
         AlignOp as AlignOp,
     )
     from ._common.vocab import (
@@ -333,6 +345,12 @@ if _TYPE_CHECKING:
     )
     from ._grade.golden import (
         golden_match as golden_match,
+    )
+    from ._grade.recovery import (
+        RecoveryFigure as RecoveryFigure,
+    )
+    from ._grade.recovery import (
+        wilson_interval as wilson_interval,
     )
     from ._grade.trajectory import (
         trajectory_match as trajectory_match,
@@ -608,6 +626,9 @@ if _TYPE_CHECKING:
         FRAME_COLUMNS as FRAME_COLUMNS,
     )
     from ._sweep.result import (
+        RECOVERY_COLUMNS as RECOVERY_COLUMNS,
+    )
+    from ._sweep.result import (
         SweepResult as SweepResult,
     )
     from ._sweep.run import (
@@ -615,6 +636,9 @@ if _TYPE_CHECKING:
     )
     from ._sweep.run import (
         sweep_source as sweep_source,
+    )
+    from ._sweep.tables import (
+        csv_safe as csv_safe,
     )
     from ._sweep.variants import (
         Fault as Fault,

@@ -152,6 +152,7 @@ REPORT_FILES: tuple[str, ...] = (
     "report.html",
     "sweep.csv",
     "branches.csv",
+    "recovery.csv",
     "branches.png",
     "recovery.png",
     "divergence.png",

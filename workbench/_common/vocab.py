@@ -20,6 +20,7 @@ __all__ = [
     "NEEDS_MODEL",
     "OUTCOMES",
     "RUN_FORMATS",
+    "SILENT_FAULT_KINDS",
     "TOOL_ERROR",
     "AlignOp",
     "ArgsMatch",
@@ -99,11 +100,15 @@ LIVE_TOOL_ERROR: Final = "workbench.live_tool_error"
 
 ERROR_CODES: Final[tuple[ErrorCode, ...]] = get_args(ErrorCode)
 
-FaultKind = Literal["hard", "transient", "flip"]
-"""How an injected fault fails (R32)."""
+FaultKind = Literal["hard", "transient", "flip", "empty", "truncated"]
+"""How an injected fault fails: ``hard``, ``transient``, ``flip`` (R32), and the silent kinds
+``empty`` and ``truncated``, served as successes (R39)."""
 
 FAULT_KINDS: Final[tuple[FaultKind, ...]] = get_args(FaultKind)
 """Every fault kind, in the order variants are generated."""
+
+SILENT_FAULT_KINDS: Final[tuple[FaultKind, ...]] = ("empty", "truncated")
+"""The fault kinds served as a success (R39): only an agent that reads the content can notice."""
 
 BASELINE: Final = "baseline"
 """The name of a sweep's baseline: its ``variant`` and ``kind`` in the sweep table."""

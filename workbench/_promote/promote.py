@@ -223,6 +223,27 @@ def _runs_of(source: LoadResult | PromotedRun | Sequence[PromotedRun]) -> list[P
     return list(source)
 
 
+def fixtures_digest(suite: Mapping[str, Any]) -> str:
+    """SHA-256 of every task's ``taskId`` and fixture entries (sorted-key JSON), as promotion
+    records it on ``x-promotion.fixturesDigest``: a sweep compares it with the suite it is given
+    to say whether its baseline is the recording or an edit of it (R38)."""
+    import hashlib
+
+    import orjson
+
+    tasks = suite.get("tasks")
+    body = [
+        [t.get("taskId"), t.get("fixtures", {}).get("toolResponses")]
+        for t in (tasks if isinstance(tasks, list) else [])
+        if isinstance(t, Mapping) and isinstance(t.get("fixtures", {}), Mapping)
+    ]
+    try:
+        text = orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        text = repr(body).encode()
+    return hashlib.sha256(text).hexdigest()
+
+
 def promote(
     source: LoadResult | PromotedRun | Sequence[PromotedRun],
     *,
@@ -306,6 +327,7 @@ def promote(
         "tasks": tasks,
         "x-promotion": promotion_info,
     }
+    promotion_info["fixturesDigest"] = fixtures_digest(data)
     suite = Suite(data)
     report: SelfTestReport | None = None
     if self_test:

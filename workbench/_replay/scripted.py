@@ -7,6 +7,7 @@ it tests the host and the suite, not a model. Scripts are parsed once per task i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .agents import Decision, TaskContext, ToolInterface
@@ -93,13 +94,37 @@ class ScriptedAgent:
 
     def run(self, task_input: Any, tools: ToolInterface) -> Decision:
         """Run the script against ``tools``."""
+        decision = self.run_from(task_input, tools)
+        assert isinstance(decision, Decision)
+        return decision
+
+    def run_from(
+        self,
+        task_input: Any,
+        tools: ToolInterface,
+        start: int = 0,
+        at_step: Callable[[int], bool] | None = None,
+    ) -> Decision | int:
+        """Run the script from step ``start`` against ``tools``: the agent's state at the start
+        of a step is only that step's number (each step's ``choose`` draws are numbered from 0),
+        so a run resumed at step ``start`` on a host holding the calls made before it is the
+        run from the beginning.
+
+        ``at_step(i)`` is called before each step ``i`` from ``start`` on; when it returns
+        ``True`` the run stops there and returns ``i`` instead of a decision (a sweep that
+        knows the rest of the run from the baseline).
+        """
         script = self.script_for(task_input)
         context = tools.context
         call = tools.call
         default = self._default
         override = self._override
+        steps = script.steps
         try:
-            for index, step in enumerate(script.steps):
+            for index in range(start, len(steps)):
+                if at_step is not None and at_step(index):
+                    return index
+                step = steps[index]
                 if call(step.tool, step.args).is_error:
                     if override is not None:
                         policy = override
@@ -109,6 +134,8 @@ class ScriptedAgent:
                         self._handle(policy, step.tool, step.args, index, context, tools, [0])
         except _Stop as stop:
             return stop.decision
+        if at_step is not None and at_step(len(steps)):
+            return len(steps)
         return Decision("completed", script.answer)
 
     def _handle(

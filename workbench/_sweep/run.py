@@ -24,10 +24,12 @@ from typing import Any
 from .._common.jsonio import JSONFileError, read_json
 from .._common.vocab import BASELINE, FaultKind
 from .._load.records import ErrorRule, LoadResult, PromotedRun
-from .._replay.session import replay
+from .._replay.scripted import ScriptedAgent
+from .._replay.session import agent_id_for, replay
 from .._suite.model import Suite, task_tool_responses
-from .plan import Batch, FaultOptions, SweepPlan, VariantOutcome, WorkItem, batches_for, run_batch
+from .plan import Batch, FaultOptions, SweepPlan, VariantOutcome, WorkItem, batches_for
 from .result import SweepResult, tabulate
+from .resume import run_batch
 from .variants import (
     Variant,
     check_kinds,
@@ -36,7 +38,7 @@ from .variants import (
     tool_variants,
 )
 
-__all__ = ["sweep", "sweep_source"]
+__all__ = ["baseline_note", "sweep", "sweep_source"]
 
 _PROGRESS_MIN_VARIANTS = 50
 
@@ -179,7 +181,8 @@ def sweep(
 
     ``faults``: ``"single"`` (every boundary once), ``"pairs"`` (every pair), ``"tool:NAME"``
     (every call of one tool), or your own :class:`~workbench.Variant` list. ``kinds``: the fault
-    kinds (``hard``, ``transient``, ``flip``). Each variant runs the same trials with the same
+    kinds (``hard``, ``transient``, ``flip``, and the silent ``empty`` and ``truncated``, R39).
+    Each variant runs the same trials with the same
     ``seed`` as the baseline, so a variant's trial is compared with the baseline's trial of the
     same number. ``executor``: any :class:`concurrent.futures.Executor` (not shut down here);
     ``workers=N`` (N > 1) runs a process pool of N; neither: in-process. ``progress``: a tqdm bar
@@ -192,10 +195,17 @@ def sweep(
     (default: the scripted agent) must be picklable to run in other processes.
     ``hard_repeats``/``payload``: see :func:`~workbench.inject`. ``error_rule``/``policy``: how
     a run file is promoted on the fly.
+
+    Each variant-trial is marked ``triggered`` when it was served a result the baseline trial
+    was not (R37) and ``recovered`` only then (R38). With the scripted agent a variant-trial
+    resumes from the baseline's prefix and takes the baseline's rest once it rejoins it, so
+    the cost grows with the calls that differ from the baseline. A pairs sweep also runs the
+    single faults of the same kinds, for :meth:`~workbench.SweepResult.minimal_failing_pairs`.
     """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, not {trials}")
     suite = sweep_source(source, error_rule=error_rule, policy=policy)
+    note = baseline_note(suite, promoted_here=not isinstance(source, Suite | Mapping))
     checked = check_kinds(kinds)
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
     # The baseline is validated once (here); variants derived from it skip the schema check.
@@ -217,6 +227,19 @@ def sweep(
             suite, items_by_task, plan, in_process=executor is None, workers=n_workers
         )
         outs = _execute(batches, executor, _progress_bar(len(variants), progress), on_progress)
+        singles_frame = None
+        if faults == "pairs":
+            singles = _variants_for(suite, "single", checked, plan.faults)[0]
+            single_items: dict[str, list[WorkItem]] = {}
+            for index, variant in enumerate(singles):
+                single_items.setdefault(variant.task_id, []).append(
+                    WorkItem(index, variant.name, variant.faults, None)
+                )
+            single_batches = batches_for(
+                suite, single_items, plan, in_process=executor is None, workers=n_workers
+            )
+            single_outs = _execute(single_batches, executor, None, None)
+            singles_frame = tabulate(baseline, singles, single_outs)[0]
     except BaseException:
         if own_pool is not None:
             _stop_pool(own_pool)  # Ctrl-C or an error: do not wait for the running batches
@@ -233,6 +256,12 @@ def sweep(
         trials=trials,
         seed=seed,
         kinds=checked if generated else (),
+        faults=faults if isinstance(faults, str) else "custom",
+        agent_name=agent_id_for(getattr(agent, "agent_id", None))
+        if agent is not None
+        else ScriptedAgent.agent_id,
+        baseline_note=note,
+        singles=singles_frame,
     )
 
 
@@ -259,6 +288,27 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             process.join(1.0)
 
 
+def baseline_note(suite: Suite, *, promoted_here: bool = False) -> str:
+    """What a sweep's baseline is (R38): the suite as given, as promoted from a recording, or as
+    edited after promotion (its fixtures differ from the digest promotion recorded)."""
+    from .._promote.promote import fixtures_digest
+
+    info = suite.data.get("x-promotion")
+    if not isinstance(info, Mapping):
+        return "the suite as given"
+    source = str(info.get("source") or "a recording")
+    if promoted_here:
+        return f"as recorded: promoted from {source} for this sweep"
+    digest = info.get("fixturesDigest")
+    if not isinstance(digest, str):
+        return (
+            f"the suite as given, promoted from {source} (whether it was edited since is unknown)"
+        )
+    if digest == fixtures_digest(suite.data):
+        return f"as recorded: the suite promoted from {source}, unedited"
+    return f"EDITED: the suite promoted from {source}, with fixtures changed since promotion"
+
+
 def _execute(
     batches: Sequence[Batch],
     executor: Executor | None,
@@ -281,8 +331,9 @@ def _execute(
         if on_progress is not None:
             on_progress(0, total)
         if executor is None:
+            runners: dict[int, Any] = {}
             for batch in batches:
-                collect(run_batch(batch))
+                collect(run_batch(batch, runners))
         else:
             futures = [executor.submit(run_batch, b) for b in batches]
             for future in as_completed(futures):

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import sys
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -235,26 +234,13 @@ def naming(path: str | os.PathLike[str]) -> Iterator[None]:
         raise JSONFileError(path, str(exc).split(";")[0]) from exc
 
 
-_VISIBLE = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
 def terminal_text(text: str) -> str:
-    """``text`` safe to print: control and format characters (escape sequences, bidi
-    overrides, NULs) shown as escapes, never sent to the terminal."""
-    if text.isprintable():
-        return text
-    out = []
-    for char in text:
-        if char.isprintable() or char == " ":
-            out.append(char)
-        elif char in _VISIBLE:
-            out.append(_VISIBLE[char])
-        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    """``text`` safe to print: control, separator and format characters (escape sequences,
+    bidi overrides, U+2028) shown as escapes, never sent to the terminal (``workbench.safe_text``,
+    the one rule for terminals, tables, charts and pages)."""
+    from workbench import safe_text
+
+    return safe_text(text)
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:

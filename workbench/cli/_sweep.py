@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import os
 import signal
 import sys
@@ -13,6 +14,8 @@ from collections.abc import Iterator
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from workbench import FAULT_KINDS
 
 from ._common import (
     MAX_TRIALS,
@@ -57,9 +60,10 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--kind",
         action="append",
-        choices=("hard", "transient", "flip"),
+        choices=FAULT_KINDS,
         default=None,
-        help="a fault kind (repeatable; default: hard and transient)",
+        help="a fault kind (repeatable; default: hard and transient); empty and truncated are "
+        "silent: served as successes, which the scripted agent cannot notice",
     )
     parser.add_argument(
         "--trials",
@@ -150,38 +154,97 @@ def write_outputs(
     return [os.fspath(report)]
 
 
+def _figure(value: Any, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return format(value, spec)
+
+
+TERMINAL_ROWS = 60
+"""Per-boundary rows printed at most; a larger sweep prints its per task x kind figures."""
+
+
 def print_recovery(result: SweepResult) -> None:
-    """The per-boundary recovery table."""
+    """The per-boundary recovery table: rates over triggered variant-trials only (R37, R38).
+
+    A sweep with more than :data:`TERMINAL_ROWS` boundary rows prints the per task x kind and
+    per kind figures instead (every boundary's are in ``recovery.csv``)."""
     table = result.per_boundary()
+    if len(table) > TERMINAL_ROWS:
+        _print_levels(result, len(table))
+        return
     rows = [
         {
             **{str(k): v for k, v in row.items()},
-            "recoveryRate": f"{row['recoveryRate']:.2f}",
-            "passHatK": f"{row['passHatK']:.2f}",
-            "extraCalls": f"{row['extraCalls']:+.1f}",
+            "recoveryRate": _figure(row["recoveryRate"], ".2f"),
+            "low95": _figure(row["low95"], ".2f"),
+            "high95": _figure(row["high95"], ".2f"),
+            "passHatK": _figure(row["passHatK"], ".2f"),
+            "extraCalls": _figure(row["extraCalls"], "+.1f"),
         }
         for row in table.to_dict(orient="records")
     ]
-    columns = ["boundary", "tool", "kind", "variants", "trials", "recoveryRate", "passHatK"]
+    columns = ["boundary", "tool", "kind", "trials", "triggered", "recoveryRate", "low95",
+               "high95", "passHatK", "extraCalls"]  # fmt: skip
     if len(result.task_ids) > 1:
         columns.insert(0, "taskId")
-    print_table(rows, [*columns, "extraCalls"])
+    print_table(rows, columns)
+
+
+def _print_levels(result: SweepResult, boundary_rows: int) -> None:
+    levels = result.recovery()
+    levels = levels[levels["level"].isin(["task-kind", "kind"])]
+    if len(result.task_ids) <= 1:
+        levels = levels[levels["level"] == "kind"]
+    rows = [
+        {
+            **{str(k): v for k, v in row.items()},
+            "taskId": row["taskId"] if row["level"] == "task-kind" else "(all tasks)",
+            "recoveryRate": _figure(row["recoveryRate"], ".2f"),
+            "low95": _figure(row["low95"], ".2f"),
+            "high95": _figure(row["high95"], ".2f"),
+        }
+        for row in levels.to_dict(orient="records")
+    ]
+    print(f"{boundary_rows:,} boundary x kind rows: per boundary in recovery.csv; per kind here")
+    columns = ["taskId", "kind", "variantTrials", "triggered", "untriggered", "recovered",
+               "recoveryRate", "low95", "high95"]  # fmt: skip
+    if len(result.task_ids) <= 1:
+        columns.remove("taskId")
+    print_table(rows, columns)
 
 
 def _summary_line(result: SweepResult) -> str:
-    from workbench import BASELINE, NEEDS_MODEL
+    from workbench import BASELINE
 
-    frame = result.frame
-    variants = frame[frame["variant"] != BASELINE]
-    recovered = int(variants["recovered"].sum())
-    base = frame[frame["variant"] == BASELINE]
-    needs_model = int((variants["outcome"] == NEEDS_MODEL).sum())
+    figure = result.overall()
+    base = result.frame[result.frame["variant"] == BASELINE]
+    if figure.triggered:
+        low, high = figure.interval
+        rate = f"{figure.rate:.0%} [{low:.0%}, {high:.0%}]"
+    else:
+        rate = "no rate"
+    needs_model = figure.needs_model
     return (
         f"{plural(len(result.variants), 'variant')} x {plural(result.trials, 'trial')}: "
-        f"{recovered}/{len(variants) - needs_model} variant-trials recovered; baseline "
+        f"{figure.recovered}/"
+        f"{figure.triggered} triggered variant-trials recovered ({rate}, Wilson 95%); "
+        f"{figure.untriggered} untriggered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
         + (f"; {needs_model} needs-model (no model to answer)" if needs_model else "")
     )
+
+
+def _print_pairs(result: SweepResult) -> None:
+    if result.faults != "pairs":
+        return
+    pairs = result.minimal_failing_pairs()
+    print(f"minimal failing pairs (each fault alone recovered): {len(pairs)}")
+    if len(pairs):
+        print_table(
+            [{str(k): v for k, v in r.items()} for r in pairs.to_dict(orient="records")],
+            ["taskId", "variant", "kind", "trial", "tools"],
+        )
 
 
 def _dask_executor(address: str) -> tuple[Executor, Any]:
@@ -351,6 +414,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     _close(closers, interrupted=False)
     print_recovery(result)
+    _print_pairs(result)
     print(_summary_line(result))
     written = write_outputs(
         result, out, overwrite=args.force, parents=parents, inputs=(args.input,)
