@@ -119,11 +119,13 @@ the signal; the margin is for a shared CI machine (figures: docs/performance.md)
 
 @pytest.fixture(scope="module")
 def big_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 400-call run: long enough to interrupt a sweep or a promotion part way."""
+    """A 3,000-call run: long enough to interrupt a sweep or a promotion part way (a sweep of
+    400 calls, once enough, now ends within two seconds: variants resume from the baseline's
+    prefix, R39)."""
     from workbench._load.synthetic import write_synthetic_log
 
     path = tmp_path_factory.mktemp("big") / "big.jsonl"
-    write_synthetic_log(path, n_calls=400, error_every=0)
+    write_synthetic_log(path, n_calls=3000, error_every=0)
     return path
 
 
