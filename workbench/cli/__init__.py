@@ -194,10 +194,15 @@ def interrupt_from_thread(signum: int) -> None:
 
 def _quiet_unraisable(previous: Any) -> Any:
     """An unraisable hook that drops an interrupt swallowed in a callback (the watchdog ends the
-    process) instead of printing its traceback; anything else goes to ``previous``."""
+    process), and any callback's error once a stop is under way, instead of printing their
+    tracebacks; anything else goes to ``previous``."""
 
     def hook(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        if _WATCHDOG.timer is not None:
+            # Stopping: an error in a callback now is an echo of the interrupt (an interrupt
+            # that landed in distributed's GC-timing callback leaves its next call asserting).
             return
         previous(unraisable)
 
