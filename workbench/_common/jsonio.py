@@ -63,8 +63,11 @@ class JSONFileError(ValueError):
 # Stable text
 
 
-def dumps_stable(value: Any) -> str:
+def dumps_stable(value: Any, *, sort_keys: bool = True) -> str:
     """Return ``value`` as stable JSON text: sorted keys, 2-space indent, trailing newline.
+
+    With ``sort_keys=False`` members are written in their order instead (a suite keeps its
+    recorded payloads' member order, SPEC R42); the text is still the same for the same value.
 
     Non-ASCII characters are written as themselves (the file is UTF-8). The result round-trips:
     ``dumps_stable(json.loads(dumps_stable(v))) == dumps_stable(v)``.
@@ -77,7 +80,7 @@ def dumps_stable(value: Any) -> str:
         The messages name the offending place as a JSON path such as ``$.tasks[0].score``.
     """
     try:
-        text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, sort_keys=sort_keys, indent=2, ensure_ascii=False, allow_nan=False)
     except (ValueError, TypeError) as exc:
         raise (_first_problem(value) or exc) from exc
     # json.dumps turns int, float, bool and None keys into strings, sorted by their original

@@ -2,7 +2,8 @@
 
 A :class:`Suite` is a thin wrapper over the suite's JSON object. Keeping the JSON as it is means
 members the workbench does not know survive a load/export cycle, and export is byte-stable
-(:func:`~workbench._common.jsonio.dumps_stable`): load -> export -> load gives the same bytes.
+(:func:`~workbench._common.jsonio.dumps_stable`, members in their order: R42): load -> export ->
+load gives the same bytes.
 """
 
 from __future__ import annotations
@@ -171,8 +172,9 @@ class Suite:
     # -- writing ---------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        """The suite as stable JSON text (sorted keys, 2-space indent, trailing newline)."""
-        return dumps_stable(self.data)
+        """The suite as stable JSON text: members in their order (recorded payloads keep theirs,
+        SPEC R42), 2-space indent, trailing newline."""
+        return dumps_stable(self.data, sort_keys=False)
 
     def save(self, path: str | os.PathLike[str] | None = None, *, overwrite: bool = False) -> Path:
         """Write the suite atomically as stable JSON and return the path.
