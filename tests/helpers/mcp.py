@@ -318,3 +318,59 @@ def serving_http(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+LIVE_SERVER = '''
+"""A small live MCP server (synthetic, written for the tests) on the SDK's own stdio transport.
+
+lookup(id) fails with isError on its first call, then answers "plan <id>"; crash() ends the
+process at once (exit 3); any other tool is a JSON-RPC -32602. With LINGER=S in the
+environment it keeps running S seconds after stdin closes, like a server slow to shut down.
+"""
+import os, time
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+calls = {"n": 0}
+
+async def list_tools(ctx, params):
+    schema = {"type": "object", "properties": {"id": {"type": "string"}}}
+    return types.ListToolsResult(tools=[types.Tool(name="lookup", input_schema=schema),
+                                        types.Tool(name="crash", input_schema={"type": "object"})])
+
+async def call_tool(ctx, params):
+    if params.name == "crash":
+        os._exit(3)
+    if params.name != "lookup":
+        raise MCPError(code=-32602, message="Unknown tool: " + params.name)
+    calls["n"] += 1
+    if calls["n"] == 1:
+        body = {"content": [{"type": "text", "text": '{"error":"upstream_down"}'}], "isError": True}
+    else:
+        body = {"content": [{"type": "text", "text": "plan " + str(params.arguments.get("id"))}]}
+    return types.CallToolResult.model_validate(body)
+
+server = Server("live", on_list_tools=list_tools, on_call_tool=call_tool)
+
+async def main():
+    async with stdio_server() as (r, w):
+        await server.run(r, w, server.create_initialization_options())
+    time.sleep(float(os.environ.get("LINGER", "0")))
+
+anyio.run(main)
+'''
+
+
+def live_server(folder: Path) -> Path:
+    """Write :data:`LIVE_SERVER` into ``folder``; its path."""
+    path = folder / "live_server.py"
+    path.write_text(LIVE_SERVER, encoding="utf-8")
+    return path
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The events of a JSONL log (split at ``\\n`` only: U+2028 is no line break in JSONL)."""
+    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]

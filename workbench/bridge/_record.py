@@ -20,8 +20,10 @@ one event line flushed to the file:
   request had one, ``result`` as sent): promotion makes it the task's catalogue, so the bridge
   lists what the live server listed.
 
-So a SIGKILL keeps everything up to the last event (the last line at worst torn, which
-``load_runs(strict=False)`` reports and skips), and SIGTERM, SIGINT and SIGHUP finish the file:
+Each line is recorded before it is passed on, so an answer is on disk before the client can
+read it. So a SIGKILL keeps everything up to the last event, every answer the client saw
+included (the last line at worst torn, which ``load_runs(strict=False)`` reports and skips),
+and SIGTERM, SIGINT and SIGHUP finish the file:
 the server is stopped, its last answers are drained and recorded, and the log ends with
 ``agent.invocation-completed``. When the client hangs up, the server's stdin is closed and it
 gets ``shutdown_timeout`` seconds to exit before it is terminated. Reading and writing use raw
@@ -255,14 +257,14 @@ def _pump(
     sink: int | None,
     observe: Callable[[Any], None],
     problems: list[str],
-    forward_first: bool,
     on_eof: Callable[[], None],
 ) -> None:
-    """Copy ``source`` to ``sink`` chunk by chunk, observing each complete JSON line.
+    """Copy ``source`` to ``sink`` chunk by chunk, observing each complete JSON line first.
 
-    Client lines are observed before they are forwarded (``forward_first=False``), so a request
-    is known before its answer can arrive. A sink that fails (its reader is gone) is dropped
-    and reading goes on, so what the server still says is recorded.
+    Observing before forwarding means a request is known before its answer can arrive, and an
+    answer is on disk before the client can have read it: a SIGKILL at any moment loses
+    nothing the client saw. A sink that fails (its reader is gone) is dropped and reading goes
+    on, so what the server still says is recorded.
     """
     parts: list[bytes] = []
 
@@ -292,15 +294,12 @@ def _pump(
                 chunk = b""
             if not chunk:
                 break
-            if not forward_first:
-                observe_lines(chunk)
+            observe_lines(chunk)
             if sink is not None:
                 try:
                     _write_all(sink, chunk)
                 except OSError:
                     sink = None
-            if forward_first:
-                observe_lines(chunk)
     finally:
         on_eof()
 
@@ -382,7 +381,7 @@ def record_mcp(
     previous = {sig: signal.signal(sig, on_signal) for sig in _STOP_SIGNALS} if in_main else {}
     upstream = threading.Thread(
         target=_pump,
-        args=(stdin_fd, server_in, recorder.client_message, recording.problems, False, client_eof),
+        args=(stdin_fd, server_in, recorder.client_message, recording.problems, client_eof),
         name="record-mcp-client",
         daemon=True,
     )
@@ -393,7 +392,6 @@ def record_mcp(
             stdout_fd,
             recorder.server_message,
             recording.problems,
-            True,
             server_eof,
         ),
         name="record-mcp-server",
