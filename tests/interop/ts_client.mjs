@@ -1,0 +1,29 @@
+// The official TypeScript SDK client (@modelcontextprotocol/sdk) driving an MCP server:
+//   node ts_client.mjs PLAN.json stdio COMMAND ARGS...
+//   node ts_client.mjs PLAN.json http URL
+// PLAN.json is [{"name", "arguments"}, ...]. Prints one JSON line: {"protocolVersion", "tools"
+// (names), "calls": [{"result": ...} | {"error": {"name", "code", "message", "data"}}]}.
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [planFile, kind, ...target] = process.argv.slice(2);
+const plan = JSON.parse(readFileSync(planFile, "utf8"));
+const transport = kind === "stdio"
+  ? new StdioClientTransport({ command: target[0], args: target.slice(1), env: process.env, stderr: "ignore" })
+  : new StreamableHTTPClientTransport(new URL(target[0]));
+const client = new Client({ name: "workbench-interop-ts", version: "0" });
+await client.connect(transport);
+const tools = (await client.listTools()).tools.map((tool) => tool.name);
+const calls = [];
+for (const call of plan) {
+  try {
+    calls.push({ result: await client.callTool({ name: call.name, arguments: call.arguments }) });
+  } catch (error) {
+    calls.push({ error: { name: error.constructor.name, code: error.code, message: error.message, data: error.data ?? null } });
+  }
+}
+const protocolVersion = transport.protocolVersion ?? null;
+await client.close();
+console.log(JSON.stringify({ protocolVersion, tools, calls }));
