@@ -37,7 +37,6 @@ from helpers.mcp import (
     serving_http,
     workbench,
 )
-
 from workbench import load_runs
 from workbench._suite.schemas import validate_events
 

@@ -241,11 +241,14 @@ def bind_socket(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` (``port`` 0: any free port); raises ``OSError``
     (port in use, unknown host) before anything is served or written."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    found_family, kind, proto, _, address = infos[0]
+    # The protocol is named (IPPROTO_TCP, not 0): asyncio switches Nagle's algorithm off only
+    # on sockets that say they are TCP, and with it on every answer waited ~40 ms for an ACK.
+    sock = socket.socket(found_family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(infos[0][4])
+        sock.bind(address)
         sock.listen(128)
         sock.set_inheritable(True)
     except OSError:
