@@ -37,12 +37,15 @@ _EXPORTS: dict[str, str] = {
     "BASELINE": "_common.vocab",
     "ERROR_CODES": "_common.vocab",
     "FAULT_KINDS": "_common.vocab",
+    "MODEL_TURN_SOURCES": "_common.vocab",
+    "NEEDS_MODEL": "_common.vocab",
     "OUTCOMES": "_common.vocab",
     "RUN_FORMATS": "_common.vocab",
     "ArgsMatch": "_common.vocab",
     "ErrorCode": "_common.vocab",
     "FaultKind": "_common.vocab",
     "GoldenStrategy": "_common.vocab",
+    "ModelTurnSource": "_common.vocab",
     "OnMiss": "_common.vocab",
     "Outcome": "_common.vocab",
     "RunFormat": "_common.vocab",
@@ -85,6 +88,7 @@ _EXPORTS: dict[str, str] = {
     # replay (_replay)
     "Agent": "_replay.agents",
     "Decision": "_replay.agents",
+    "ModelTurns": "_replay.agents",
     "TaskContext": "_replay.agents",
     "ToolInterface": "_replay.agents",
     "Abort": "_replay.policies",
@@ -111,6 +115,18 @@ _EXPORTS: dict[str, str] = {
     "TrialResult": "_replay.results",
     "ReplaySession": "_replay.session",
     "replay": "_replay.session",
+    # agents that decide (_replay): the LLM agent, chat clients, the model cache, frameworks
+    "LLMAgent": "_replay.llm",
+    "ChatClient": "_replay.chat",
+    "ChatRequest": "_replay.chat",
+    "ModelCache": "_replay.model_cache",
+    "OpenAIChatClient": "_replay.chat_clients",
+    "ToolMode": "_replay.chat_clients",
+    "AnthropicClient": "_replay.anthropic_client",
+    "LlamaCppClient": "_replay.local_model",
+    "PydanticAIAgent": "_replay.frameworks.pydantic_ai",
+    "OpenAIAgentsAgent": "_replay.frameworks.openai_agents",
+    "LangGraphAgent": "_replay.frameworks.langgraph",
     # grading (_grade)
     "golden_match": "_grade.golden",
     "trajectory_match": "_grade.trajectory",
@@ -230,6 +246,12 @@ if _TYPE_CHECKING:
         FAULT_KINDS as FAULT_KINDS,
     )
     from ._common.vocab import (
+        MODEL_TURN_SOURCES as MODEL_TURN_SOURCES,
+    )
+    from ._common.vocab import (
+        NEEDS_MODEL as NEEDS_MODEL,
+    )
+    from ._common.vocab import (
         OUTCOMES as OUTCOMES,
     )
     from ._common.vocab import (
@@ -246,6 +268,9 @@ if _TYPE_CHECKING:
     )
     from ._common.vocab import (
         GoldenStrategy as GoldenStrategy,
+    )
+    from ._common.vocab import (
+        ModelTurnSource as ModelTurnSource,
     )
     from ._common.vocab import (
         OnMiss as OnMiss,
@@ -329,10 +354,28 @@ if _TYPE_CHECKING:
         Decision as Decision,
     )
     from ._replay.agents import (
+        ModelTurns as ModelTurns,
+    )
+    from ._replay.agents import (
         TaskContext as TaskContext,
     )
     from ._replay.agents import (
         ToolInterface as ToolInterface,
+    )
+    from ._replay.anthropic_client import (
+        AnthropicClient as AnthropicClient,
+    )
+    from ._replay.chat import (
+        ChatClient as ChatClient,
+    )
+    from ._replay.chat import (
+        ChatRequest as ChatRequest,
+    )
+    from ._replay.chat_clients import (
+        OpenAIChatClient as OpenAIChatClient,
+    )
+    from ._replay.chat_clients import (
+        ToolMode as ToolMode,
     )
     from ._replay.events import (
         EventLog as EventLog,
@@ -340,11 +383,29 @@ if _TYPE_CHECKING:
     from ._replay.fixtures import (
         TaskFixtures as TaskFixtures,
     )
+    from ._replay.frameworks.langgraph import (
+        LangGraphAgent as LangGraphAgent,
+    )
+    from ._replay.frameworks.openai_agents import (
+        OpenAIAgentsAgent as OpenAIAgentsAgent,
+    )
+    from ._replay.frameworks.pydantic_ai import (
+        PydanticAIAgent as PydanticAIAgent,
+    )
     from ._replay.host import (
         CallRecord as CallRecord,
     )
     from ._replay.host import (
         FixtureHost as FixtureHost,
+    )
+    from ._replay.llm import (
+        LLMAgent as LLMAgent,
+    )
+    from ._replay.local_model import (
+        LlamaCppClient as LlamaCppClient,
+    )
+    from ._replay.model_cache import (
+        ModelCache as ModelCache,
     )
     from ._replay.options import (
         LiveTool as LiveTool,

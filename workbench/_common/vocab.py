@@ -15,6 +15,8 @@ __all__ = [
     "FAULT_KINDS",
     "FIXTURE_MISS",
     "LIVE_TOOL_ERROR",
+    "MODEL_TURN_SOURCES",
+    "NEEDS_MODEL",
     "OUTCOMES",
     "RUN_FORMATS",
     "TOOL_ERROR",
@@ -22,6 +24,7 @@ __all__ = [
     "ErrorCode",
     "FaultKind",
     "GoldenStrategy",
+    "ModelTurnSource",
     "OnMiss",
     "Outcome",
     "RunFormat",
@@ -48,10 +51,21 @@ TrajectoryMatch = Literal["strict", "unordered", "subset", "superset"]
 GoldenStrategy = Literal["exact", "contains", "json-match"]
 """RFC 0081 golden match strategies (R26)."""
 
-Outcome = Literal["completed", "failed", "escalated"]
-"""How an agent's run ended (R24)."""
+Outcome = Literal["completed", "failed", "escalated", "needs-model"]
+"""How an agent's run ended (R24). ``needs-model``: an LLM agent's conversation left the
+recording and no model was there to answer (R41): neither passed nor failed, left out of the
+rates and counted on its own."""
 
 OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)
+
+NEEDS_MODEL: Final = "needs-model"
+"""The outcome of a trial that needed a live model turn and had none (R41)."""
+
+ModelTurnSource = Literal["recording", "cache", "live"]
+"""Where an LLM agent's assistant turn came from (R40, R41): a model fixture (the recorded
+turn), the model cache, or the live chat client."""
+
+MODEL_TURN_SOURCES: Final[tuple[ModelTurnSource, ...]] = get_args(ModelTurnSource)
 
 ServedBy = Literal["fixture", "miss", "live"]
 """How the host answered a call: a fixture entry, a miss (R16), or a live tool."""

@@ -14,11 +14,12 @@ from typing import Any, Protocol
 
 from .golden import golden_match
 from .trajectory import trajectory_report
-from .trials import TrialStats, aggregate_score, suite_passed, task_passed
+from .trials import TrialStats, aggregate_score, suite_passed, task_passed, trial_stats
 
 __all__ = [
     "GradedCall",
     "TrialGrade",
+    "decided_trial_stats",
     "grade_task",
     "grade_trial",
     "summary",
@@ -88,19 +89,30 @@ def grade_trial(task: Mapping[str, Any], output: Any, calls: Sequence[GradedCall
     return TrialGrade(golden, trajectory, passed)
 
 
+def decided_trial_stats(passed: Sequence[bool]) -> TrialStats:
+    """R28's figures over the trials that were decided: ``needs-model`` trials (R41) are left
+    out by the caller. With none decided, ``n`` is 0, the score 0 and no pass@k is defined
+    (such a task cannot pass and is left out of the aggregate score)."""
+    if not passed:
+        return TrialStats(n=0, passed=0, pass_at_k={}, pass_hat_k={}, score=0.0)
+    return trial_stats(passed)
+
+
 def grade_task(
     stats: TrialStats, thresholds: Mapping[str, Any] | None, calls: Iterable[GradedCall]
 ) -> bool:
-    """Whether a task passed over its trials (R28), and never with an unhandled miss (R16),
-    even where thresholds would pass it on its score."""
-    return task_passed(stats, thresholds) and not unhandled_miss(calls)
+    """Whether a task passed over its decided trials (R28), and never with an unhandled miss
+    (R16), even where thresholds would pass it on its score; a task with no decided trial (all
+    ``needs-model``, R41) does not pass."""
+    return stats.n > 0 and task_passed(stats, thresholds) and not unhandled_miss(calls)
 
 
 def task_summary_entry(
-    task_id: str, stats: TrialStats, passed: bool, fixture_misses: int
+    task_id: str, stats: TrialStats, passed: bool, fixture_misses: int, needs_model: int = 0
 ) -> dict[str, Any]:
-    """A task's entry in the extended summary (R29)."""
-    return {
+    """A task's entry in the extended summary (R29); ``needsModelCount`` when trials ended
+    ``needs-model`` (R41: counted here, left out of ``trials`` and the score)."""
+    entry: dict[str, Any] = {
         "taskId": task_id,
         "score": stats.score,
         "passed": passed,
@@ -112,6 +124,9 @@ def task_summary_entry(
             "passHatK": dict(stats.pass_hat_k),
         },
     }
+    if needs_model:
+        entry["needsModelCount"] = needs_model
+    return entry
 
 
 def summary(
@@ -120,10 +135,15 @@ def summary(
     entries: Sequence[Mapping[str, Any]],
     thresholds: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    """The run's extended ``EvalSummary`` (R28, R29) from its task entries."""
-    aggregate = aggregate_score(float(e["score"]) for e in entries)
+    """The run's extended ``EvalSummary`` (R28, R29) from its task entries.
+
+    A task none of whose trials was decided (all ``needs-model``, R41) is left out of the
+    aggregate score; it does not pass, and the root ``needsModelCount`` counts such trials.
+    """
+    decided = [e for e in entries if _decided(e)]
+    aggregate = aggregate_score(float(e["score"]) for e in decided)
     flags = [bool(e["passed"]) for e in entries]
-    return {
+    body: dict[str, Any] = {
         "suiteId": suite_id,
         "suiteVersion": suite_version,
         "aggregateScore": aggregate,
@@ -133,3 +153,12 @@ def summary(
         "fixtureMissCount": sum(int(e["fixtureMissCount"]) for e in entries),
         "tasks": [dict(e) for e in entries],
     }
+    needs_model = sum(int(e.get("needsModelCount", 0)) for e in entries)
+    if needs_model:
+        body["needsModelCount"] = needs_model
+    return body
+
+
+def _decided(entry: Mapping[str, Any]) -> bool:
+    trials = entry.get("trials")
+    return not isinstance(trials, Mapping) or int(trials.get("n", 1)) > 0

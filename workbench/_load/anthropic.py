@@ -1,7 +1,13 @@
-"""Anthropic messages transcripts as promoted runs (SPEC R1-R3).
+"""Anthropic messages transcripts as promoted runs (SPEC R1-R3, R40).
 
 ``tool_use`` blocks paired with ``tool_result`` blocks by ``tool_use_id``; ``is_error: true`` is
 a failure. Server tool blocks (``server_tool_use`` with a ``*_tool_result``) are boundaries too.
+The messages are kept as the run's :class:`~workbench.Conversation` (R40), with the record's
+``system``, ``tools`` and ``model`` when it has them (a logged request body does): text blocks
+become the message text, each ``tool_result`` block a tool message. An assistant message holding
+a server tool call and its result is split there, as the model saw it: the turn up to the call,
+the result, then the rest of the message as the next turn (its calls marked
+``"x-blockType"``).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
+from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -40,6 +47,10 @@ def load_anthropic(
     problems: list[LoadProblem] = []
     for number, (path, record, messages) in enumerate(records):
         pairer = CallPairer(file)
+        talk = ConversationBuilder()
+        system = _system_text(record.get("system"))
+        if system is not None:
+            talk.system(system)
         answer: Any = None
         for m_index, message in enumerate(messages):
             where, pairer.current_line = place(path, number, len(records), m_index, lines)
@@ -51,6 +62,9 @@ def load_anthropic(
             role = message.get("role")
             texts: list[str] = []
             made_calls = False
+            turn = _Turn(talk, role)
+            if isinstance(content, str):
+                turn.text(content)
             for b_index, block in enumerate(blocks):
                 if not isinstance(block, Mapping):
                     continue
@@ -69,6 +83,7 @@ def load_anthropic(
                     pairer.call(
                         call_id, name, block.get("input"), where=block_where, field_name="id"
                     )
+                    turn.call({"id": call_id, "name": name, "args": block.get("input")})
                 elif kind == "tool_result":
                     call_id = block.get("tool_use_id")
                     if not isinstance(call_id, str) or not call_id:
@@ -76,6 +91,7 @@ def load_anthropic(
                         continue
                     result_blocks = _blocks(block.get("content"))
                     is_error = block.get("is_error") is True
+                    turn.result(call_id, result_text(result_blocks), is_error)
                     pairer.result(
                         call_id,
                         {"content": result_blocks},
@@ -90,11 +106,23 @@ def load_anthropic(
                     # Its result comes in the same message, and the text after it may be the
                     # answer: text before it is not.
                     texts.clear()
-                    _server_call(block, kind, pairer, block_where)
+                    if _server_call(block, kind, pairer, block_where):
+                        turn.call(
+                            {
+                                "id": block["id"],
+                                "name": block["name"],
+                                "args": block.get("input"),
+                                "x-blockType": kind,
+                            }
+                        )
                 elif isinstance(kind, str) and kind.endswith("_tool_result"):
-                    _server_result(block, kind, pairer, block_where)
+                    served = _server_result(block, kind, pairer, block_where)
+                    if served is not None:
+                        turn.result(block["tool_use_id"], *served)
                 elif kind == "text" and isinstance(block.get("text"), str):
                     texts.append(block["text"])
+                    turn.text(block["text"])
+            turn.close()
             # The answer is the last assistant text with no tool call beside it, as for OpenAI
             # chat: text next to a tool_use ("I'll look that up") is not the run's answer.
             if role == "assistant" and not made_calls:
@@ -115,26 +143,83 @@ def load_anthropic(
                 answer=answer,
                 task_key=key,
                 metadata=metadata(record),
+                conversation=talk.build(recorded_tools(record.get("tools")), record.get("model")),
             )
         )
     return runs, problems
 
 
-def _server_call(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> None:
+def _system_text(system: Any) -> str | None:
+    """A request's ``system``: a string, or a list of text blocks (joined)."""
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return result_text([as_text_block(b) for b in system])
+    return None
+
+
+class _Turn:
+    """One recorded message read into neutral messages, in block order (R40).
+
+    A user message gives a tool message per ``tool_result`` and a user message for its text; an
+    assistant message gives one turn (its text and calls), split after a server tool's result.
+    """
+
+    __slots__ = ("_calls", "_role", "_talk", "_texts")
+
+    def __init__(self, talk: ConversationBuilder, role: Any) -> None:
+        self._talk = talk
+        self._role = role
+        self._texts: list[str] = []
+        self._calls: list[dict[str, Any]] = []
+
+    def text(self, text: str) -> None:
+        if text:
+            self._texts.append(text)
+
+    def call(self, call: dict[str, Any]) -> None:
+        self._calls.append(call)
+
+    def result(self, call_id: str, text: str, is_error: bool) -> None:
+        if self._role == "assistant":
+            self.close()  # a server tool's result: the turn so far made the call
+        elif self._texts:
+            self._talk.user("\n".join(self._texts))
+            self._texts = []
+        self._talk.tool(call_id, text, is_error)
+
+    def close(self) -> None:
+        text = "\n".join(self._texts) if self._texts else None
+        if self._role == "assistant" and (text is not None or self._calls):
+            self._talk.assistant(text, self._calls)
+        elif self._role == "user" and text is not None:
+            self._talk.user(text)
+        elif self._role == "system" and text is not None:
+            self._talk.system(text)
+        self._texts = []
+        self._calls = []
+
+
+def _server_call(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> bool:
+    """Pair a server tool's call block; whether it was valid."""
     call_id = block.get("id")
     name = block.get("name")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
-        return
+        return False
     if not isinstance(name, str) or not name:
         pairer.problem(where, "name", "missing or not a string")
-        return
+        return False
     extra: dict[str, Any] = {"blockType": kind}
     extra.update((k, v) for k, v in block.items() if k not in ("type", "id", "name", "input"))
     pairer.call(call_id, name, block.get("input"), where=where, field_name="id", extra=extra)
+    return True
 
 
-def _server_result(block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str) -> None:
+def _server_result(
+    block: Mapping[str, Any], kind: str, pairer: CallPairer, where: str
+) -> tuple[str, bool] | None:
+    """Pair a server tool's result block; its text and failure flag (``None`` if invalid)."""
     """A server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ...).
 
     Its content is kept as recorded: a list of blocks becomes the response's ``content``, any
@@ -145,7 +230,7 @@ def _server_result(block: Mapping[str, Any], kind: str, pairer: CallPairer, wher
     call_id = block.get("tool_use_id")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "tool_use_id", "missing or not a string")
-        return
+        return None
     content = block.get("content")
     error_type = content.get("type") if isinstance(content, Mapping) else None
     failed = isinstance(error_type, str) and error_type.endswith("_error")
@@ -173,3 +258,4 @@ def _server_result(block: Mapping[str, Any], kind: str, pairer: CallPairer, wher
         error_message=(message or "tool call failed") if is_error else None,
         extra=extra,
     )
+    return (result_text(response["content"]) if isinstance(content, list) else ""), is_error

@@ -1,7 +1,9 @@
-"""OpenAI chat-messages transcripts as promoted runs (SPEC R1-R3).
+"""OpenAI chat-messages transcripts as promoted runs (SPEC R1-R3, R40).
 
 Assistant ``tool_calls`` paired with ``role: tool`` replies by ``tool_call_id``. The format has no
 error flag, so an :class:`~workbench.ErrorRule` decides which tool replies are failures (R3).
+The messages themselves are kept as the run's :class:`~workbench.Conversation` (R40), with the
+record's ``tools`` and ``model`` when it has them (a logged request body does).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .conversation import ConversationBuilder, recorded_tools
 from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -42,6 +45,7 @@ def load_openai_chat(
     problems: list[LoadProblem] = []
     for number, (path, record, messages) in enumerate(records):
         pairer = CallPairer(file)
+        talk = ConversationBuilder()
         answer: Any = None
         legacy_open: list[str] = []
         for m_index, message in enumerate(messages):
@@ -55,20 +59,19 @@ def load_openai_chat(
                 if not isinstance(calls, list):
                     pairer.problem(where, "tool_calls", "must be a list")
                     calls = []
+                made: list[dict[str, Any]] = []
                 for c_index, call in enumerate(calls):
-                    _openai_call(call, pairer, f"{where}, tool call {c_index}")
+                    made.extend(_openai_call(call, pairer, f"{where}, tool call {c_index}"))
                 function_call = message.get("function_call")
                 if isinstance(function_call, Mapping):
                     call_id = f"function-call-{m_index}"
                     legacy_open.append(call_id)
-                    pairer.call(
-                        call_id,
-                        str(function_call.get("name", "")),
-                        _openai_args(function_call.get("arguments")),
-                        where=where,
-                        field_name="function_call",
-                    )
+                    name = str(function_call.get("name", ""))
+                    args = _openai_args(function_call.get("arguments"))
+                    pairer.call(call_id, name, args, where=where, field_name="function_call")
+                    made.append({"id": call_id, "name": name, "args": args})
                 text = message_text(message.get("content"))
+                talk.assistant(text, made)
                 if text and not calls:
                     answer = text
             elif role == "tool":
@@ -76,12 +79,16 @@ def load_openai_chat(
                 if not isinstance(reply_id, str) or not reply_id:
                     pairer.problem(where, "tool_call_id", "missing or not a string")
                     continue
-                _openai_reply(message, reply_id, pairer, where, error_rule)
+                _openai_reply(message, reply_id, pairer, where, error_rule, talk)
             elif role == "function":
                 if not legacy_open:
                     pairer.problem(where, "name", "function reply with no open function_call")
                     continue
-                _openai_reply(message, legacy_open.pop(0), pairer, where, error_rule)
+                _openai_reply(message, legacy_open.pop(0), pairer, where, error_rule, talk)
+            elif role in ("system", "developer"):
+                talk.system(message_text(message.get("content")) or "")
+            elif role == "user":
+                talk.user(message_text(message.get("content")) or "")
         boundaries = pairer.finish()
         problems.extend(pairer.problems)
         key = record_key(record, number, len(records))
@@ -96,40 +103,44 @@ def load_openai_chat(
                 answer=answer,
                 task_key=key,
                 metadata=metadata(record),
+                conversation=talk.build(recorded_tools(record.get("tools")), record.get("model")),
             )
         )
     return runs, problems
 
 
-def _openai_call(call: Any, pairer: CallPairer, where: str) -> None:
+def _openai_call(call: Any, pairer: CallPairer, where: str) -> list[dict[str, Any]]:
+    """Pair one ``tool_calls`` entry; the call in the conversation's shape (none if invalid)."""
     if not isinstance(call, Mapping):
         pairer.problem(where, "tool_calls", "a tool call must be an object")
-        return
+        return []
     call_id = call.get("id")
     function = call.get("function")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
-        return
+        return []
     if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
         pairer.problem(where, "function.name", "missing or not a string")
-        return
+        return []
     extra = {k: v for k, v in call.items() if k not in ("id", "function", "type")}
-    pairer.call(
-        call_id,
-        function["name"],
-        _openai_args(function.get("arguments")),
-        where=where,
-        field_name="id",
-        extra=extra or None,
-    )
+    args = _openai_args(function.get("arguments"))
+    pairer.call(call_id, function["name"], args, where=where, field_name="id", extra=extra or None)
+    return [{"id": call_id, "name": function["name"], "args": args}]
 
 
 def _openai_reply(
-    message: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str, rule: ErrorRule
+    message: Mapping[str, Any],
+    call_id: str,
+    pairer: CallPairer,
+    where: str,
+    rule: ErrorRule,
+    talk: ConversationBuilder,
 ) -> None:
     content = message.get("content")
     text = message_text(content) or ""
     is_error = rule.matches(text)
+    name = message.get("name")
+    talk.tool(call_id, text, is_error, name if isinstance(name, str) else None)
     pairer.result(
         call_id,
         content,

@@ -260,6 +260,11 @@ class Conversation:
 
     Each tool call's ``id`` is the ``callId`` of its boundary, so a turn can be matched to the
     boundaries it made. Members a format adds beyond these are kept under ``"x-..."`` keys.
+    A tool message's ``content`` is the result's text as the model read it (text blocks joined
+    by ``\n``, R17's rule without its ``Tool call failed`` fallback); a system or user message
+    of several text parts is their text joined the same way. Loaders build conversations with
+    ``workbench._load.conversation.ConversationBuilder``; promotion keeps them on the task input
+    (:meth:`to_json`), where the extension schema validates them.
     """
 
     messages: tuple[Mapping[str, Any], ...]
@@ -270,6 +275,18 @@ class Conversation:
     """Whether :attr:`tools` were inferred from the calls (the recording had no definitions)."""
     model: str | None = None
     """The model that answered, when the recording names it."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The conversation as a task input member: ``{"messages", "tools", "toolsInferred",
+        "model"?}`` (the shape ``agent-eval-suite-ext.schema.json`` validates)."""
+        body: dict[str, Any] = {
+            "messages": [dict(m) for m in self.messages],
+            "tools": [dict(t) for t in self.tools],
+            "toolsInferred": self.tools_inferred,
+        }
+        if self.model is not None:
+            body["model"] = self.model
+        return body
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,11 @@ a list of such objects (a run each). A ``function_call_output`` pairs with the o
 An ``mcp_call`` item is a call and its result in one item: a boundary, failed when its
 ``error`` is set. Other items (``reasoning``, hosted tools such as ``web_search_call``) are kept
 opaquely on the run's metadata under ``otherItems`` (R4) and counted there, never dropped.
+
+The items are also kept as the run's :class:`~workbench.Conversation` (R40): ``message`` items by
+role, each ``function_call`` (or ``mcp_call``) joining the assistant turn before it, each output
+a tool message; the record's ``instructions`` as the system message and its ``tools`` and
+``model`` when it has them (a stored response does).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
+from .conversation import ConversationBuilder, recorded_tools
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
@@ -106,6 +112,9 @@ def load_openai_responses(
     total = len(records)
     for number, (place, record, items) in enumerate(records):
         pairer = CallPairer(file)
+        talk = ConversationBuilder()
+        if isinstance(record.get("instructions"), str) and record["instructions"]:
+            talk.system(record["instructions"])
         answer: Any = None
         other: list[Any] = []
         for i_index, item in enumerate(items):
@@ -122,17 +131,22 @@ def load_openai_responses(
                 continue
             kind = item.get("type")
             if kind == "function_call":
-                _call(item, pairer, where)
+                _call(item, pairer, where, talk)
                 answer = None  # the answer is what the agent says after its last call
             elif kind == "function_call_output":
-                _output(item, pairer, where, error_rule)
+                _output(item, pairer, where, error_rule, talk)
             elif kind == "mcp_call":
-                _mcp_call(item, pairer, where, i_index)
+                _mcp_call(item, pairer, where, i_index, talk)
                 answer = None
             elif (kind == "message" or kind is None) and item.get("role") == "assistant":
                 text = _parts_text(item.get("content"))
+                talk.assistant(text or None)
                 if text:
                     answer = text
+            elif kind in (None, "message") and item.get("role") in ("system", "developer"):
+                talk.system(_parts_text(item.get("content")))
+            elif kind in (None, "message") and item.get("role") == "user":
+                talk.user(_parts_text(item.get("content")))
             elif kind not in (None, "message"):
                 other.append(item)
         boundaries = pairer.finish()
@@ -152,12 +166,15 @@ def load_openai_responses(
                 answer=answer,
                 task_key=key,
                 metadata=metadata,
+                conversation=talk.build(recorded_tools(record.get("tools")), record.get("model")),
             )
         )
     return runs, problems
 
 
-def _call(item: Mapping[str, Any], pairer: CallPairer, where: str) -> None:
+def _call(
+    item: Mapping[str, Any], pairer: CallPairer, where: str, talk: ConversationBuilder
+) -> None:
     call_id = item.get("call_id")
     name = item.get("name")
     if not isinstance(call_id, str) or not call_id:
@@ -167,17 +184,18 @@ def _call(item: Mapping[str, Any], pairer: CallPairer, where: str) -> None:
         pairer.problem(where, "name", "missing or not a string")
         return
     extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "arguments")}
-    pairer.call(
-        call_id,
-        name,
-        _arguments(item.get("arguments")),
-        where=where,
-        field_name="call_id",
-        extra=extra or None,
-    )
+    args = _arguments(item.get("arguments"))
+    pairer.call(call_id, name, args, where=where, field_name="call_id", extra=extra or None)
+    talk.add_call({"id": call_id, "name": name, "args": args})
 
 
-def _output(item: Mapping[str, Any], pairer: CallPairer, where: str, rule: ErrorRule) -> None:
+def _output(
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    rule: ErrorRule,
+    talk: ConversationBuilder,
+) -> None:
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "call_id", "missing or not a string")
@@ -189,6 +207,7 @@ def _output(item: Mapping[str, Any], pairer: CallPairer, where: str, rule: Error
         response = output
     text = _parts_text(output)
     is_error = rule.matches(text)
+    talk.tool(call_id, text, is_error)
     pairer.result(
         call_id,
         response,
@@ -199,7 +218,9 @@ def _output(item: Mapping[str, Any], pairer: CallPairer, where: str, rule: Error
     )
 
 
-def _mcp_call(item: Mapping[str, Any], pairer: CallPairer, where: str, index: int) -> None:
+def _mcp_call(
+    item: Mapping[str, Any], pairer: CallPairer, where: str, index: int, talk: ConversationBuilder
+) -> None:
     name = item.get("name")
     if not isinstance(name, str) or not name:
         pairer.problem(where, "name", "missing or not a string")
@@ -209,14 +230,11 @@ def _mcp_call(item: Mapping[str, Any], pairer: CallPairer, where: str, index: in
     extra = {
         k: v for k, v in item.items() if k not in ("type", "id", "name", "arguments", "output")
     }
+    args = _arguments(item.get("arguments"))
     pairer.call(
-        call_id,
-        name,
-        _arguments(item.get("arguments")),
-        where=where,
-        field_name="id",
-        extra={"itemType": "mcp_call", **extra},
+        call_id, name, args, where=where, field_name="id", extra={"itemType": "mcp_call", **extra}
     )
+    talk.add_call({"id": call_id, "name": name, "args": args, "x-itemType": "mcp_call"})
     error = item.get("error")
     output = item.get("output")
     is_error = error is not None
@@ -226,6 +244,8 @@ def _mcp_call(item: Mapping[str, Any], pairer: CallPairer, where: str, index: in
     response: Any = {"content": text_content(output)} if isinstance(output, str) else output
     if response is None and is_error:
         response = {"content": text_content(message or "tool call failed")}
+    text = result_text(response["content"]) if isinstance(response, Mapping) else ""
+    talk.tool(call_id, text if isinstance(response, Mapping) else str(output or ""), is_error)
     pairer.result(
         call_id, response, is_error, where=where, field_name="error", error_message=message
     )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._common.toolresult import jsonrpc_error_response, text_content
+from .._common.toolresult import jsonrpc_error_response, result_text, text_content
 from .._load.records import LoadResult, PromotedRun, ToolBoundary
 from .._suite.model import Suite
 from .redact import Redaction, redact
@@ -223,6 +223,8 @@ def _task_for(
     task_input: dict[str, Any] = {"script": script}
     if run.answer is not None:
         task_input["answer"] = run.answer
+    if run.conversation is not None:
+        task_input["conversation"] = conversation_input(run)
     expected_output: dict[str, Any] = {"outcome": run.outcome, "answer": run.answer}
     task: dict[str, Any] = {
         "taskId": task_id,
@@ -239,6 +241,41 @@ def _task_for(
     if catalogue is not None:
         task["x-mcpTools"] = catalogue
     return task
+
+
+def conversation_input(run: PromotedRun) -> dict[str, Any]:
+    """The run's conversation as the task input's ``conversation`` member (R40).
+
+    Each tool message that answers a boundary carries what that boundary's fixture entry
+    serves: its text by R17's rule and its ``isError``. So the recorded conversation and an
+    unmodified replay of it are equal message for message, and an LLM agent serves every
+    recorded turn as a model fixture until a fault changes a result.
+    """
+    assert run.conversation is not None
+    body = run.conversation.to_json()
+    boundaries = run.boundaries
+    pointer = 0
+    open_calls: dict[str, list[ToolBoundary]] = {}
+    messages: list[dict[str, Any]] = []
+    for message in body["messages"]:
+        if message.get("role") == "assistant":
+            for call in message.get("toolCalls", ()):
+                if pointer < len(boundaries) and boundaries[pointer].call_id == call["id"]:
+                    open_calls.setdefault(call["id"], []).append(boundaries[pointer])
+                    pointer += 1
+        elif message.get("role") == "tool":
+            waiting = open_calls.get(message.get("toolCallId", ""))
+            if waiting:
+                boundary = waiting.pop(0)
+                served = fixture_response(boundary)
+                message = {
+                    **message,
+                    "content": result_text(served["content"]),
+                    "isError": boundary.is_error,
+                }
+        messages.append(message)
+    body["messages"] = messages
+    return body
 
 
 def _runs_of(source: LoadResult | PromotedRun | Sequence[PromotedRun]) -> list[PromotedRun]:
@@ -336,13 +373,25 @@ def promote(
     )
 
 
+_COPIED_IN_CONVERSATION = re.compile(
+    r"\.input\.conversation\.messages\[(\d+)\]\.(toolCalls|content)"
+)
+
+
 def _redact_task(task: dict[str, Any], index: int) -> tuple[dict[str, Any], list[Redaction]]:
-    """Redact a task; report paths in the fixtures (the script and trajectory are copies)."""
+    """Redact a task; report paths in the fixtures (the script and trajectory are copies, and
+    so are the conversation's tool calls and tool results) and the rest of the conversation."""
     prefix = f"tasks[{index}]"
     redacted, found = redact(task, prefix)
-    reported = [
-        r
-        for r in found
-        if not r.path.startswith((f"{prefix}.input.script", f"{prefix}.trajectory"))
-    ]
-    return redacted, reported
+    messages = task.get("input", {}).get("conversation", {}).get("messages", [])
+
+    def copied(path: str) -> bool:
+        if path.startswith((f"{prefix}.input.script", f"{prefix}.trajectory")):
+            return True
+        match = _COPIED_IN_CONVERSATION.match(path, len(prefix))
+        if match is None:
+            return False
+        role = messages[int(match.group(1))].get("role")
+        return match.group(2) == "toolCalls" or role == "tool"
+
+    return redacted, [r for r in found if not copied(r.path)]

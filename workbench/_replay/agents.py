@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 from .._common.toolresult import ToolResult
 from .._common.vocab import OUTCOMES, Outcome
 
-__all__ = ["Agent", "Decision", "TaskContext", "ToolInterface", "as_decision"]
+__all__ = ["Agent", "Decision", "ModelTurns", "TaskContext", "ToolInterface", "as_decision"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,15 +63,40 @@ class ToolInterface(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelTurns:
+    """Where an LLM agent's assistant turns came from in one trial (R40, R41)."""
+
+    recording: int = 0
+    """Turns served from the recording (model fixtures): no model was asked."""
+    cache: int = 0
+    """Turns served from the model cache."""
+    live: int = 0
+    """Turns the live chat client answered (each stored in the cache)."""
+
+    @property
+    def model(self) -> int:
+        """Turns that came from a model (cached or live): the same on a rerun with the cache."""
+        return self.cache + self.live
+
+    def to_json(self) -> dict[str, int]:
+        """``{"recording", "cache", "live"}``."""
+        return {"recording": self.recording, "cache": self.cache, "live": self.live}
+
+
+@dataclass(frozen=True, slots=True)
 class Decision:
     """An agent's decision: the task output golden expectations match (R24)."""
 
     outcome: Outcome
-    """``completed``, ``failed`` or ``escalated``."""
+    """``completed``, ``failed``, ``escalated``, or ``needs-model`` (R41: the conversation left
+    the recording and no model could answer; the trial is counted, neither passed nor
+    failed)."""
     answer: Any = None
     """The agent's answer (any JSON)."""
     reason: str = ""
     """Why the run ended so (for people; not part of the graded output)."""
+    model_turns: ModelTurns | None = None
+    """For an LLM agent: where its turns came from (``None`` for other agents)."""
 
     def output(self) -> dict[str, Any]:
         """The graded output: ``{"outcome": ..., "answer": ...}``."""

@@ -24,7 +24,7 @@ from typing import Any, Final
 from .._common.canonical import jcs_text
 from .._common.jsonio import write_text_atomic
 from .._common.toolresult import ToolResult, error_text
-from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, TOOL_ERROR, ServedBy
+from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, NEEDS_MODEL, TOOL_ERROR, ServedBy
 
 __all__ = [
     "ERROR_MESSAGES",
@@ -164,16 +164,41 @@ def invocation_started(
     }
 
 
-def decided(agent_id: str, outcome: str, answer: Any, include_content: bool) -> dict[str, Any]:
-    """``agent.decided``: the outcome (and the answer only when content is asked for)."""
+def decided(
+    agent_id: str,
+    outcome: str,
+    answer: Any,
+    include_content: bool,
+    model_turns: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """``agent.decided``: the outcome (and the answer only when content is asked for).
+
+    ``model_turns`` (an LLM agent's): ``(recorded, model)`` turn counts, as ``x-modelTurns``.
+    Cached and live turns are both ``model``, so a rerun from the model cache writes the same
+    bytes as the run that called the model (R41, R22).
+    """
     decision: dict[str, Any] = {"outcome": outcome}
     if include_content and answer is not None:
         decision["answer"] = answer
-    return {"agentId": agent_id, "decision": decision}
+    payload: dict[str, Any] = {"agentId": agent_id, "decision": decision}
+    if model_turns is not None:
+        payload["x-modelTurns"] = {"recorded": model_turns[0], "model": model_turns[1]}
+    return payload
 
 
 def invocation_completed(invocation_id: str, agent_id: str, outcome: str) -> dict[str, Any]:
-    """``agent.invocation-completed``: the trial's invocation ended with ``outcome``."""
+    """``agent.invocation-completed``: the trial's invocation ended with ``outcome``.
+
+    ``needs-model`` is not one of RFC 0077's outcomes: it is written as ``failed`` (the
+    invocation was ended for want of a model) with ``x-outcome: "needs-model"`` (R41).
+    """
+    if outcome == NEEDS_MODEL:
+        return {
+            "invocationId": invocation_id,
+            "agentId": agent_id,
+            "outcome": "failed",
+            "x-outcome": NEEDS_MODEL,
+        }
     return {"invocationId": invocation_id, "agentId": agent_id, "outcome": outcome}
 
 
@@ -185,9 +210,11 @@ def eval_scored(
     trials: int,
     passed_trials: int,
     pass_hat_k: Mapping[str, float],
+    needs_model: int = 0,
 ) -> dict[str, Any]:
-    """``eval.scored``: a task's score over its trials; misses and trial figures as ``x-`` keys."""
-    return {
+    """``eval.scored``: a task's score over its trials; misses and trial figures as ``x-`` keys
+    (``x-needsModelCount`` when trials ended ``needs-model``, R41)."""
+    payload: dict[str, Any] = {
         "taskId": task_id,
         "score": score,
         "passed": passed,
@@ -195,6 +222,9 @@ def eval_scored(
         "x-trials": {"n": trials, "passed": passed_trials},
         "x-passHatK": dict(pass_hat_k),
     }
+    if needs_model:
+        payload["x-needsModelCount"] = needs_model
+    return payload
 
 
 def eval_completed(summary: Mapping[str, Any]) -> dict[str, Any]:
@@ -205,6 +235,11 @@ def eval_completed(summary: Mapping[str, Any]) -> dict[str, Any]:
         "taskCount": summary["taskCount"],
         "passedCount": summary["passedCount"],
         "x-fixtureMissCount": summary["fixtureMissCount"],
+        **(
+            {"x-needsModelCount": summary["needsModelCount"]}
+            if "needsModelCount" in summary
+            else {}
+        ),
     }
 
 

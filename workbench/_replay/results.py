@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._common.jsonio import write_json_atomic, write_text_atomic
 from .._common.step import Step, trajectory_string
+from .._common.vocab import NEEDS_MODEL
 from .._grade.trial import task_summary_entry
 from .._grade.trials import TrialStats
 from .._suite.capabilities import HostProfile
 from .._suite.model import Suite
-from .agents import Decision
+from .agents import Decision, ModelTurns
 from .events import events_to_jsonl
 from .host import CallRecord
 
@@ -48,6 +49,17 @@ class TrialResult:
     """The exception the agent raised, if it raised one (the trial then fails)."""
 
     @property
+    def needs_model(self) -> bool:
+        """Whether the trial ended ``needs-model`` (R41): neither passed nor failed, left out
+        of the task's score and of recovery rates, counted on its own."""
+        return self.decision.outcome == NEEDS_MODEL
+
+    @property
+    def model_turns(self) -> ModelTurns | None:
+        """For an LLM agent: how many turns came from the recording, the cache, the model."""
+        return self.decision.model_turns
+
+    @property
     def trajectory(self) -> str:
         """The calls as a compact string (``tool`` per step, ``!`` marking a failed call)."""
         return trajectory_string(self.calls)
@@ -81,9 +93,16 @@ class TaskResult:
         """Misses over every trial."""
         return sum(t.fixture_misses for t in self.trials)
 
+    @property
+    def needs_model(self) -> int:
+        """Trials that ended ``needs-model`` (R41), left out of :attr:`stats`."""
+        return sum(t.needs_model for t in self.trials)
+
     def summary_entry(self) -> dict[str, Any]:
         """The task's entry in the extended summary (R29)."""
-        return task_summary_entry(self.task_id, self.stats, self.passed, self.fixture_misses)
+        return task_summary_entry(
+            self.task_id, self.stats, self.passed, self.fixture_misses, self.needs_model
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +134,11 @@ class ReplayResult:
         """Misses over the whole run."""
         return int(self.summary["fixtureMissCount"])
 
+    @property
+    def needs_model_count(self) -> int:
+        """Trials over the whole run that ended ``needs-model`` (R41)."""
+        return int(self.summary.get("needsModelCount", 0))
+
     def task(self, task_id: str) -> TaskResult:
         """The result of one task."""
         for task in self.tasks:
@@ -123,7 +147,8 @@ class ReplayResult:
         raise KeyError(task_id)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per task: score, passed, trials, fixture misses, calls, errors served."""
+        """One row per task: score, passed, trials (decided), fixture misses, calls, errors
+        served, and trials that ended ``needs-model`` (R41)."""
         import pandas as pd
 
         rows = [
@@ -136,12 +161,13 @@ class ReplayResult:
                 "fixtureMisses": t.fixture_misses,
                 "calls": sum(len(r.calls) for r in t.trials),
                 "errorsServed": sum(r.errors_served for r in t.trials),
+                "needsModel": t.needs_model,
             }
             for t in self.tasks
         ]
         columns = [
             "taskId", "score", "passed", "trials", "passedTrials",
-            "fixtureMisses", "calls", "errorsServed",
+            "fixtureMisses", "calls", "errorsServed", "needsModel",
         ]  # fmt: skip
         return pd.DataFrame(rows, columns=columns)
 
@@ -161,11 +187,19 @@ class ReplayResult:
                 "errorsServed": r.errors_served,
                 "fixtureMisses": r.fixture_misses,
                 "trajectory": r.trajectory,
+                # an LLM agent's turns by source (R40, R41); NA for other agents
+                "turnsRecorded": None if r.model_turns is None else r.model_turns.recording,
+                "turnsCached": None if r.model_turns is None else r.model_turns.cache,
+                "turnsLive": None if r.model_turns is None else r.model_turns.live,
             }
             for t in self.tasks
             for r in t.trials
         ]
-        return pd.DataFrame(rows)
+        frame = pd.DataFrame(rows)
+        for column in ("turnsRecorded", "turnsCached", "turnsLive"):
+            if column in frame:
+                frame[column] = frame[column].astype("Int64")
+        return frame
 
     def write_events(self, path: str | os.PathLike[str]) -> None:
         """Write the event log as JSONL, atomically."""

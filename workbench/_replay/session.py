@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
-from .._grade.trial import grade_task, grade_trial, summary
-from .._grade.trials import trial_stats
+from .._common.vocab import NEEDS_MODEL
+from .._grade.trial import decided_trial_stats, grade_task, grade_trial, summary
 from .._suite.capabilities import check_suite
 from .._suite.model import Suite, task_trials
 from . import events
@@ -230,10 +230,15 @@ class ReplaySession:
         if decision is None:
             decision = Decision("completed")
         log = self._log
+        turns = decision.model_turns
         log.emit(
             "agent.decided",
             events.decided(
-                self.agent_id, decision.outcome, decision.answer, self.options.include_content
+                self.agent_id,
+                decision.outcome,
+                decision.answer,
+                self.options.include_content,
+                (turns.recording, turns.model) if turns is not None else None,
             ),
         )
         log.emit(
@@ -251,7 +256,9 @@ class ReplaySession:
             errors_served=host.errors_served,
             golden_passed=grade.golden,
             trajectory_passed=grade.trajectory,
-            passed=grade.passed and agent_error is None,
+            # R41: a needs-model trial is neither passed nor failed; it is left out of the
+            # task's figures (end_task) and counted on its own.
+            passed=grade.passed and agent_error is None and decision.outcome != NEEDS_MODEL,
             agent_error=agent_error,
         )
         self._trials.setdefault(task_id, []).append(result)
@@ -267,8 +274,9 @@ class ReplaySession:
         if task_id in self._done:
             raise RuntimeError(f"task {task_id!r} has been scored already")
         trial_results = self._trials.get(task_id, [])
-        stats = trial_stats([r.passed for r in trial_results])
-        passed = grade_task(stats, self._thresholds, (c for r in trial_results for c in r.calls))
+        decided = [r for r in trial_results if not r.needs_model]
+        stats = decided_trial_stats([r.passed for r in decided])
+        passed = grade_task(stats, self._thresholds, (c for r in decided for c in r.calls))
         task_result = TaskResult(task_id, tuple(trial_results), stats, passed)
         self._results.append(task_result)
         self._done.add(task_id)
@@ -282,6 +290,7 @@ class ReplaySession:
                 stats.n,
                 stats.passed,
                 stats.pass_hat_k,
+                task_result.needs_model,
             ),
         )
         return task_result

@@ -53,6 +53,80 @@ _TRIALS: Final = {
     "description": "Number of trials per task (SPEC R8); default 1. A task's own `trials` wins "
     "over the suite's.",
 }
+_X_MEMBERS: Final = {"^x-": {"description": "A member a format adds, carried opaquely."}}
+_TOOL_CALL: Final = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "name"],
+    "properties": {
+        "id": {"type": "string", "description": "The call's id: its boundary's callId."},
+        "name": {"type": "string", "minLength": 1, "description": "The tool called."},
+        "args": {"description": "The call's args (any JSON)."},
+    },
+    "patternProperties": _X_MEMBERS,
+}
+
+
+_CONVERSATION: Final = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["messages"],
+    "description": "The model's side of the recorded run (SPEC R40), in the workbench's neutral "
+    "shape whatever the source format: the messages in order, the tool definitions (recorded, or "
+    "inferred from the calls: toolsInferred) and the model. An LLM agent serves the recorded "
+    "assistant turns as model fixtures while the conversation equals this one (docs/agents.md).",
+    "properties": {
+        "messages": {
+            "type": "array",
+            # One flat object schema for every role, plus one if/then for what a tool message
+            # must have: a oneOf (or an if/then per role) tries shapes on every message, which
+            # made validating a long transcript five times slower.
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["role", "content"],
+                "description": "system/user: role, content (text). assistant: role, content "
+                "(text or null), toolCalls. tool: role, toolCallId, name, content (the result's "
+                "text as the model read it), isError.",
+                "properties": {
+                    "role": {"enum": ["system", "user", "assistant", "tool"]},
+                    "content": {"type": ["string", "null"]},
+                    "toolCalls": {"type": "array", "items": _TOOL_CALL},
+                    "toolCallId": {"type": "string"},
+                    "name": {"type": "string"},
+                    "isError": {"type": "boolean"},
+                },
+                "patternProperties": _X_MEMBERS,
+                "if": {"properties": {"role": {"const": "tool"}}},
+                "then": {
+                    "required": ["toolCallId", "isError"],
+                    "properties": {"content": {"type": "string"}},
+                },
+            },
+        },
+        "tools": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name"],
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "description": {"type": "string"},
+                    "inputSchema": {"type": "object", "description": "JSON Schema of the args."},
+                },
+                "patternProperties": _X_MEMBERS,
+            },
+        },
+        "toolsInferred": {
+            "type": "boolean",
+            "description": "The recording had no tool definitions: these were inferred from the "
+            "calls made.",
+        },
+        "model": {"type": "string", "description": "The model that answered, when recorded."},
+    },
+    "patternProperties": _X_MEMBERS,
+}
 _PASS_AT_K: Final = {
     "type": "object",
     "propertyNames": {"pattern": "^[1-9][0-9]*$"},
@@ -113,8 +187,9 @@ def build_suite_extension(official: Mapping[str, Any]) -> dict[str, Any]:
         "AgentEvalSuite (workbench extension)",
         "An OpenWOP RFC 0081 agent eval suite with the RFC 0244/0245 members the workbench "
         "reads and writes: fixture entries with args, argsMatch and isError, fixtures.onMiss, "
-        "tasks[].trajectory, trials per task and per suite, and `x-` extension members (such as "
-        "x-promotion). A suite using none of them also validates against the official schema.",
+        "tasks[].trajectory, trials per task and per suite, the recorded conversation on a task "
+        "input (tasks[].input.conversation), and `x-` extension members (such as x-promotion). "
+        "A suite using none of them also validates against the official schema.",
     )
     _at(schema, "properties")["trials"] = _TRIALS
     _at(schema, "properties")["x-promotion"] = {
@@ -160,6 +235,9 @@ def build_suite_extension(official: Mapping[str, Any]) -> dict[str, Any]:
         },
     }
     task["patternProperties"] = {"^x-": _EXT_HATCH}
+    # `input` is opaque in the official schema; `properties` constrains only an object input,
+    # so any input stays valid and a suite with none of these members stays official (R9).
+    _at(task, "properties", "input")["properties"] = {"conversation": _CONVERSATION}
 
     fixtures = _at(task, "properties", "fixtures")
     _at(fixtures, "properties")["onMiss"] = {
@@ -196,7 +274,8 @@ def build_summary_extension(official: Mapping[str, Any]) -> dict[str, Any]:
         SUMMARY_EXT,
         "EvalSummary (workbench extension)",
         "An OpenWOP RFC 0081 EvalSummary plus the workbench's figures: fixtureMissCount (suite "
-        "and task), per-task trials with pass@k and pass^k, and `x-` extension members. "
+        "and task), needsModelCount, per-task trials with pass@k and pass^k, and `x-` extension "
+        "members. "
         "Dropping them leaves a summary valid against the official schema.",
     )
     miss_count = {
@@ -204,18 +283,26 @@ def build_summary_extension(official: Mapping[str, Any]) -> dict[str, Any]:
         "minimum": 0,
         "description": "Tool calls that matched no unconsumed fixture entry (SPEC R16).",
     }
+    needs_model = {
+        "type": "integer",
+        "minimum": 1,
+        "description": "Trials that ended needs-model (SPEC R41): the conversation left the "
+        "recording and no model could answer. Counted here, left out of trials and scores.",
+    }
     _at(schema, "properties")["fixtureMissCount"] = miss_count
+    _at(schema, "properties")["needsModelCount"] = needs_model
     schema["patternProperties"] = {"^x-": _EXT_HATCH}
     task = _at(schema, "properties", "tasks", "items")
     _at(task, "properties")["fixtureMissCount"] = miss_count
+    _at(task, "properties")["needsModelCount"] = needs_model
     _at(task, "properties")["trials"] = {
         "type": "object",
         "additionalProperties": False,
         "required": ["n", "passed", "passAtK", "passHatK"],
-        "description": "Trial figures (SPEC R28); passAtK/passHatK keys are k as decimal "
-        "strings, 1..n.",
+        "description": "Trial figures (SPEC R28) over the decided trials; passAtK/passHatK keys "
+        "are k as decimal strings, 1..n (none when n is 0: every trial ended needs-model).",
         "properties": {
-            "n": {"type": "integer", "minimum": 1, "description": "Trials run."},
+            "n": {"type": "integer", "minimum": 0, "description": "Trials decided."},
             "passed": {"type": "integer", "minimum": 0, "description": "Trials passed."},
             "passAtK": _PASS_AT_K | {"description": "Unbiased pass@k by k."},
             "passHatK": _PASS_AT_K | {"description": "Unbiased pass^k by k."},

@@ -7,6 +7,7 @@ never disagree.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -14,7 +15,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final
 
 from .._common.step import Step, divergence, trajectory_string
-from .._common.vocab import BASELINE, FAULT_KINDS
+from .._common.vocab import BASELINE, FAULT_KINDS, NEEDS_MODEL
 from .._grade.trials import pass_hat_k
 from .._replay.results import ReplayResult, TaskResult
 from .._suite.model import Suite, task_tool_responses
@@ -62,11 +63,12 @@ class SweepRow:
     fixtureMisses: int
     """Calls no fixture matched (R16)."""
     outcome: str
-    """The agent's decision: completed, failed or escalated."""
+    """The agent's decision: completed, failed, escalated or needs-model."""
     divergenceStep: int | None
     """The first step where the trajectory leaves the baseline's (R33); ``None``: it does not."""
     recovered: bool | None
-    """Whether the variant-trial still passed; ``None`` for the baseline."""
+    """Whether the variant-trial still passed; ``None`` for the baseline and for a trial that
+    ended ``needs-model`` (R41: left out of recovery rates)."""
     trajectory: str
     """The calls as ``a > b! > b`` (``!``: a failed call)."""
 
@@ -181,10 +183,12 @@ class SweepResult:
             trial_rows = [r for m in members for r in by_variant.get(m, [])]
             if not trial_rows:
                 continue
+            # R41: needs-model trials are left out of the rates (their recovered is NA).
+            decided = [r for r in trial_rows if r.outcome != NEEDS_MODEL]
             hat = [
                 pass_hat_k(len(v), sum(bool(r.passed) for r in v), len(v))
                 for m in members
-                if (v := by_variant.get(m))
+                if (v := [r for r in by_variant.get(m, []) if r.outcome != NEEDS_MODEL])
             ]
             extra = [r.calls - base_calls.get((task_id, r.trial), 0) for r in trial_rows]
             entries = task_tool_responses(self.suite.task(task_id))
@@ -196,8 +200,12 @@ class SweepResult:
                     "kind": kind,
                     "variants": len(members),
                     "trials": len(trial_rows),
-                    "recoveryRate": sum(bool(r.recovered) for r in trial_rows) / len(trial_rows),
-                    "passHatK": sum(hat) / len(hat),
+                    "recoveryRate": (
+                        sum(bool(r.recovered) for r in decided) / len(decided)
+                        if decided
+                        else math.nan
+                    ),
+                    "passHatK": sum(hat) / len(hat) if hat else math.nan,
                     "extraCalls": sum(extra) / len(extra),
                 }
             )
@@ -252,7 +260,9 @@ def tabulate(
                     SweepRow(
                         variant.name, task_id, boundaries, variant.kind, t.trial, t.passed,
                         task_out.score, t.calls, t.errors_served, t.fixture_misses, t.outcome,
-                        divergence(base, t.steps), t.passed, trajectory_string(t.steps),
+                        divergence(base, t.steps),
+                        None if t.outcome == NEEDS_MODEL else t.passed,
+                        trajectory_string(t.steps),
                     )
                 )  # fmt: skip
     return rows_frame(rows), steps

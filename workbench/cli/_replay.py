@@ -1,4 +1,5 @@
-"""``workbench replay SUITE.json``: replay a suite with the scripted agent and grade it."""
+"""``workbench replay SUITE.json``: replay a suite with the scripted agent (or ``--agent llm``)
+and grade it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from workbench import (
 )
 
 from ._common import fail, print_table
+from ._llm import add_agent_arguments, agent_from_args, model_turns_line
 
 
 def register(sub: Any) -> None:
@@ -36,6 +38,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="put tool inputs and results on the event log (off: content-free, RFC 0245 D)",
     )
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -45,9 +48,13 @@ def run(args: argparse.Namespace) -> int:
         profile = HostProfile.load(args.host_profile) if args.host_profile else None
     except (JSONFileError, SuiteError, ValueError) as exc:
         return fail(str(exc))
+    agent = agent_from_args(args, args.suite)
+    if isinstance(agent, int):
+        return agent
     try:
         result = replay(
             suite,
+            agent,
             trials=args.trials,
             seed=args.seed,
             host_profile=profile,
@@ -74,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         f"{summary['aggregateScore']:.3f}, {summary['passedCount']}/{summary['taskCount']} "
         f"tasks passed, {summary['fixtureMissCount']} fixture miss(es)"
     )
+    turns = model_turns_line([r for t in result.tasks for r in t.trials])
+    if turns is not None:
+        print(turns)
     if args.events:
         result.write_events(args.events)
         print(f"wrote {args.events} ({len(result.events)} events)")

@@ -11,6 +11,7 @@ from typing import Any
 
 from workbench import (
     BASELINE,
+    NEEDS_MODEL,
     ErrorRule,
     HostRefusal,
     JSONFileError,
@@ -22,6 +23,7 @@ from workbench import (
 )
 
 from ._common import fail, print_table
+from ._llm import add_agent_arguments, agent_from_args
 
 _ROOT = Path(__file__).resolve().parents[2]
 DEMO_INPUTS: tuple[tuple[str, str, str | None], ...] = (
@@ -70,6 +72,7 @@ def register(sub: Any) -> None:
         help="for run formats with no error flag: a reply starting with P is a failure",
     )
     parser.add_argument("--out", default="out/sweep", metavar="DIR", help="output folder")
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
     demo = sub.add_parser(
@@ -110,10 +113,12 @@ def _summary_line(result: SweepResult) -> str:
     variants = frame[frame["variant"] != BASELINE]
     recovered = int(variants["recovered"].sum())
     base = frame[frame["variant"] == BASELINE]
+    needs_model = int((variants["outcome"] == NEEDS_MODEL).sum())
     return (
         f"{len(result.variants)} variant(s) x {result.trials} trial(s): {recovered}/"
-        f"{len(variants)} variant-trials recovered; baseline "
+        f"{len(variants) - needs_model} variant-trials recovered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
+        + (f"; {needs_model} needs-model (no model to answer)" if needs_model else "")
     )
 
 
@@ -138,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
     rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
+    agent = agent_from_args(args, args.input)
+    if isinstance(agent, int):
+        return agent
     executor: Executor | None = None
     closers: Any = ()
     try:
@@ -149,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
             kinds=kinds,
             trials=args.trials,
             seed=args.seed,
+            agent=agent,
             executor=executor,
             workers=args.workers,
             error_rule=rule,

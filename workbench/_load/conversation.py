@@ -1,0 +1,174 @@
+"""Building a run's :class:`~workbench.Conversation`, the model's side in one shape (SPEC R40).
+
+Every loader of a format that records the model's side (OpenAI chat and Responses, Anthropic,
+and the formats of R34) reads its messages into a :class:`ConversationBuilder`, one neutral
+message at a time, and asks it for the conversation at the end. The builder names each tool
+message's tool from the call it answers, and infers the tool definitions from the calls when
+the recording has none (marking them so). :func:`recorded_tools` reads the three common ways a
+request lists its tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .records import Conversation
+
+__all__ = ["ConversationBuilder", "infer_tools", "recorded_tools"]
+
+
+class ConversationBuilder:
+    """Neutral messages in order (shapes in :class:`~workbench.Conversation`), then the record."""
+
+    __slots__ = ("_calls", "_names", "messages")
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        """The messages so far."""
+        self._names: dict[str, str] = {}
+        self._calls: list[tuple[str, Any]] = []
+
+    def system(self, text: str) -> None:
+        """A system (or developer) message."""
+        self.messages.append({"role": "system", "content": text})
+
+    def user(self, text: str) -> None:
+        """A user message (its text)."""
+        self.messages.append({"role": "user", "content": text})
+
+    def assistant(self, text: str | None, calls: Sequence[Mapping[str, Any]] = ()) -> None:
+        """An assistant turn: its text (``None`` for none) and the tool calls it made, each
+        ``{"id", "name", "args"}`` plus any ``x-`` members."""
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if calls:
+            message["toolCalls"] = [dict(call) for call in calls]
+            for call in calls:
+                self._names[str(call["id"])] = str(call["name"])
+                self._calls.append((str(call["name"]), call.get("args")))
+        self.messages.append(message)
+
+    def add_call(self, call: Mapping[str, Any]) -> None:
+        """One more tool call on the last assistant turn (a new turn when the last message is
+        not an assistant turn): formats that record each call as its own item use this."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last["role"] == "assistant":
+            last.setdefault("toolCalls", []).append(dict(call))
+            self._names[str(call["id"])] = str(call["name"])
+            self._calls.append((str(call["name"]), call.get("args")))
+        else:
+            self.assistant(None, [call])
+
+    def tool(self, call_id: str, text: str, is_error: bool, name: str | None = None) -> None:
+        """A tool result: the text the model read and whether it was a failure (R3)."""
+        self.messages.append(
+            {
+                "role": "tool",
+                "toolCallId": call_id,
+                "name": name if name is not None else self._names.get(call_id, ""),
+                "content": text,
+                "isError": is_error,
+            }
+        )
+
+    def build(
+        self, tools: Sequence[Mapping[str, Any]] | None = None, model: Any = None
+    ) -> Conversation | None:
+        """The conversation (``None`` when no message was read). ``tools``: the recorded tool
+        definitions; ``None`` (not recorded) infers them from the calls, marked inferred."""
+        if not self.messages:
+            return None
+        inferred = tools is None
+        return Conversation(
+            messages=tuple(self.messages),
+            tools=infer_tools(self._calls) if tools is None else tuple(dict(t) for t in tools),
+            tools_inferred=inferred,
+            model=model if isinstance(model, str) and model else None,
+        )
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return "null"
+
+
+def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """Tool definitions inferred from the calls made, in first-use order (R40).
+
+    Each is ``{"name", "inputSchema"}``: an object schema whose properties are the arg names
+    seen, each with the JSON types its values had (``"integer"`` and ``"number"`` both kept
+    when both were seen); an arg present in every call is required. Calls whose args are not
+    an object give ``{"type": "object"}``.
+    """
+    order: list[str] = []
+    seen: dict[str, list[Any]] = {}
+    for name, args in calls:
+        if name not in seen:
+            order.append(name)
+            seen[name] = []
+        seen[name].append(args)
+    tools: list[dict[str, Any]] = []
+    for name in order:
+        properties: dict[str, list[str]] = {}
+        counts: dict[str, int] = {}
+        objects = [a for a in seen[name] if isinstance(a, Mapping)]
+        for args in objects:
+            for key, value in args.items():
+                types = properties.setdefault(str(key), [])
+                kind = _json_type(value)
+                if kind not in types:
+                    types.append(kind)
+                counts[str(key)] = counts.get(str(key), 0) + 1
+        schema: dict[str, Any] = {"type": "object"}
+        if properties:
+            schema["properties"] = {
+                key: {"type": types[0] if len(types) == 1 else types}
+                for key, types in properties.items()
+            }
+            required = [key for key in properties if counts[key] == len(objects)]
+            if required:
+                schema["required"] = required
+        tools.append({"name": name, "inputSchema": schema})
+    return tuple(tools)
+
+
+def recorded_tools(raw: Any) -> list[dict[str, Any]] | None:
+    """Tool definitions a request recorded, as ``{"name", "description"?, "inputSchema"?}``.
+
+    Reads OpenAI chat (``{"type": "function", "function": {"name", "description",
+    "parameters"}}``), Responses (``{"type": "function", "name", "parameters"}``) and Anthropic
+    (``{"name", "description", "input_schema"}``) tool lists; a hosted tool with no name (a
+    Responses ``web_search`` entry) is kept by its ``type`` as its name. ``None`` when ``raw``
+    is not a list of tool objects (the tools were not recorded).
+    """
+    if not isinstance(raw, list) or not raw:
+        return None
+    tools: list[dict[str, Any]] = []
+    for item in raw:
+        if not isinstance(item, Mapping):
+            return None
+        body: Mapping[str, Any] = item
+        if isinstance(item.get("function"), Mapping):
+            body = item["function"]
+        name = body.get("name", item.get("type"))
+        if not isinstance(name, str) or not name:
+            return None
+        tool: dict[str, Any] = {"name": name}
+        if isinstance(body.get("description"), str):
+            tool["description"] = body["description"]
+        schema = body.get("parameters", body.get("input_schema", body.get("inputSchema")))
+        if isinstance(schema, Mapping):
+            tool["inputSchema"] = dict(schema)
+        tools.append(tool)
+    return tools
