@@ -630,7 +630,8 @@ def test_end_of_input_right_after_pipelined_requests_answers_them_all(tmp_path: 
 @pytest.mark.slow
 def test_exit_codes_say_what_happened(suite_file: Path, tmp_path: Path) -> None:
     """2 for a suite that cannot be served, 4 when the client made no call (the files are
-    still written), 3 with one line and no files when the port is taken."""
+    still written), 2 with one line and no files when the port is taken (bad input: the
+    ``--http`` address)."""
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     done = subprocess.run(
@@ -665,7 +666,7 @@ def test_exit_codes_say_what_happened(suite_file: Path, tmp_path: Path) -> None:
             env=cli_env(),
             timeout=60,
         )
-    assert done.returncode == 3
+    assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "could not listen" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "events.jsonl").exists() and not (tmp_path / "summary.json").exists()

@@ -3,9 +3,10 @@
 ``serve-mcp SUITE.json --task ID`` serves one trial of a task's recorded tools with the MCP
 SDK's server (stdio by default, ``--http [HOST:]PORT`` for streamable HTTP on 127.0.0.1 unless a
 host is given) and, when the session ends (the client closes stdin; SIGINT, SIGTERM or SIGHUP),
-writes the event log and the summary. Exit codes: 0 the trial passed, 1 it failed, 2 bad input,
-3 the bridge could not serve (the port is taken) or could not write its files, 4 the client made
-no ``tools/call`` (nothing to grade; the files are still written). A one-line reason goes to
+writes the event log and the summary. Exit codes: 0 the trial passed, 1 it failed, 2 bad input
+(a suite it cannot serve, a file it cannot open, an ``--http`` address it cannot listen on: the
+port is taken), 3 the transport failed or the files could not be written, 4 the client made no
+``tools/call`` (nothing to grade; the files are still written). A one-line reason goes to
 stderr.
 
 ``record-mcp --out RUN.jsonl -- SERVER_COMMAND...`` runs a live MCP server behind a recording
@@ -51,7 +52,8 @@ def register(sub: Any) -> None:
         "served by the replay host (R12-R17) and answered as recorded (R42): results verbatim, "
         "recorded JSON-RPC errors as the same JSON-RPC errors, a miss as a tool error. When "
         "the session ends the event log and summary are written. Exit: 0 passed, 1 failed, "
-        "2 bad input, 3 could not serve or write, 4 no tools/call was made.",
+        "2 bad input (including a port in use), 3 the transport failed or the files could "
+        "not be written, 4 no tools/call was made.",
     )
     serve.add_argument("suite", metavar="SUITE.json")
     serve.add_argument("--task", default=None, metavar="ID", help="the task (needed if several)")
@@ -151,7 +153,8 @@ def run_serve(args: argparse.Namespace) -> int:
             sock = bind_socket(*http)
         except OSError as exc:
             host, port = http
-            return fail(f"serve-mcp could not listen on {host}:{port}: {exc}", EXIT_CANNOT_SERVE)
+            reason = exc.strerror or str(exc)
+            return fail(f"serve-mcp --http {host}:{port}: could not listen: {reason}")
     if args.events is not None:
         try:
             bridge.stream_events(args.events)
