@@ -11,6 +11,15 @@ compared with the live one: the same members in the same order with the same val
 same bytes (the live server's bytes are kept: the recorder writes what it read, the bridge
 sends what was recorded). The catalogue is the live one, and a tool the server refused is not
 listed.
+
+Then the same round trip with clients nobody here wrote, as a user runs them: the official
+Python SDK client (``mcp.Client``, its default ``auto`` mode) and the official TypeScript SDK
+client (``@modelcontextprotocol/sdk``, ``tests/interop/ts_client.mjs``) record each server
+through ``record-mcp`` and replay the suite through ``serve-mcp``; what each client reads from
+the replay (results, ``isError``, JSON-RPC errors, the catalogue) equals what it read from the
+live server, modulo the differences docs/mcp.md documents: at 2026-07-28 (which the Python
+client lands on with the bridge, and with the Python servers) the envelope members that
+revision requires and the ``serverInfo`` stamp in ``_meta`` are the server's own.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +36,13 @@ import pytest
 
 pytest.importorskip("mcp")
 
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
 from helpers.mcp import (
+    INTEROP,
     Answer,
     RawHttp,
     RawStdio,
@@ -37,7 +53,7 @@ from helpers.mcp import (
     serving_http,
     workbench,
 )
-from workbench import load_runs
+from workbench import load_runs, promote
 from workbench._suite.schemas import validate_events
 
 Call = tuple[str, Any]
@@ -198,3 +214,124 @@ def test_recorded_server_is_served_back_as_it_answered(server: str, tmp_path: Pa
     assert ordered(http_list.result) == ordered(live_list.result)
     for (name, _), live_answer, answer in zip(calls, live, over_http, strict=True):
         _same(live_answer, answer, f"{name} over HTTP")
+
+
+# ---- the official SDK clients, recording and replaying -------------------------------------------
+
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+ENVELOPE = ("resultType", "ttlMs", "cacheScope")
+
+
+def _wait_finished(run: Path, timeout: float = 60.0) -> None:
+    """Until ``record-mcp`` has finished ``run`` (the clients stop it with SIGTERM after
+    closing its stdin, and may return before it has written the last events)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if run.exists() and b'"agent.invocation-completed"' in run.read_bytes()[-4096:]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"record-mcp did not finish {run}")
+
+
+def _promoted(run: Path, folder: Path) -> Path:
+    _wait_finished(run)
+    suite = folder / "suite.json"
+    promote(load_runs(run), self_test=False).suite.save(suite)
+    return suite
+
+
+def _without_stamp(value: Any) -> Any:
+    """A result as a client read it, without what 2026-07-28 makes the server's own."""
+    if not isinstance(value, dict):
+        return value
+    out = {k: v for k, v in value.items() if k not in ENVELOPE}
+    meta = out.get("_meta")
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if k != SERVER_INFO}
+        if meta:
+            out["_meta"] = meta
+        else:
+            del out["_meta"]
+    return out
+
+
+def _python_client(command: list[str], calls: list[Call]) -> tuple[str, Any, list[Any]]:
+    """The Python SDK client (``auto``) over stdio: the revision, the catalogue and each call
+    as the client reads it (a result, a JSON-RPC error, or what the client raised)."""
+    params = StdioServerParameters(command=command[0], args=command[1:], env=cli_env())
+
+    async def main() -> tuple[str, Any, list[Any]]:
+        seen: list[Any] = []
+        with anyio.fail_after(180):
+            async with Client(params) as client:
+                listed = await client.list_tools()
+                catalogue = [t.model_dump(mode="json", by_alias=True) for t in listed.tools]
+                for name, args in calls:
+                    try:
+                        result = await client.call_tool(name, args)
+                    except MCPError as exc:
+                        seen.append({"error": [exc.code, exc.message, exc.data]})
+                    except Exception as exc:  # a client-side check (the output schema)
+                        seen.append({"raised": [type(exc).__name__, str(exc)]})
+                    else:
+                        body = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+                        seen.append({"result": _without_stamp(body)})
+                return str(client.protocol_version), catalogue, seen
+
+    return anyio.run(main)
+
+
+def _typescript_client(target: list[str], calls: list[Call], folder: Path) -> dict[str, Any]:
+    plan = folder / "plan.json"
+    plan.write_text(json.dumps([{"name": n, "arguments": a} for n, a in calls]), encoding="utf-8")
+    done = subprocess.run(
+        ["node", str(INTEROP / "ts_client.mjs"), str(plan), "stdio", *target],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    last = done.stdout.strip().split("\n")[-1]  # not splitlines: U+2028 is no line break here
+    seen: dict[str, Any] = json.loads(last)
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", sorted(SERVERS))
+def test_sdk_clients_read_the_replay_as_they_read_the_live_server(
+    server: str, tmp_path: Path
+) -> None:
+    """R42, R17: the official Python and TypeScript SDK clients record a reference server
+    through record-mcp and replay the promoted suite through serve-mcp; each reads the same
+    catalogue, the same results (isError included) and the same JSON-RPC errors."""
+    command, calls = SERVERS[server](tmp_path)
+
+    folder = tmp_path / "python"
+    folder.mkdir()
+    run = folder / "run.jsonl"
+    live = _python_client(workbench("record-mcp", "--out", str(run), "--", *command), calls)
+    suite = _promoted(run, folder)
+    served = _python_client(workbench("serve-mcp", str(suite)), calls)
+    assert served[0] == "2026-07-28"  # the bridge speaks the newest revision
+    assert served[1] == live[1], "the catalogue, as the Python client reads it"
+    for (name, _), live_call, served_call in zip(calls, live[2], served[2], strict=True):
+        assert served_call == live_call, f"{name} through the Python SDK client"
+    assert any("error" in c or c["result"].get("isError") for c in live[2] if "raised" not in c)
+
+    node_tool("mcp-server-everything")  # the npm packages are there (skip or fail otherwise)
+    folder = tmp_path / "typescript"
+    folder.mkdir()
+    run = folder / "run.jsonl"
+    ts_live = _typescript_client(
+        workbench("record-mcp", "--out", str(run), "--", *command), calls, folder
+    )
+    suite = _promoted(run, folder)
+    ts_served = _typescript_client(workbench("serve-mcp", str(suite)), calls, folder)
+    assert ts_served["protocolVersion"] == ts_live["protocolVersion"] == "2025-11-25"
+    assert ts_served["catalogue"] == ts_live["catalogue"]
+    for (name, _), live_call, served_call in zip(
+        calls, ts_live["calls"], ts_served["calls"], strict=True
+    ):
+        assert served_call == live_call, f"{name} through the TypeScript SDK client"
+    assert "no-such-tool" not in ts_served["tools"]

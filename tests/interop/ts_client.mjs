@@ -2,7 +2,8 @@
 //   node ts_client.mjs PLAN.json stdio COMMAND ARGS...
 //   node ts_client.mjs PLAN.json http URL
 // PLAN.json is [{"name", "arguments"}, ...]. Prints one JSON line: {"protocolVersion", "tools"
-// (names), "calls": [{"result": ...} | {"error": {"name", "code", "message", "data"}}]}.
+// (names), "catalogue" (the tools as the client read them), "calls": [{"result": ...} |
+// {"error": {"name", "code", "message", "data"}}]}.
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,9 +14,18 @@ const plan = JSON.parse(readFileSync(planFile, "utf8"));
 const transport = kind === "stdio"
   ? new StdioClientTransport({ command: target[0], args: target.slice(1), env: process.env, stderr: "ignore" })
   : new StreamableHTTPClientTransport(new URL(target[0]));
+// The client tells the transport the negotiated version (HTTP keeps it for its header; stdio
+// has no setter): note it on the way through.
+let protocolVersion = null;
+const setVersion = transport.setProtocolVersion?.bind(transport);
+transport.setProtocolVersion = (version) => {
+  protocolVersion = version;
+  setVersion?.(version);
+};
 const client = new Client({ name: "workbench-interop-ts", version: "0" });
 await client.connect(transport);
-const tools = (await client.listTools()).tools.map((tool) => tool.name);
+const catalogue = (await client.listTools()).tools;
+const tools = catalogue.map((tool) => tool.name);
 const calls = [];
 for (const call of plan) {
   try {
@@ -24,6 +34,5 @@ for (const call of plan) {
     calls.push({ error: { name: error.constructor.name, code: error.code, message: error.message, data: error.data ?? null } });
   }
 }
-const protocolVersion = transport.protocolVersion ?? null;
 await client.close();
-console.log(JSON.stringify({ protocolVersion, tools, calls }));
+console.log(JSON.stringify({ protocolVersion, tools, catalogue, calls }));
