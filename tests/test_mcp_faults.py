@@ -154,7 +154,7 @@ def promoted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One recording of the live server, promoted (shared: each CLI start costs seconds)."""
     folder = tmp_path_factory.mktemp("promoted")
     client, out = _record(folder)
-    assert client.close() == 0
+    assert client.close() == 0  # the recorded calls, made again: passed
     suite = folder / "suite.json"
     done = subprocess.run(
         workbench("promote", str(out), "-o", str(suite)),
@@ -238,3 +238,83 @@ def test_serve_mcp_http_writes_its_files_on_a_signal(
         assert proc.stderr is not None and f"stopped: {sig.name}" in proc.stderr.read()
     assert read_log(events)[-1]["type"] == "run.completed"
     assert json.loads(summary.read_text(encoding="utf-8"))["passed"] is True
+
+
+HOSTILE_SERVER = r'''
+"""A synthetic MCP server (written for this test) answering with what JSON cannot hold."""
+import json, sys
+
+BODIES = {
+    "ok": b'{"content":[{"type":"text","text":"fine"}]}',
+    "nan": b'{"content":[{"type":"text","text":"n"}],'
+    b'"structuredContent":{"v":NaN,"w":-Infinity,"x":1e999}}',
+    "surrogate": b'{"content":[{"type":"text","text":"\\ud800 kept"}]}',
+    "badutf8": b'{"content":[{"type":"text","text":"\xff\xfe"}]}',
+    "deep": b"[" * 100000,
+}
+for raw in sys.stdin.buffer:
+    message = json.loads(raw)
+    if "id" not in message:
+        continue
+    head = b'{"jsonrpc":"2.0","id":%d,"result":' % message["id"]
+    if message["method"] == "initialize":
+        body = (b'{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},'
+                b'"serverInfo":{"name":"hostile","version":"0"}}')
+    else:
+        body = BODIES[message["params"]["name"]]
+    sys.stdout.buffer.write(head + body + b"}\n")
+    sys.stdout.buffer.flush()
+'''
+
+
+def test_record_mcp_keeps_a_loadable_log_when_the_server_sends_what_json_cannot_hold(
+    tmp_path: Path,
+) -> None:
+    """NaN, Infinity and 1e999 are recorded as null (as JSON.stringify and the SDK send them),
+    a lone surrogate is kept (escaped), and an answer that is not JSON at all (invalid UTF-8,
+    100 000-deep nesting) is passed on but not recorded: the log loads strictly, with every
+    other call, and serving it back sends the surrogate as the server did."""
+    server = tmp_path / "hostile_server.py"
+    server.write_text(HOSTILE_SERVER, encoding="utf-8")
+    out = tmp_path / "run.jsonl"
+    requests = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}]
+    names = ["nan", "badutf8", "surrogate", "deep", "ok"]
+    for number, name in enumerate(names, 1):
+        params = {"name": name, "arguments": {}}
+        requests.append({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
+    done = subprocess.run(
+        workbench("record-mcp", "--out", str(out), "--", sys.executable, str(server)),
+        input=b"".join(json.dumps(r).encode() + b"\n" for r in requests),
+        capture_output=True,
+        env=cli_env(),
+        timeout=120,
+    )
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 0, stderr
+    assert not any(marker in stderr for marker in NO_ABORT), stderr
+    assert done.stdout.count(b"\n") == 6  # every answer reached the client, as sent
+    events = read_log(out)
+    assert validate_events(events) == []
+    assert events[-1]["type"] == "agent.invocation-completed"
+    run = load_runs(out).run  # strict: every line is JSON
+    assert [b.tool for b in run.boundaries] == ["nan", "surrogate", "ok"]
+    outcomes = {
+        e["payload"]["toolName"]: e["payload"]["outcome"]
+        for e in events
+        if e["type"] == "agent.tool-returned"
+    }
+    assert outcomes["nan"]["structuredContent"] == {"v": None, "w": None, "x": None}
+    assert outcomes["surrogate"]["content"][0]["text"] == "\ud800 kept"
+
+    suite = tmp_path / "suite.json"
+    promoted = subprocess.run(
+        workbench("promote", str(out), "-o", str(suite)), env=cli_env(), capture_output=True
+    )
+    assert promoted.returncode == 0, promoted.stderr
+    client = RawStdio(workbench("serve-mcp", str(suite)), env=cli_env(), cwd=tmp_path)
+    client.initialize()
+    assert '"v":null' in client.call("nan", {}).text
+    answer = client.call("surrogate", {})
+    assert '"text":"\\ud800 kept"' in answer.text
+    assert client.call("ok", {}).result == {"content": [{"type": "text", "text": "fine"}]}
+    assert client.close() == 0  # the recorded calls, made again: passed

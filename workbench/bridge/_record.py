@@ -31,7 +31,9 @@ file descriptors on daemon threads, so no shutdown path can abort the interprete
 stream's lock.
 
 Timestamps are wall-clock and ``durationMs`` is measured: a recording is a record of something
-that happened, not a deterministic replay.
+that happened, not a deterministic replay. JSON has no ``NaN`` or ``Infinity``: a server sending
+them (Python's ``json.dumps`` does) is recorded with ``null`` in their place, as JavaScript and
+the SDK send them; a line that is not JSON at all is passed on and reported, not recorded.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -252,6 +255,19 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _no_constant(name: str) -> None:
+    """``NaN``, ``Infinity`` and ``-Infinity`` (which Python's parser takes but JSON has not)
+    are recorded as ``null``, as JavaScript's ``JSON.stringify`` and the SDK's pydantic send
+    them: the log stays JSON every reader takes."""
+    return None
+
+
+def _finite(text: str) -> float | None:
+    """A JSON number as a float; ``null`` for one out of a float's range (``1e999``)."""
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
 def _pump(
     source: int,
     sink: int | None,
@@ -277,7 +293,7 @@ def _pump(
             start = end + 1
             if line.strip():
                 try:
-                    value = json.loads(line)
+                    value = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
                 except (ValueError, RecursionError):
                     problems.append(line[:200].decode("utf-8", "replace"))
                     continue
