@@ -154,7 +154,7 @@ def promoted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One recording of the live server, promoted (shared: each CLI start costs seconds)."""
     folder = tmp_path_factory.mktemp("promoted")
     client, out = _record(folder)
-    assert client.close() == 0  # the recorded calls, made again: passed
+    assert client.close() == 0
     suite = folder / "suite.json"
     done = subprocess.run(
         workbench("promote", str(out), "-o", str(suite)),
@@ -273,7 +273,8 @@ def test_record_mcp_keeps_a_loadable_log_when_the_server_sends_what_json_cannot_
     """NaN, Infinity and 1e999 are recorded as null (as JSON.stringify and the SDK send them),
     a lone surrogate is kept (escaped), and an answer that is not JSON at all (invalid UTF-8,
     100 000-deep nesting) is passed on but not recorded: the log loads strictly, with every
-    other call, and serving it back sends the surrogate as the server did."""
+    other call, and serving it back sends the surrogate as the server did (and logs it, with
+    ``--events-content``, without losing the log)."""
     server = tmp_path / "hostile_server.py"
     server.write_text(HOSTILE_SERVER, encoding="utf-8")
     out = tmp_path / "run.jsonl"
@@ -311,10 +312,15 @@ def test_record_mcp_keeps_a_loadable_log_when_the_server_sends_what_json_cannot_
         workbench("promote", str(out), "-o", str(suite)), env=cli_env(), capture_output=True
     )
     assert promoted.returncode == 0, promoted.stderr
-    client = RawStdio(workbench("serve-mcp", str(suite)), env=cli_env(), cwd=tmp_path)
+    log = tmp_path / "served.jsonl"
+    command = workbench("serve-mcp", str(suite), "--events-content", "--events", str(log))
+    client = RawStdio(command, env=cli_env(), cwd=tmp_path)
     client.initialize()
     assert '"v":null' in client.call("nan", {}).text
     answer = client.call("surrogate", {})
     assert '"text":"\\ud800 kept"' in answer.text
     assert client.call("ok", {}).result == {"content": [{"type": "text", "text": "fine"}]}
     assert client.close() == 0  # the recorded calls, made again: passed
+    served = read_log(log)  # with the results on it, the surrogate escaped
+    assert validate_events(served) == []
+    assert any("\ud800 kept" in json.dumps(e, ensure_ascii=False) for e in served)

@@ -23,6 +23,7 @@ __all__ = [
     "JSONFileError",
     "atomic_file",
     "dumps_stable",
+    "escape_surrogates",
     "parse_json_bytes",
     "read_json",
     "write_bytes_atomic",
@@ -96,15 +97,23 @@ def dumps_stable(value: Any, *, sort_keys: bool = True) -> str:
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
-    if not text.isascii() and _SURROGATE.search(text):
-        # A lone surrogate (Python's json.loads takes "\\ud800"; recorded payloads may hold
-        # one, SPEC R42) cannot be written as UTF-8: written as its JSON escape, it reads back
-        # as the same string.
-        text = _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
-    return text + "\n"
+    return escape_surrogates(text) + "\n"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with each lone surrogate
+    written as its ``\\uXXXX`` escape, so it can be encoded as UTF-8.
+
+    Python's ``json.loads`` takes ``"\\ud800"``, so recorded payloads may hold one (SPEC R42);
+    escaped, it reads back as the same string. Surrogates only occur inside JSON strings, where
+    the escape means that code unit. Text without one is returned as it is (a fast check).
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _path_key(key: str) -> str:

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from .._common.canonical import jcs_text
-from .._common.jsonio import write_text_atomic
+from .._common.jsonio import escape_surrogates, write_text_atomic
 from .._common.toolresult import ToolResult, error_text
 from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, NEEDS_MODEL, TOOL_ERROR, ServedBy
 
@@ -128,9 +128,11 @@ class EventLog:
 
 
 def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
-    """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8."""
+    """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8 (a lone
+    surrogate in recorded content is written as its JSON escape)."""
     return "".join(
-        json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+        escape_surrogates(json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+        + "\n"
         for e in events
     )
 
