@@ -34,6 +34,10 @@ Timestamps are wall-clock and ``durationMs`` is measured: a recording is a recor
 that happened, not a deterministic replay. JSON has no ``NaN`` or ``Infinity``: a server sending
 them (Python's ``json.dumps`` does) is recorded with ``null`` in their place, as JavaScript and
 the SDK send them; a line that is not JSON at all is passed on and reported, not recorded.
+
+Longer than 400 lines because the proxy, the pairing of requests with answers and the shutdown
+paths (client hang-up, server exit, each signal, a kill) only make sense together: every one of
+them must leave a finished or loadable file, and splitting them would scatter that invariant.
 """
 
 from __future__ import annotations

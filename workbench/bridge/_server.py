@@ -30,6 +30,10 @@ framing of :mod:`workbench.bridge._stdio`) and streamable HTTP (:meth:`McpBridge
 SDK's session manager on Starlette and uvicorn). The event log is the session's, so it is the
 log an in-process replay writes for the same calls (R18-R22); :meth:`McpBridge.finish` scores
 the trial and builds the summary (with ``fixtureMissCount``). Needs the ``mcp`` extra.
+
+Longer than 400 lines because it holds the one place where recorded bodies meet the SDK: the
+verbatim middleware, the bridge that feeds it, and the HTTP wiring around the SDK's app (the
+request-id guard, the signal-aware uvicorn server), which only make sense read together.
 """
 
 from __future__ import annotations
