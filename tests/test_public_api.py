@@ -24,6 +24,7 @@ import pytest
 
 import workbench
 import workbench.bridge
+import workbench.server
 import workbench.widgets
 
 PACKAGE = Path(workbench.__file__).resolve().parent
@@ -53,14 +54,14 @@ def type_checking_imports(init: Path) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("package", [workbench, workbench.bridge])
+@pytest.mark.parametrize("package", [workbench, workbench.bridge, workbench.server])
 def test_all_is_the_export_table_sorted(package: types.ModuleType) -> None:
     init = Path(str(package.__file__))
     assert package.__all__ == sorted(exports_of(init))
     assert len(set(package.__all__)) == len(package.__all__)
 
 
-@pytest.mark.parametrize("package", [workbench, workbench.bridge])
+@pytest.mark.parametrize("package", [workbench, workbench.bridge, workbench.server])
 def test_type_checkers_see_exactly_the_export_table(package: types.ModuleType) -> None:
     """The TYPE_CHECKING imports (what mypy sees) name the same objects, from the same modules."""
     init = Path(str(package.__file__))
@@ -204,9 +205,10 @@ def test_widgets_all_is_guarded() -> None:
     assert names - set(workbench.widgets.__all__) <= {"in_kernel"}
 
 
-def test_bridge_all_resolves_lazily() -> None:
-    for name in workbench.bridge.__all__:
-        assert getattr(workbench.bridge, name) is not None, name
+@pytest.mark.parametrize("package", [workbench.bridge, workbench.server])
+def test_public_package_all_resolves_lazily(package: types.ModuleType) -> None:
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
 
 
 # -- import cost ------------------------------------------------------------------------------

@@ -162,6 +162,9 @@ _EXPORTS: dict[str, str] = {
     "recovery_matrix": "_report.charts",
     "save_chart": "_report.charts",
     "write_report": "_report.html",
+    # the OpenWOP host for notebooks (server; Starlette and uvicorn load when a host starts)
+    "ServedHost": "server._notebook",
+    "serve_host": "server._notebook",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -171,7 +174,7 @@ def _claim(value: object) -> None:
     """Make a class or function report ``workbench`` as its module (as httpx does)."""
     if isinstance(value, type) or (callable(value) and hasattr(value, "__code__")):
         module = getattr(value, "__module__", "")
-        if isinstance(module, str) and module.startswith("workbench._"):
+        if isinstance(module, str) and module.startswith(("workbench._", "workbench.server._")):
             # A builtin or slot-less object refuses: leave it as it is.
             with _contextlib.suppress(AttributeError, TypeError):
                 value.__module__ = "workbench"
@@ -562,4 +565,10 @@ if _TYPE_CHECKING:
     )
     from ._sweep.variants import (
         inject as inject,
+    )
+    from .server._notebook import (
+        ServedHost as ServedHost,
+    )
+    from .server._notebook import (
+        serve_host as serve_host,
     )

@@ -37,7 +37,9 @@ __all__ = [
     "events_to_jsonl",
     "invocation_completed",
     "invocation_started",
+    "run_cancelled",
     "run_completed",
+    "run_failed",
     "run_id_for",
     "tool_called",
     "tool_returned",
@@ -141,16 +143,27 @@ def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
 
 
 def eval_started(
-    suite_id: str, suite_version: str, task_count: int, modes: Sequence[Any], seed: int
+    suite_id: str,
+    suite_version: str,
+    task_count: int,
+    modes: Sequence[Any],
+    seed: int,
+    fixture_runs: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """``eval.started``: the suite, how many tasks run, the modes and the run's seed."""
-    return {
+    """``eval.started``: the suite, how many tasks run, the modes and the run's seed; with
+    ``fixture_runs`` (RFC 0252: task id -> the recorded run its fixtures came from), that map
+    echoed as ``x-fixtureRuns``. (RFC 0252 names the member ``fixtureRuns``; the vendored
+    payload schema predates it and its ``evalStarted`` is closed but for ``x-`` keys.)"""
+    payload: dict[str, Any] = {
         "suiteId": suite_id,
         "suiteVersion": suite_version,
         "taskCount": task_count,
         "modes": list(modes),
         "x-seed": seed,
     }
+    if fixture_runs:
+        payload["x-fixtureRuns"] = dict(fixture_runs)
+    return payload
 
 
 def invocation_started(
@@ -248,6 +261,16 @@ def eval_completed(summary: Mapping[str, Any]) -> dict[str, Any]:
 def run_completed(summary: Mapping[str, Any]) -> dict[str, Any]:
     """``run.completed``: the run's outputs, which hold the summary (R19)."""
     return {"outputs": {"evalSummary": summary}}
+
+
+def run_failed(code: str, message: str) -> dict[str, Any]:
+    """``run.failed``: the run ended without a summary (``error`` is ``{code, message}``)."""
+    return {"error": {"code": code, "message": message}}
+
+
+def run_cancelled(reason: str) -> dict[str, Any]:
+    """``run.cancelled``: the run was stopped before it finished."""
+    return {"reason": reason}
 
 
 # -- tool payloads (R20) --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 __all__ = [
     "ABORT",
@@ -105,9 +105,12 @@ ABORT: Final = Abort()
 SKIP: Final = Skip()
 
 
-@dataclass(frozen=True, slots=True)
-class ScriptStep:
-    """One scripted call and what to do when it fails."""
+class ScriptStep(NamedTuple):
+    """One scripted call and what to do when it fails.
+
+    A named tuple rather than a frozen dataclass: a suite's scripts are parsed on every
+    :func:`~workbench.replay` call, and a tuple is built four times faster (benchmarks/replay.py).
+    """
 
     tool: str
     """The tool to call."""
@@ -271,11 +274,13 @@ def parse_script(task_input: Any, field: str = "input") -> Script:
     if problems:
         raise ScriptError(problems[0])
     steps = tuple(
-        ScriptStep(
-            step["tool"],
-            step.get("args", {}),
-            _build(step["onError"]) if "onError" in step else None,
-        )
-        for step in task_input["script"]
+        [
+            ScriptStep(
+                step["tool"],
+                step.get("args", {}),
+                _build(step["onError"]) if "onError" in step else None,
+            )
+            for step in task_input["script"]
+        ]
     )
     return Script(steps, task_input.get("answer"))

@@ -6,6 +6,9 @@ one checks the suite against the host profile, refusing it before any event is w
 :func:`replay` drives a session with an agent: every task's trials on a
 :class:`~workbench.FixtureHost`, the events in the order of R19, each trial graded (R16, R26,
 R27), each task over its trials (R28), and the summary (R29).
+
+Longer than 400 lines: the session is one record of a run's life (open, trials, scoring,
+finish, stop, and the loop that drives it), and its docstrings say what each step emits.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
 
 from .._common.vocab import NEEDS_MODEL
 from .._grade.trial import decided_trial_stats, grade_task, grade_trial, summary
@@ -68,7 +71,10 @@ class ReplaySession:
     ``tasks`` limits the run to those task ids (the summary then covers only them); each task
     keeps its index in the suite for its call and invocation ids, so a task's events are the
     same whether it runs alone or with the others. ``options`` (or its fields as keywords) say
-    how the run goes; ``options.trials`` is not used here (whoever drives the session decides).
+    how the run goes; ``options.trials`` is read only by :meth:`run` (whoever drives the session
+    otherwise decides). ``run_id`` replaces the id derived from the suite id, version and seed
+    (a host running the same suite twice gives each run its own id); ``fixture_runs`` (RFC
+    0252: task id -> the recorded run its fixtures came from) is echoed on ``eval.started``.
     """
 
     __slots__ = (
@@ -79,6 +85,7 @@ class ReplaySession:
         "_host",
         "_log",
         "_results",
+        "_stopped",
         "_task_ids",
         "_thresholds",
         "_trials",
@@ -95,6 +102,8 @@ class ReplaySession:
         *,
         tasks: Sequence[str] | None = None,
         agent_id: str = "workbench.agent",
+        run_id: str | None = None,
+        fixture_runs: Mapping[str, str] | None = None,
         **overrides: Unpack[ReplayOverrides],
     ) -> None:
         the_options = resolve_options(options, overrides)
@@ -129,11 +138,12 @@ class ReplaySession:
         self._current: tuple[str, int, int] | None = None
         self._host: FixtureHost | None = None
         self._finished: ReplayResult | None = None
+        self._stopped = False
         self._thresholds = (
             data.get("thresholds") if isinstance(data.get("thresholds"), Mapping) else None
         )
         self._log = EventLog(
-            run_id_for(the_suite.suite_id, the_suite.version, the_options.seed),
+            run_id or run_id_for(the_suite.suite_id, the_suite.version, the_options.seed),
             enabled=the_options.events,
             wall_clock=the_options.wall_clock,
         )
@@ -146,6 +156,7 @@ class ReplaySession:
                 len(self._task_ids),
                 modes,
                 the_options.seed,
+                fixture_runs,
             ),
         )
 
@@ -190,7 +201,7 @@ class ReplaySession:
 
     def begin_trial(self, task_id: str, trial: int) -> FixtureHost:
         """Open one trial of a task: emit ``agent.invocation-started``; return its host."""
-        if self._finished is not None:
+        if self.ended:
             raise RuntimeError("the session is finished")
         if self._current is not None:
             raise RuntimeError("a trial is open; end it first")
@@ -303,6 +314,8 @@ class ReplaySession:
         """
         if self._finished is not None:
             return self._finished
+        if self._stopped:
+            raise RuntimeError("the run was stopped (run.failed or run.cancelled)")
         if self._current is not None:
             self.end_trial(decision)
         for task_id, _ in self._task_ids:
@@ -327,6 +340,59 @@ class ReplaySession:
             events=self._log.events,
         )
         return self._finished
+
+    @property
+    def ended(self) -> bool:
+        """Whether the log has its terminal event (``run.completed``, ``run.failed`` or
+        ``run.cancelled``)."""
+        return self._finished is not None or self._stopped
+
+    def stop(self, kind: Literal["failed", "cancelled"], code: str, message: str) -> None:
+        """End an unfinished run without a summary: emit ``run.failed`` (``error`` is
+        ``{code, message}``) or ``run.cancelled`` (``message`` is the reason), so a reader of
+        the log sees a terminal event. No-op once the log has one."""
+        if self.ended:
+            return
+        self._stopped = True
+        self._current = None
+        self._host = None
+        if kind == "failed":
+            self._log.emit("run.failed", events.run_failed(code, message))
+        else:
+            self._log.emit("run.cancelled", events.run_cancelled(message))
+
+    def run(
+        self,
+        agent: Agent | None = None,
+        *,
+        on_trial: Callable[[TrialResult], None] | None = None,
+    ) -> ReplayResult:
+        """Drive the whole session with ``agent`` (default: the scripted agent): every task's
+        trials (``options.trials``, else R8), each trial's decision, each task's score, then
+        :meth:`finish`. An agent that raises fails its trial and the run goes on; a
+        :class:`~workbench.ScriptError` stops it. ``on_trial`` is called after each trial (an
+        exception it raises stops the run, with the log left unfinished). This is the loop
+        :func:`replay` runs, so both write the same events and summary."""
+        the_agent: Any = agent if agent is not None else ScriptedAgent()
+        trials = self.options.trials
+        for task_id in self.task_ids:
+            task = self.task(task_id)
+            n_trials = trials if trials is not None else self.trials_for(task_id)
+            for trial in range(n_trials):
+                host = self.begin_trial(task_id, trial)
+                agent_error: str | None = None
+                try:
+                    decision = as_decision(the_agent.run(task.get("input"), host))
+                except ScriptError:
+                    raise
+                except Exception as exc:  # an agent's crash fails its trial; the replay goes on
+                    agent_error = f"{type(exc).__name__}: {exc}"
+                    decision = Decision("failed", reason=f"agent raised {agent_error}")
+                trial_result = self.end_trial(decision, agent_error=agent_error)
+                if on_trial is not None:
+                    on_trial(trial_result)
+            self.end_task(task_id)
+        return self.finish()
 
 
 def replay(
@@ -361,22 +427,4 @@ def replay(
         the_options.replace(validate=False),  # checked above, once
         agent_id=agent_id_for(getattr(the_agent, "agent_id", None)),
     )
-    trials = the_options.trials
-    for task_id in session.task_ids:
-        task = session.task(task_id)
-        n_trials = trials if trials is not None else session.trials_for(task_id)
-        for trial in range(n_trials):
-            host = session.begin_trial(task_id, trial)
-            agent_error: str | None = None
-            try:
-                decision = as_decision(the_agent.run(task.get("input"), host))
-            except ScriptError:
-                raise
-            except Exception as exc:  # an agent's crash fails its trial; the replay goes on
-                agent_error = f"{type(exc).__name__}: {exc}"
-                decision = Decision("failed", reason=f"agent raised {agent_error}")
-            trial_result = session.end_trial(decision, agent_error=agent_error)
-            if on_trial is not None:
-                on_trial(trial_result)
-        session.end_task(task_id)
-    return session.finish()
+    return session.run(the_agent, on_trial=on_trial)

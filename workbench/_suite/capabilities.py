@@ -56,6 +56,9 @@ class HostProfile:
     """``agents.evalSuite.trials``: ``trials`` on tasks and suites."""
     trajectory: bool = True
     """``agents.evalSuite.trajectory``: ``trajectory`` expectations."""
+    recorded_fixtures: bool = True
+    """``agents.evalSuite.recordedFixtures`` (RFC 0252): a run create's ``fixtureRuns`` names a
+    recorded run whose calls become a task's fixtures (the HTTP host, R43)."""
     pre_post_events: bool = True
     """``toolHooks.prePostEvents``: ``status`` (and ``argsHash``) on tool events."""
 
@@ -81,6 +84,7 @@ class HostProfile:
             fixture_errors=suite.get("fixtureErrors") is True,
             trials=suite.get("trials") is True,
             trajectory=suite.get("trajectory") is True,
+            recorded_fixtures=suite.get("recordedFixtures") is True,
             pre_post_events=hooks.get("prePostEvents") is True,
         )
 
@@ -110,6 +114,7 @@ class HostProfile:
                     "fixtureErrors": self.fixture_errors,
                     "trials": self.trials,
                     "trajectory": self.trajectory,
+                    "recordedFixtures": self.recorded_fixtures,
                 }
             },
             "toolHooks": {"supported": self.pre_post_events, "prePostEvents": self.pre_post_events},

@@ -6,11 +6,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _boundaries, _mcp, _promote, _replay, _sweep, _validate
+from . import _boundaries, _mcp, _promote, _replay, _serve_host, _sweep, _validate
 
 __all__ = ["main"]
 
-_COMMANDS = (_boundaries, _promote, _validate, _replay, _mcp, _sweep)
+_COMMANDS = (_boundaries, _promote, _validate, _replay, _mcp, _serve_host, _sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:
