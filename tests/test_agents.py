@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 from typing import Any
 
@@ -224,6 +225,21 @@ def test_default_policy_applies_to_steps_without_onerror() -> None:
     assert path(trial) == "a! > b"
     with pytest.raises(ScriptError, match="default_policy"):
         ScriptedAgent("sometimes")
+
+
+def test_override_replaces_every_steps_own_policy() -> None:
+    """R23: a promoted suite's steps all carry ``onError``, so the default never applies there;
+    ``override`` is the policy of every failed step, in place of the steps' own."""
+    script = [{"tool": "a", "onError": {"retry": 1}}, {"tool": "b"}]
+    entries = [err("a"), ok("a"), ok("b")]
+    assert path(run(script, entries, agent=ScriptedAgent("skip"))) == "a! > a > b"
+    assert path(run(script, entries, agent=ScriptedAgent(override="skip"))) == "a! > b"
+    aborted = run(script, entries, agent=ScriptedAgent(override="abort"))
+    assert path(aborted) == "a!" and aborted.decision.outcome == "failed"
+    restored = pickle.loads(pickle.dumps(ScriptedAgent("skip", override={"retry": 2})))
+    assert (restored.default_policy, restored.override) == ("skip", {"retry": 2})
+    with pytest.raises(ScriptError, match="override"):
+        ScriptedAgent(override="sometimes")
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -118,3 +120,29 @@ def test_multi_task_tree_has_a_node_per_task_and_task_filter() -> None:
     assert set(only["taskId"]) == {"u"}
     with pytest.raises(KeyError, match="no task 'v'"):
         result.branches("v")
+
+
+def test_a_long_sweep_tree_is_bounded_and_its_counts_still_add_up(tmp_path: Path) -> None:
+    """R33 at scale: a 300-call run's single-fault sweep (600 variants) gives a tree whose
+    rows are bounded by the baseline path plus ``max_nodes`` plus one merged node per baseline
+    node, transient branches that go back to the baseline end in one ``rejoin`` node, and the
+    counts add up as in the full tree."""
+    from workbench._load.loader import load_runs
+    from workbench._load.synthetic import write_synthetic_log
+    from workbench._promote.promote import promote
+    from workbench._sweep.branches import RUN_MIN_STEPS
+
+    path = tmp_path / "long.jsonl"
+    write_synthetic_log(path, n_calls=300, error_every=0)
+    suite = promote(load_runs(path), self_test=False).suite
+    result = sweep(suite, progress=False)
+    tree = result.branches(max_nodes=200)
+    spine = int(tree["onBaseline"].sum())
+    assert spine == 301
+    assert len(tree) <= 2 * spine + 200
+    check_counts(tree, 600)
+    rejoins = tree[tree["kind"] == "rejoin"]
+    assert len(rejoins) > 0 and (rejoins["span"] >= RUN_MIN_STEPS).all()
+    assert set(tree["kind"]) <= {"start", "step", "rejoin", "other"}
+    assert tree.iloc[0]["variantCount"] == 600
+    assert len(tree.iloc[0]["variants"].split(",")) == 20

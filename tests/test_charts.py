@@ -194,6 +194,35 @@ def test_branch_chart_merges_the_rest_into_other_branches(big: HandSweep) -> Non
     assert "merged" in json.dumps(spec["title"])
 
 
+def test_a_deep_branch_tree_is_drawn_in_columns_of_steps(big: HandSweep) -> None:
+    """R33 at scale: past ``max_steps`` steps one lane's nodes within a column of steps are
+    drawn as one node; the spine keeps its counts, and every trial still ends somewhere."""
+    tree = big.branches()
+    depth = int(tree["depth"].max())
+    assert depth > 400
+    fine = chart_spec(branch_chart(tree, max_steps=10_000))
+    coarse = chart_spec(branch_chart(tree, max_steps=100))
+    fine_nodes, coarse_nodes = _by_colour(fine, "call"), _by_colour(coarse, "call")
+    size = -(-(depth + 1) // 100)
+    assert len(coarse_nodes) < len(fine_nodes) / 2
+    spine = sorted((r for r in coarse_nodes if r["spine"]), key=lambda r: r["x"])
+    assert {r["y"] for r in spine} == {0} and len(spine) <= 102
+    # A spine column counts the trials reaching its first step, as the per-step chart does.
+    fine_spine = {r["x"]: r["count"] for r in fine_nodes if r["spine"]}
+    assert all(fine_spine[r["x"]] == r["count"] for r in spine)
+    for column in ("endCount", "endPassed"):
+        assert sum(r[column] for r in coarse_nodes) == sum(r[column] for r in fine_nodes)
+    positions = [(r["x"], r["y"]) for r in coarse_nodes]
+    assert len(positions) == len(set(positions))
+    (edges,) = _layer_rows(coarse, "rule")
+    keys = {(r["x"], r["y"]) for r in coarse_nodes}
+    assert all((e["x"], e["y"]) in keys and (e["x2"], e["y2"]) in keys for e in edges)
+    (labels,) = _layer_rows(coarse, "text")
+    assert len([r for r in labels if r["label"].startswith("other branches")]) == 1
+    assert f"{size} steps per column" in json.dumps(coarse["title"])
+    assert "per column" not in json.dumps(fine["title"])
+
+
 def test_branch_chart_has_no_selection_unless_asked(billing: HandSweep) -> None:
     """The report and PNGs draw the static chart: no params, no ``variant`` field."""
     spec = chart_spec(branch_chart(billing.branches()))

@@ -103,7 +103,7 @@ def test_promote_writes_a_valid_suite_and_prints_counts_and_redactions(
     assert code == 0
     suite = wb.Suite.load(target)
     assert suite.validate() == []
-    assert "12 tool boundaries" in out and "1 recorded error(s)" in out
+    assert "12 tool boundaries" in out and "1 recorded error as isError" in out
     assert "tasks[0].fixtures.toolResponses[7].args.api_key" in out
     assert "self-test passed" in out
     assert str(target) in out
@@ -118,7 +118,7 @@ def test_promote_tau_bench_writes_a_valid_strict_trajectory_suite(
     target = tmp_path / "tau.json"
     code, out, _ = run_cli(capsys, "promote", TAU_FULL, "-o", target, "--strict-trajectory")
     assert code == 0
-    assert "promoted 20 task(s): 182 tool boundaries, 16 recorded error(s)" in out
+    assert "promoted 20 tasks: 182 tool boundaries, 16 recorded errors" in out
     suite = wb.Suite.load(target)
     assert {t["trajectory"]["match"] for t in suite.tasks} == {"strict"}
     assert code == main(["validate", str(target)])
@@ -131,7 +131,7 @@ def test_promote_to_an_unwritable_place_exits_2(
     blocker.write_text("x", encoding="utf-8")
     code, _, err = run_cli(capsys, "promote", BILLING, "-o", blocker / "suite.json")
     assert code == 2
-    assert "cannot write" in err and "suite.json" in err
+    assert "not a folder" in err and "suite.json" in err
 
 
 def test_validate_exits_0_valid_1_invalid_2_unreadable(
@@ -149,7 +149,7 @@ def test_validate_exits_0_valid_1_invalid_2_unreadable(
     bad.write_text(json.dumps(data), encoding="utf-8")
     code, out, _ = run_cli(capsys, "validate", bad)
     assert code == 1
-    assert f"{bad}: tasks[0].fixtures.toolResponses[3].isError" in out
+    assert f"{bad}: schema problem: tasks[0].fixtures.toolResponses[3].isError" in out
 
     code, out, _ = run_cli(capsys, "validate", good, "--official")
     assert code == 1 and "official" in out

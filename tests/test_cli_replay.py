@@ -73,7 +73,7 @@ def test_passing_suite_prints_the_table_and_exits_0(
     ]  # fmt: skip
     assert lines[1].split() == ["fixture-error", "1.00", "True", "1", "0", "2", "1"]
     assert lines[2].split() == ["plain", "1.00", "True", "1", "0", "1", "0"]
-    assert "PASSED" in lines[3] and "0 fixture miss(es)" in lines[3]
+    assert "PASSED" in lines[3] and "0 fixture misses" in lines[3]
 
 
 def test_failing_suite_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

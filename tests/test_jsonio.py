@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench import JSONFileError, dumps_stable, read_json, write_json_atomic
+from workbench import JSONFileError, OutputError, dumps_stable, read_json, write_json_atomic
 from workbench._common.jsonio import write_text_atomic
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
@@ -121,7 +121,7 @@ def test_failed_rename_leaves_the_old_file_intact_and_no_temp_file(
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="simulated rename failure"):
-        write_text_atomic(target, "new\n")
+        write_text_atomic(target, "new\n", overwrite=True)
     assert target.read_text(encoding="utf-8") == "old\n"
     assert os.listdir(tmp_path) == ["suite.json"]
 
@@ -140,7 +140,7 @@ def test_failure_after_a_partial_write_leaves_the_old_file_intact_and_no_temp_fi
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="simulated disk failure"):
-        write_text_atomic(target, "x" * 100_000)
+        write_text_atomic(target, "x" * 100_000, overwrite=True)
     assert seen and seen[0] > 0  # the failure came after bytes reached the temp file
     assert target.read_text(encoding="utf-8") == "old\n"
     assert os.listdir(tmp_path) == ["suite.json"]
@@ -175,7 +175,7 @@ def test_replacing_a_file_keeps_its_permission_bits(tmp_path: Path) -> None:
     target = tmp_path / "suite.json"
     target.write_text("old\n", encoding="utf-8")
     target.chmod(0o640)
-    write_text_atomic(target, "new\n")
+    write_text_atomic(target, "new\n", overwrite=True)
     assert target.read_text(encoding="utf-8") == "new\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
 
@@ -197,14 +197,17 @@ def test_writing_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_pa
     real.write_text("old\n", encoding="utf-8")
     link = tmp_path / "link.json"
     link.symlink_to(real)
-    write_text_atomic(link, "new\n")
+    write_text_atomic(link, "new\n", overwrite=True)
     assert link.is_symlink()
     assert real.read_text(encoding="utf-8") == "new\n"
 
 
-def test_missing_parent_folders_are_created(tmp_path: Path) -> None:
+def test_missing_parent_folders_are_created_only_when_asked(tmp_path: Path) -> None:
     target = tmp_path / "out" / "deeper" / "suite.json"
-    write_json_atomic(target, [])
+    with pytest.raises(OutputError, match="does not exist"):
+        write_json_atomic(target, [])
+    assert not (tmp_path / "out").exists()
+    write_json_atomic(target, [], parents=True)
     assert target.read_text(encoding="utf-8") == "[]\n"
 
 
@@ -273,3 +276,33 @@ def test_a_leading_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     bom = tmp_path / "bom.json"
     bom.write_bytes(b'\xef\xbb\xbf{"a": 1}')
     assert read_json(bom) == {"a": 1}
+
+
+@POSIX_ONLY
+def test_inputs_that_are_not_files_are_refused_or_read_without_waiting(tmp_path: Path) -> None:
+    """Issue 16: a device is refused (``/dev/zero`` never ends); a named pipe is read to its
+    end when a process writes to it, and reads as empty at once when none does (it used to
+    wait forever for a writer); a folder is refused."""
+    import threading
+
+    from workbench._common.jsonio import read_input_bytes
+
+    with pytest.raises(OSError, match="is a device"):
+        read_input_bytes("/dev/zero")
+    with pytest.raises(OSError, match="is a folder"):
+        read_input_bytes(tmp_path)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert read_input_bytes(pipe) == b""
+    with pytest.raises(JSONFileError, match="the file is empty"):
+        read_json(pipe)
+
+    # A writer that is there first (O_RDWR does not wait for a reader) and closes later.
+    writer = os.open(pipe, os.O_RDWR)
+    os.write(writer, b'{"a": 1}')
+    closer = threading.Timer(0.2, os.close, args=(writer,))
+    closer.start()
+    try:
+        assert read_json(pipe) == {"a": 1}
+    finally:
+        closer.join()

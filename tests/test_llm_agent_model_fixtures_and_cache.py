@@ -82,13 +82,18 @@ def test_needs_model_trials_are_left_out_of_the_aggregate_and_of_recovery() -> N
     rows = swept.frame[swept.frame["variant"] != wb.BASELINE]
     needs = rows[rows["outcome"] == "needs-model"]
     assert len(needs) == 4 and needs["recovered"].isna().all()
-    # b03 flips a call the recording already saw fail: the conversation is unchanged
-    assert rows[rows["variant"] == "b03-flip"]["recovered"].tolist() == [True]
+    # b03 flips a call the recording already saw fail: the conversation is unchanged, so the
+    # fault is untriggered (R37) and has no recovered value either (R38)
+    b03 = rows[rows["variant"] == "b03-flip"]
+    assert b03["triggered"].tolist() == [False] and b03["recovered"].isna().all()
+    assert b03["passed"].tolist() == [True]
     rates = dict(
         zip(swept.per_boundary()["boundary"], swept.per_boundary()["recoveryRate"], strict=True)
     )
-    assert rates[3] == 1.0
+    assert math.isnan(rates[3])  # nothing triggered
     assert math.isnan(rates[0])  # nothing decided
+    overall = swept.overall()
+    assert (overall.needs_model, overall.untriggered, overall.triggered) == (4, 1, 0)
 
 
 def test_after_a_divergence_the_client_answers_and_sees_the_failure() -> None:

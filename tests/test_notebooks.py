@@ -8,6 +8,7 @@ in the repository. Committed notebooks carry no outputs and no execution counts.
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import time
@@ -137,6 +138,43 @@ def test_authoring_notebook_shows_the_refusal_and_reruns_the_export(notebook_cop
     for code in (0, 1, 2):  # passed, failed, refused by the host profile
         assert f"exit code {code}" in text
     assert list(notebook_copy.glob("**/*summary*.json")), "no summary was written by the rerun"
+
+
+@pytest.mark.slow
+def test_the_refusal_cell_shows_its_own_refusal(notebook_copy: Path) -> None:
+    """03's Check host cell prints the refusal it got (R11), not what the live Export tab shows
+    after the next cell saved the suite."""
+    nb, _ = _execute("03-authoring-suites.ipynb", notebook_copy)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "check_host()" in c.source)
+    text = "".join(str(out.get("text", "")) for out in cell.outputs)
+    assert "accepted: False" in text
+    assert '"error": "validation_error"' in text and "isError" in text
+    assert "saved" not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["01-quickstart.ipynb", "02-tau-bench-recovery.ipynb"])
+def test_each_chart_keeps_a_static_png_in_the_saved_notebook(
+    name: str, notebook_copy: Path
+) -> None:
+    """A chart cell's outputs are a PNG (vl-convert) and then the live offline JupyterChart: a
+    notebook opened without a kernel (GitHub, a restart) still shows the picture."""
+    nb, _ = _execute(name, notebook_copy)
+    charts = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code" and ("_chart(" in c.source or "recovery_matrix(" in c.source)
+    ]
+    assert charts, f"{name}: no chart cell"
+    for cell in charts:
+        kinds = [
+            "png" if "image/png" in out.get("data", {}) else
+            "widget" if WIDGET_MIME in out.get("data", {}) else "other"
+            for out in cell.outputs
+        ]  # fmt: skip
+        assert kinds[-2:] == ["png", "widget"], f"{name}: {cell.source!r} gave {kinds}"
+        png = next(o for o in cell.outputs if "image/png" in o.get("data", {}))
+        assert base64.b64decode(png["data"]["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.slow

@@ -522,12 +522,18 @@ def test_openwop_without_sequence_is_read_in_file_order(tmp_path: Path) -> None:
 
 
 def test_zero_boundary_run_promotes_to_a_valid_suite_with_a_note(tmp_path: Path) -> None:
-    """R30: a log with only non-tool events is one run with no boundaries; its suite is valid
-    (officially too once extension members go) and the summary says the task has no calls."""
+    """R30, R35: a log with only non-tool events loads (strict=False) as one run with no
+    boundaries and the problem that says so; promotion refuses it unless allow_empty, and then
+    its suite is valid (officially too once extension members go) and says the task has no
+    calls."""
     text = _events(_ev(0, "run.started", {}), _ev(1, "run.completed", {}))
-    result = load_runs(_write(tmp_path, "quiet.jsonl", text=text))
+    result = load_runs(_write(tmp_path, "quiet.jsonl", text=text), strict=False)
     assert result.run.boundaries == ()
-    promotion = _promoted_ok(result)
+    assert [p.message.split(":")[0] for p in result.problems] == ["no tool call found"]
+    with pytest.raises(ValueError, match="record no tool call"):
+        promote(result)
+    promotion = promote(result, allow_empty=True)
+    assert promotion.self_test is not None and promotion.self_test.passed
     assert promotion.empty_tasks == ("run",)
     assert any("recorded no tool call" in line for line in promotion.summary_lines())
     official = json.loads((OFFICIAL / "agent-eval-suite.schema.json").read_text())
@@ -640,7 +646,7 @@ def test_redaction_in_lists_json_text_urls_and_name_value_pairs() -> None:
     assert {r.path for r in found} >= {
         "items[0].api_key",
         "items[1][0].password",
-        "text",
+        "text > auth.token",  # inside the JSON text: the path within it, after ' > '
         "double",
         "repr",
         "url",

@@ -113,10 +113,12 @@ def test_everything_under_a_credential_key_is_redacted_leaf_by_leaf() -> None:
     ],
 )
 def test_tokens_inside_text_are_redacted(text: str, redacted: str) -> None:
-    """R31: bearer tokens, API keys and credential values written inside text."""
+    """R31: bearer tokens, API keys and credential values written inside text (JSON text is
+    decoded: the path then goes on inside it, after ``>``)."""
     out, found = redact({"content": [{"type": "text", "text": text}]})
     assert redacted in out["content"][0]["text"]
-    assert [r.path for r in found] == ["content[0].text"]
+    expected = "content[0].text > api_key" if text.startswith("{") else "content[0].text"
+    assert [r.path for r in found] == [expected]
 
 
 @pytest.mark.parametrize(
@@ -188,7 +190,7 @@ def test_promotion_redacts_secrets_in_args_and_responses_consistently(tmp_path: 
     assert "t0k3n" not in promotion.suite.to_json() and "s-123" not in promotion.suite.to_json()
     assert sorted(r.path for r in promotion.redactions) == [
         "tasks[0].fixtures.toolResponses[0].args.headers.Authorization",
-        "tasks[0].fixtures.toolResponses[0].response.content[0].text",
+        "tasks[0].fixtures.toolResponses[0].response.content[0].text > session.token",
     ]
     assert promotion.self_test is not None and promotion.self_test.passed
     assert promotion.suite.validate() == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -103,9 +103,15 @@ def test_same_frame_in_process_and_on_a_process_pool() -> None:
                        executor=pool, progress=False)  # fmt: skip
     by_workers = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
                        workers=2, progress=False)  # fmt: skip
+    # a worker keeps its last batch's baseline for the next batch of the same task; a thread
+    # pool's workers each keep their own (never one runner on two threads)
+    with ThreadPoolExecutor(2) as threads:
+        threaded = sweep(suite, faults="pairs", kinds=["hard", "transient", "flip"], trials=2,
+                         executor=threads, progress=False)  # fmt: skip
     pd.testing.assert_frame_equal(local.frame, pooled.frame)
     pd.testing.assert_frame_equal(local.frame, by_workers.frame)
-    assert local.steps == pooled.steps
+    pd.testing.assert_frame_equal(local.frame, threaded.frame)
+    assert local.steps == pooled.steps == threaded.steps
     pd.testing.assert_frame_equal(local.branches(), pooled.branches())
 
 
@@ -129,8 +135,8 @@ def test_same_seed_same_csv_bytes(tmp_path: Path) -> None:
     """Determinism: the same inputs and seed give the same CSV bytes."""
     first = sweep(BILLING, kinds=["hard", "transient", "flip"], trials=2, seed=7, progress=False)
     second = sweep(BILLING, kinds=["hard", "transient", "flip"], trials=2, seed=7, progress=False)
-    paths_a = first.write_csvs(tmp_path / "a")
-    paths_b = second.write_csvs(tmp_path / "b")
+    paths_a = first.write_csvs(tmp_path / "a", parents=True)
+    paths_b = second.write_csvs(tmp_path / "b", parents=True)
     for a, b in zip(paths_a, paths_b, strict=True):
         assert Path(a).read_bytes() == Path(b).read_bytes()
 
@@ -174,6 +180,33 @@ def test_cli_sweep_writes_outputs_and_prints_the_recovery_table(
     frame = pd.read_csv(tmp_path / "sweep.csv")
     assert len(frame) == 2 * (1 + 24)
     assert (tmp_path / "branches.csv").exists()
+
+
+def test_cli_sweep_of_many_boundaries_prints_per_kind_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R38 in a terminal at scale: past 60 boundary rows the CLI prints the per task x kind and
+    per kind figures with their untriggered counts (every boundary's go to recovery.csv)."""
+    from workbench._load.synthetic import write_synthetic_log
+
+    log = tmp_path / "run.jsonl"
+    write_synthetic_log(log, n_calls=100, runs=2)  # 50 calls a task, every 50th failed
+    code = main(["sweep", str(log), "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "200 boundary x kind rows: per boundary in recovery.csv; per kind here"
+    assert lines[1].split() == ["taskId", "kind", "variantTrials", "triggered", "untriggered",
+                                "recovered", "recoveryRate", "low95", "high95"]  # fmt: skip
+    table = pd.read_csv(tmp_path / "out" / "recovery.csv")
+    printed = [line.split() for line in lines[2:8]]
+    expected = table[table["level"].isin(["task-kind", "kind"])]
+    assert len(printed) == len(expected) == 6
+    for cells, row in zip(printed, expected.to_dict("records"), strict=True):
+        assert cells[-7:-3] == [str(row[c]) for c in ("variantTrials", "triggered",
+                                                      "untriggered", "recovered")]  # fmt: skip
+    assert int(table[table["level"] == "overall"]["untriggered"].iloc[0]) > 0
+    assert len(table[table["level"] == "boundary"]) == 200
 
 
 def test_cli_sweep_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,14 +33,17 @@ __version__ = "0.1.0"
 # TYPE_CHECKING imports below (which are for type checkers only).
 _EXPORTS: dict[str, str] = {
     # shared vocabularies and records (_common)
+    "ALIGN_OPS": "_common.vocab",
     "ARGS_MATCH_MODES": "_common.vocab",
     "BASELINE": "_common.vocab",
     "ERROR_CODES": "_common.vocab",
     "FAULT_KINDS": "_common.vocab",
     "MODEL_TURN_SOURCES": "_common.vocab",
     "NEEDS_MODEL": "_common.vocab",
+    "SILENT_FAULT_KINDS": "_common.vocab",
     "OUTCOMES": "_common.vocab",
     "RUN_FORMATS": "_common.vocab",
+    "AlignOp": "_common.vocab",
     "ArgsMatch": "_common.vocab",
     "ErrorCode": "_common.vocab",
     "FaultKind": "_common.vocab",
@@ -55,10 +58,16 @@ _EXPORTS: dict[str, str] = {
     "dumps_stable": "_common.jsonio",
     "read_json": "_common.jsonio",
     "write_json_atomic": "_common.jsonio",
+    "OutputError": "_common.outputs",
+    "OutputKind": "_common.outputs",
+    "check_output": "_common.outputs",
+    "check_distinct_outputs": "_common.outputs",
     "ToolResult": "_common.toolresult",
     "error_text": "_common.toolresult",
     "result_preview": "_common.toolresult",
+    "AlignedStep": "_common.step",
     "Step": "_common.step",
+    "align_trajectories": "_common.step",
     "args_text": "_common.step",
     "divergence": "_common.step",
     "trajectory_string": "_common.step",
@@ -81,10 +90,14 @@ _EXPORTS: dict[str, str] = {
     "HostProfile": "_suite.capabilities",
     "HostRefusal": "_suite.capabilities",
     "check_suite": "_suite.capabilities",
+    "SuiteProblem": "_suite.capabilities",
+    "ProblemKind": "_suite.capabilities",
+    "suite_problems": "_suite.capabilities",
     "SchemaProblem": "_suite.schemas",
     "validate_event": "_suite.schemas",
     "validate_suite": "_suite.schemas",
     "validate_summary": "_suite.schemas",
+    "without_extension_members": "_suite.schemas",
     # replay (_replay)
     "Agent": "_replay.agents",
     "Decision": "_replay.agents",
@@ -115,6 +128,7 @@ _EXPORTS: dict[str, str] = {
     "TrialResult": "_replay.results",
     "ReplaySession": "_replay.session",
     "replay": "_replay.session",
+    "preflight": "_replay.preflight",
     # agents that decide (_replay): the LLM agent, chat clients, the model cache, frameworks
     "LLMAgent": "_replay.llm",
     "ChatClient": "_replay.chat",
@@ -133,6 +147,8 @@ _EXPORTS: dict[str, str] = {
     "TrialStats": "_grade.trials",
     "pass_at_k": "_grade.trials",
     "pass_hat_k": "_grade.trials",
+    "RecoveryFigure": "_grade.recovery",
+    "wilson_interval": "_grade.recovery",
     # promotion (_promote)
     "Promotion": "_promote.promote",
     "promote": "_promote.promote",
@@ -147,12 +163,19 @@ _EXPORTS: dict[str, str] = {
     "Variant": "_sweep.variants",
     "apply_faults": "_sweep.edits",
     "inject": "_sweep.variants",
+    "pair_variants": "_sweep.variants",
+    "single_fault_variants": "_sweep.variants",
+    "tool_variants": "_sweep.variants",
     "toggle_error": "_sweep.edits",
     "FaultOptions": "_sweep.plan",
     "SweepPlan": "_sweep.plan",
     "FRAME_COLUMNS": "_sweep.result",
+    "RECOVERY_COLUMNS": "_sweep.result",
+    "csv_safe": "_sweep.tables",
+    "safe_text": "_common.text",
     "SweepResult": "_sweep.result",
     "sweep": "_sweep.run",
+    "sweep_source": "_sweep.run",
     "SweepData": "_sweep.branches",
     "branch_tree": "_sweep.branches",
     # charts and reports (_report)
@@ -215,8 +238,26 @@ if _TYPE_CHECKING:
     from ._common.jsonio import (
         write_json_atomic as write_json_atomic,
     )
+    from ._common.outputs import (
+        OutputError as OutputError,
+    )
+    from ._common.outputs import (
+        OutputKind as OutputKind,
+    )
+    from ._common.outputs import (
+        check_distinct_outputs as check_distinct_outputs,
+    )
+    from ._common.outputs import (
+        check_output as check_output,
+    )
+    from ._common.step import (
+        AlignedStep as AlignedStep,
+    )
     from ._common.step import (
         Step as Step,
+    )
+    from ._common.step import (
+        align_trajectories as align_trajectories,
     )
     from ._common.step import (
         args_text as args_text,
@@ -227,6 +268,9 @@ if _TYPE_CHECKING:
     from ._common.step import (
         trajectory_string as trajectory_string,
     )
+    from ._common.text import (
+        safe_text as safe_text,
+    )
     from ._common.toolresult import (
         ToolResult as ToolResult,
     )
@@ -235,6 +279,9 @@ if _TYPE_CHECKING:
     )
     from ._common.toolresult import (
         result_preview as result_preview,
+    )
+    from ._common.vocab import (
+        ALIGN_OPS as ALIGN_OPS,
     )
     from ._common.vocab import (
         ARGS_MATCH_MODES as ARGS_MATCH_MODES,
@@ -259,6 +306,12 @@ if _TYPE_CHECKING:
     )
     from ._common.vocab import (
         RUN_FORMATS as RUN_FORMATS,
+    )
+    from ._common.vocab import (
+        SILENT_FAULT_KINDS as SILENT_FAULT_KINDS,
+    )
+    from ._common.vocab import (
+        AlignOp as AlignOp,
     )
     from ._common.vocab import (
         ArgsMatch as ArgsMatch,
@@ -292,6 +345,12 @@ if _TYPE_CHECKING:
     )
     from ._grade.golden import (
         golden_match as golden_match,
+    )
+    from ._grade.recovery import (
+        RecoveryFigure as RecoveryFigure,
+    )
+    from ._grade.recovery import (
+        wilson_interval as wilson_interval,
     )
     from ._grade.trajectory import (
         trajectory_match as trajectory_match,
@@ -452,6 +511,9 @@ if _TYPE_CHECKING:
     from ._replay.policies import (
         ToolCall as ToolCall,
     )
+    from ._replay.preflight import (
+        preflight as preflight,
+    )
     from ._replay.results import (
         ReplayResult as ReplayResult,
     )
@@ -495,7 +557,16 @@ if _TYPE_CHECKING:
         HostRefusal as HostRefusal,
     )
     from ._suite.capabilities import (
+        ProblemKind as ProblemKind,
+    )
+    from ._suite.capabilities import (
+        SuiteProblem as SuiteProblem,
+    )
+    from ._suite.capabilities import (
         check_suite as check_suite,
+    )
+    from ._suite.capabilities import (
+        suite_problems as suite_problems,
     )
     from ._suite.model import (
         FileChangedError as FileChangedError,
@@ -520,6 +591,9 @@ if _TYPE_CHECKING:
     )
     from ._suite.schemas import (
         validate_summary as validate_summary,
+    )
+    from ._suite.schemas import (
+        without_extension_members as without_extension_members,
     )
     from ._sweep.branches import (
         SweepData as SweepData,
@@ -552,10 +626,19 @@ if _TYPE_CHECKING:
         FRAME_COLUMNS as FRAME_COLUMNS,
     )
     from ._sweep.result import (
+        RECOVERY_COLUMNS as RECOVERY_COLUMNS,
+    )
+    from ._sweep.result import (
         SweepResult as SweepResult,
     )
     from ._sweep.run import (
         sweep as sweep,
+    )
+    from ._sweep.run import (
+        sweep_source as sweep_source,
+    )
+    from ._sweep.tables import (
+        csv_safe as csv_safe,
     )
     from ._sweep.variants import (
         Fault as Fault,
@@ -565,6 +648,15 @@ if _TYPE_CHECKING:
     )
     from ._sweep.variants import (
         inject as inject,
+    )
+    from ._sweep.variants import (
+        pair_variants as pair_variants,
+    )
+    from ._sweep.variants import (
+        single_fault_variants as single_fault_variants,
+    )
+    from ._sweep.variants import (
+        tool_variants as tool_variants,
     )
     from .server._notebook import (
         ServedHost as ServedHost,

@@ -82,6 +82,21 @@ class HandSweep:
             ],
         )
 
+    def recovery(self) -> pd.DataFrame:
+        """The overall R38 row, every variant-trial taken as triggered."""
+        from workbench import RECOVERY_COLUMNS, wilson_interval
+
+        rows = self.frame[self.frame["variant"] != "baseline"]
+        done = int(rows["passed"].sum())
+        low, high = wilson_interval(done, len(rows))
+        row = {
+            "level": "overall", "taskId": "", "boundary": None, "tool": "", "kind": "",
+            "variantTrials": len(rows), "triggered": len(rows), "untriggered": 0,
+            "recovered": done, "needsModel": 0,
+            "recoveryRate": done / len(rows) if len(rows) else None, "low95": low, "high95": high,
+        }  # fmt: skip
+        return pd.DataFrame([row], columns=list(RECOVERY_COLUMNS))
+
     def branches(self, task_id: str | None = None) -> pd.DataFrame:
         return branch_frame(self)
 

@@ -4,27 +4,34 @@ Every JSON file the workbench writes goes through :func:`dumps_stable`, so the s
 gives the same bytes: keys sorted, two-space indent, non-ASCII characters kept as they are, one
 trailing newline. Files are replaced atomically (:func:`write_text_atomic`): a reader sees either
 the old file or the new one, never half of either, and a failed write leaves the old file alone.
+What may be replaced is decided by :mod:`workbench._common.outputs`: a JSON file is the
+workbench's own when its bytes are exactly the stable text (:func:`is_stable_json_file`).
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import json
 import math
 import os
 import re
 import stat
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, BinaryIO
+from collections.abc import Iterable
+from typing import Any
+
+from .atomic import atomic_file
+from .markers import Recogniser, compact_json_line, is_stable_json_file, jsonl_recogniser
 
 __all__ = [
     "JSONFileError",
     "atomic_file",
+    "compact_json_line",
     "dumps_stable",
     "escape_surrogates",
+    "is_stable_json_file",
+    "jsonl_recogniser",
     "parse_json_bytes",
+    "read_input_bytes",
     "read_json",
     "write_bytes_atomic",
     "write_json_atomic",
@@ -163,100 +170,73 @@ def _first_problem(value: Any) -> Exception | None:
 # Atomic writes
 
 
-def write_text_atomic(path: StrPath, text: str) -> None:
+def write_text_atomic(
+    path: StrPath,
+    text: str,
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    recognise: Recogniser | None = None,
+    inputs: Iterable[StrPath | None] = (),
+) -> None:
     """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically.
 
-    The text goes to a temporary file in the same folder, is flushed and fsynced, and then
-    replaces ``path`` in one rename; the folder is fsynced afterwards where the system allows it.
-    If anything fails, the temporary file is removed, ``path`` is left as it was and the error is
-    raised again. A replaced file keeps its permission bits; a new file gets the usual ones for
-    the process (``0o666`` less the umask). When ``path`` is a symbolic link, the file it points
-    to is replaced and the link stays. Missing parent folders are created.
+    The path is checked first and the bytes go through a temporary file and one rename, as
+    :func:`~workbench._common.atomic.atomic_file` describes: an existing file is replaced only
+    when ``recognise`` says the workbench wrote it, or with ``overwrite=True``; missing parent
+    folders are created only with ``parents=True``; a failed write leaves ``path`` as it was.
     """
     if not isinstance(text, str):
         raise TypeError(f"write_text_atomic needs str text, got {type(text).__name__}")
-    write_bytes_atomic(path, text.encode("utf-8"))
+    write_bytes_atomic(
+        path,
+        text.encode("utf-8"),
+        overwrite=overwrite,
+        parents=parents,
+        recognise=recognise,
+        inputs=inputs,
+    )
 
 
-def write_bytes_atomic(path: StrPath, data: bytes) -> None:
+def write_bytes_atomic(
+    path: StrPath,
+    data: bytes,
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    recognise: Recogniser | None = None,
+    inputs: Iterable[StrPath | None] = (),
+) -> None:
     """Write ``data`` to ``path`` atomically, as :func:`write_text_atomic` does (PNGs, SVGs)."""
-    with atomic_file(path) as handle:
+    with atomic_file(
+        path, overwrite=overwrite, parents=parents, recognise=recognise, inputs=inputs
+    ) as handle:
         handle.write(data)
 
 
-@contextlib.contextmanager
-def atomic_file(path: StrPath) -> Iterator[BinaryIO]:
-    """A binary file handle whose contents replace ``path`` atomically when the block ends.
-
-    For writers that stream (a million-event log): the bytes go to a temporary file in the same
-    folder, which is flushed, fsynced and renamed over ``path`` when the ``with`` block ends
-    without an error. If the block raises, the temporary file is removed and ``path`` is left as
-    it was. Permission bits, symbolic links and missing folders are handled as
-    :func:`write_text_atomic` describes.
-    """
-    target = Path(path)
-    if target.is_symlink():
-        target = Path(os.path.realpath(target))
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-
-    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-    _fsync_folder(folder)
-
-
-def write_json_atomic(path: StrPath, value: Any) -> None:
+def write_json_atomic(
+    path: StrPath,
+    value: Any,
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    inputs: Iterable[StrPath | None] = (),
+) -> None:
     """Write ``value`` as :func:`dumps_stable` text to ``path`` atomically.
 
     The text is built before the file is touched, so a value that cannot be written (NaN, a
-    non-string key) raises and leaves the file as it was.
+    non-string key) raises and leaves the file as it was. An existing file is replaced when it
+    is stable JSON text (:func:`is_stable_json_file`: what the workbench writes) or with
+    ``overwrite=True``; parent folders are created only with ``parents=True``.
     """
-    write_text_atomic(path, dumps_stable(value))
-
-
-def _umask() -> int:
-    """The process umask, read without changing it where the system shows it (Linux)."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    current = os.umask(0o022)  # no way to read it without setting it; put it back at once
-    os.umask(current)
-    return current
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable: fsync the folder, where the system supports it."""
-    flags = getattr(os, "O_DIRECTORY", None)
-    if flags is None:  # Windows: folders cannot be opened for fsync
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY | flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # some file systems refuse fsync on a folder; the rename itself is done
-        pass
-    finally:
-        os.close(fd)
+    write_text_atomic(
+        path,
+        dumps_stable(value),
+        overwrite=overwrite,
+        parents=parents,
+        recognise=is_stable_json_file,
+        inputs=inputs,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,6 +253,34 @@ def _refuse_constant(name: str) -> Any:
     raise _NonFiniteConstant(name)
 
 
+def read_input_bytes(path: StrPath) -> bytes:
+    """The whole content of an input file, refusing what is not one.
+
+    A device (``/dev/zero`` never ends, ``/dev/tty`` waits for a person) and a folder are
+    refused with an :class:`OSError` whose ``strerror`` says so. A named pipe (or ``/dev/stdin``
+    fed by a pipe) is read to its end; one that no process writes to reads as empty at once
+    instead of waiting forever for a writer (it is opened without blocking, then read with).
+
+    Raises:
+        OSError: the file cannot be opened or read, or is a device or a folder.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise OSError(errno.ENODEV, "is a device, not a file", os.fspath(path))
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", os.fspath(path))
+        os.set_blocking(fd, True)
+        handle = open(fd, "rb", closefd=True)  # noqa: SIM115 (closed below, fd with it)
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        return handle.read()
+
+
 def read_json(path: StrPath) -> Any:
     """Read and parse the JSON file at ``path`` (UTF-8, a leading byte order mark is allowed).
 
@@ -282,7 +290,7 @@ def read_json(path: StrPath) -> Any:
             names the file and, where there is one, the line and column.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_input_bytes(path)
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise JSONFileError(path, f"cannot read the file: {reason}") from exc
@@ -293,6 +301,8 @@ def parse_json_bytes(data: bytes, path: StrPath) -> Any:
     """Parse a JSON file's bytes, already read, as :func:`read_json` does (errors name ``path``).
 
     For callers that need the bytes too (a digest of exactly what was parsed)."""
+    if not data.strip():
+        raise JSONFileError(path, "the file is empty (a JSON document was expected)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -313,6 +323,9 @@ def parse_json_bytes(data: bytes, path: StrPath) -> Any:
         ) from None
     except RecursionError as exc:
         raise JSONFileError(path, "invalid JSON: nested too deeply to read") from exc
+    except ValueError as exc:  # a number too long for int() (5,000 digits), ...
+        reason = str(exc).split(";")[0]
+        raise JSONFileError(path, f"invalid JSON: {reason}") from exc
 
 
 def _position_in_bytes(data: bytes, offset: int) -> tuple[int, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal, get_args
 
 __all__ = [
+    "ALIGN_OPS",
     "ARGS_MATCH_MODES",
     "BASELINE",
     "ERROR_CODES",
@@ -19,7 +20,9 @@ __all__ = [
     "NEEDS_MODEL",
     "OUTCOMES",
     "RUN_FORMATS",
+    "SILENT_FAULT_KINDS",
     "TOOL_ERROR",
+    "AlignOp",
     "ArgsMatch",
     "ErrorCode",
     "FaultKind",
@@ -32,7 +35,22 @@ __all__ = [
     "TrajectoryMatch",
 ]
 
-RunFormat = Literal["openwop", "openai-chat", "openai-responses", "anthropic"]
+RunFormat = Literal[
+    "openwop",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "tau2-bench",
+    "inspect-ai",
+    "swe-agent",
+    "openhands",
+    "agentdojo",
+    "mcp",
+    "otel",
+]
 """The promoted-run formats the workbench reads (R1, R34)."""
 
 RUN_FORMATS: Final[tuple[RunFormat, ...]] = get_args(RunFormat)
@@ -82,11 +100,21 @@ LIVE_TOOL_ERROR: Final = "workbench.live_tool_error"
 
 ERROR_CODES: Final[tuple[ErrorCode, ...]] = get_args(ErrorCode)
 
-FaultKind = Literal["hard", "transient", "flip"]
-"""How an injected fault fails (R32)."""
+FaultKind = Literal["hard", "transient", "flip", "empty", "truncated"]
+"""How an injected fault fails: ``hard``, ``transient``, ``flip`` (R32), and the silent kinds
+``empty`` and ``truncated``, served as successes (R39)."""
 
 FAULT_KINDS: Final[tuple[FaultKind, ...]] = get_args(FaultKind)
 """Every fault kind, in the order variants are generated."""
 
+SILENT_FAULT_KINDS: Final[tuple[FaultKind, ...]] = ("empty", "truncated")
+"""The fault kinds served as a success (R39): only an agent that reads the content can notice."""
+
 BASELINE: Final = "baseline"
 """The name of a sweep's baseline: its ``variant`` and ``kind`` in the sweep table."""
+
+AlignOp = Literal["same", "changed", "added", "removed"]
+"""A row of two trajectories aligned (R33): the same step in both; the same call (tool, args)
+answered differently; a step only the right-hand trajectory has; one only the left has."""
+
+ALIGN_OPS: Final[tuple[AlignOp, ...]] = get_args(AlignOp)

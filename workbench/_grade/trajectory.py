@@ -3,11 +3,15 @@
 Calls are compared by tool and by args under an :data:`~workbench.ArgsMatch` mode. Where a call
 could pair with several others, a maximum bipartite matching decides, never a greedy pass (these
 are LangChain agentevals' four modes).
+
+Longer than 400 lines: the four modes, the flow network that decides the unordered ones and the
+prepared form a sweep grades thousands of trials with belong together; split, the rule would
+live in two places.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NotRequired, Required, TypedDict, get_args
@@ -16,7 +20,13 @@ from .._common.canonical import args_match as _args_match
 from .._common.canonical import canonical_json
 from .._common.vocab import ARGS_MATCH_MODES, ArgsMatch, TrajectoryMatch
 
-__all__ = ["Call", "TrajectoryResult", "trajectory_match", "trajectory_report"]
+__all__ = [
+    "Call",
+    "PreparedTrajectory",
+    "TrajectoryResult",
+    "trajectory_match",
+    "trajectory_report",
+]
 
 _TRAJECTORY_MODES: Final[tuple[str, ...]] = get_args(TrajectoryMatch)
 _ARGS_MATCH_MODES: Final[tuple[str, ...]] = ARGS_MATCH_MODES
@@ -189,24 +199,60 @@ def _follow(value: Any, path: tuple[str, ...]) -> tuple[bool, Any]:
     return True, value
 
 
+def _expected_classes(
+    expected: Sequence[Mapping[str, Any]], mode: ArgsMatch
+) -> dict[tuple[str, tuple[str, str]], list[int]]:
+    """Expected calls grouped into classes by tool and key (first-appearance order)."""
+    exp_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
+    for index, call in enumerate(expected):
+        exp_classes.setdefault((call["tool"], _expected_key(call, mode)), []).append(index)
+    return exp_classes
+
+
+def _actual_classes(
+    actual: Sequence[Mapping[str, Any]], mode: ArgsMatch, keys: Sequence[str | None] | None
+) -> dict[tuple[str, tuple[str, str]], list[int]]:
+    """Actual calls grouped into classes; ``keys`` (canonical args JSON per call, ``None`` for a
+    call without args) saves canonicalising them again."""
+    act_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
+    if keys is None or mode == "any":
+        for index, call in enumerate(actual):
+            act_classes.setdefault((call["tool"], _actual_key(call, mode)), []).append(index)
+        return act_classes
+    for index, (call, key) in enumerate(zip(actual, keys, strict=True)):
+        class_key = _NO_ARGS if key is None else ("=", key)
+        act_classes.setdefault((call["tool"], class_key), []).append(index)
+    return act_classes
+
+
 def _max_matching(
     expected: Sequence[Mapping[str, Any]],
     actual: Sequence[Mapping[str, Any]],
     mode: ArgsMatch,
+    exp_classes: dict[tuple[str, tuple[str, str]], list[int]] | None = None,
+    actual_keys: Sequence[str | None] | None = None,
 ) -> list[tuple[int, int]]:
     """One maximum matching of expected to actual calls, as sorted (expected, actual) pairs.
 
     Calls are grouped by tool and then into classes of calls with the same neighbours (same
     canonical args, or "any args"); classes become nodes with capacities in a flow network, so
     a few thousand identical calls cost no more than one. Deterministic: classes, edges and the
-    final assignment of indices all follow first-appearance order.
+    final assignment of indices all follow first-appearance order. Under ``exact`` with no
+    expected call that matches any args, each expected class has at most one neighbour (the
+    actual class of the same key), so the flow is the pairing of the two classes in order, and
+    it is computed as that, without a network.
     """
-    exp_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
-    for index, call in enumerate(expected):
-        exp_classes.setdefault((call["tool"], _expected_key(call, mode)), []).append(index)
-    act_classes: dict[tuple[str, tuple[str, str]], list[int]] = {}
-    for index, call in enumerate(actual):
-        act_classes.setdefault((call["tool"], _actual_key(call, mode)), []).append(index)
+    if exp_classes is None:
+        exp_classes = _expected_classes(expected, mode)
+    act_classes = _actual_classes(actual, mode, actual_keys)
+    if mode == "exact" and all(key != _WILDCARD for _, key in exp_classes):
+        pairs: list[tuple[int, int]] = []
+        for class_key, exp_indices in exp_classes.items():
+            act_indices = act_classes.get(class_key)
+            if act_indices:
+                pairs.extend(zip(exp_indices, act_indices, strict=False))
+        pairs.sort()
+        return pairs
 
     act_by_tool: dict[str, list[tuple[str, str]]] = {}
     for tool, key in act_classes:
@@ -260,7 +306,7 @@ def _max_matching(
 
     exp_free = [deque(indices) for _, indices in exp_list]
     act_free = [deque(indices) for _, indices in act_list]
-    pairs: list[tuple[int, int]] = []
+    pairs = []
     for edge, number, node in class_edges:
         flow = network.cap[edge ^ 1]
         act_queue = act_free[node - 1 - len(exp_list)]
@@ -268,6 +314,107 @@ def _max_matching(
             pairs.append((exp_free[number].popleft(), act_queue.popleft()))
     pairs.sort()
     return pairs
+
+
+class PreparedTrajectory:
+    """An expected trajectory checked and grouped once, to compare many actual ones with (R27).
+
+    What :func:`trajectory_report` does for one comparison, split so that a sweep grading
+    thousands of trials of one task groups the expected calls once.
+    """
+
+    __slots__ = ("_classes", "_counts", "args_match", "expected", "mode")
+
+    def __init__(
+        self,
+        expected_calls: Sequence[Mapping[str, Any]],
+        mode: TrajectoryMatch,
+        args_match: ArgsMatch = "exact",
+    ) -> None:
+        if mode not in _TRAJECTORY_MODES:
+            raise ValueError(
+                f"trajectory match must be one of {', '.join(map(repr, _TRAJECTORY_MODES))}, "
+                f"got {mode!r}"
+            )
+        if args_match not in _ARGS_MATCH_MODES:
+            raise ValueError(
+                f"argsMatch must be one of {', '.join(map(repr, _ARGS_MATCH_MODES))}, "
+                f"got {args_match!r}"
+            )
+        _check_calls(expected_calls, "expected")
+        self.expected = expected_calls
+        """The expected calls."""
+        self.mode: TrajectoryMatch = mode
+        """The match mode."""
+        self.args_match: ArgsMatch = args_match
+        """How args are compared."""
+        self._classes = None if mode == "strict" else _expected_classes(expected_calls, args_match)
+        self._counts: dict[tuple[str, str], int] | None = None
+        if (
+            self._classes is not None
+            and args_match == "exact"
+            and all(key != _WILDCARD for _, key in self._classes)
+        ):
+            self._counts = {
+                (tool, key[1]): len(indices) for (tool, key), indices in self._classes.items()
+            }
+
+    def matched_keys(self, tools: Sequence[str], keys: Sequence[str | None]) -> bool | None:
+        """Whether calls given as tools and canonical args keys meet the expectation, counted
+        by class (no matching needed: under ``exact`` with every expected call holding args, an
+        expected class can pair only with the actual class of the same key, so a maximum
+        matching pairs ``min`` of the two counts per class). ``None`` where that does not apply
+        (``strict``, other ``argsMatch`` modes, expected calls without args): use :meth:`report`.
+        """
+        expected = self._counts
+        if expected is None:
+            return None
+        actual = Counter(zip(tools, keys, strict=True))
+        if self.mode == "superset":
+            return all(actual.get(k, 0) >= n for k, n in expected.items())
+        if self.mode == "subset":
+            return all(
+                key is not None and expected.get((tool, key), 0) >= n
+                for (tool, key), n in actual.items()
+            )
+        return all(key is not None for _, key in actual) and dict(actual) == expected
+
+    def report(
+        self,
+        actual_calls: Sequence[Mapping[str, Any]],
+        actual_keys: Sequence[str | None] | None = None,
+    ) -> TrajectoryResult:
+        """Compare ``actual_calls`` with the expected ones (see :func:`trajectory_report`).
+
+        ``actual_keys``: each actual call's args as canonical JSON (``None``: the call has no
+        args), when the caller has them already (a :class:`~workbench.Step`'s ``args_json``).
+        """
+        _check_calls(actual_calls, "actual")
+        expected_calls, mode, args_match = self.expected, self.mode, self.args_match
+        if mode == "strict":
+            pairs = [
+                (index, index)
+                for index, (exp, act) in enumerate(zip(expected_calls, actual_calls, strict=False))
+                if _call_matches(exp, act, args_match)
+            ]
+        else:
+            pairs = _max_matching(
+                expected_calls, actual_calls, args_match, self._classes, actual_keys
+            )
+        paired_expected = {e for e, _ in pairs}
+        paired_actual = {a for _, a in pairs}
+        missing = [i for i in range(len(expected_calls)) if i not in paired_expected]
+        unexpected = [i for i in range(len(actual_calls)) if i not in paired_actual]
+
+        if mode in ("strict", "unordered"):
+            matched = not missing and not unexpected
+        elif mode == "subset":
+            matched = not unexpected
+        else:
+            matched = not missing
+        return TrajectoryResult(
+            matched=matched, missing=missing, unexpected=unexpected, pairs=pairs
+        )
 
 
 def trajectory_report(
@@ -295,39 +442,7 @@ def trajectory_report(
     The three unordered modes use one maximum bipartite matching (a flow on classes of identical
     calls), so a greedy choice can never make a matchable trajectory fail.
     """
-    if mode not in _TRAJECTORY_MODES:
-        raise ValueError(
-            f"trajectory match must be one of {', '.join(map(repr, _TRAJECTORY_MODES))}, "
-            f"got {mode!r}"
-        )
-    if args_match not in _ARGS_MATCH_MODES:
-        raise ValueError(
-            f"argsMatch must be one of {', '.join(map(repr, _ARGS_MATCH_MODES))}, "
-            f"got {args_match!r}"
-        )
-    _check_calls(actual_calls, "actual")
-    _check_calls(expected_calls, "expected")
-
-    if mode == "strict":
-        pairs = [
-            (index, index)
-            for index, (exp, act) in enumerate(zip(expected_calls, actual_calls, strict=False))
-            if _call_matches(exp, act, args_match)
-        ]
-    else:
-        pairs = _max_matching(expected_calls, actual_calls, args_match)
-    paired_expected = {e for e, _ in pairs}
-    paired_actual = {a for _, a in pairs}
-    missing = [i for i in range(len(expected_calls)) if i not in paired_expected]
-    unexpected = [i for i in range(len(actual_calls)) if i not in paired_actual]
-
-    if mode in ("strict", "unordered"):
-        matched = not missing and not unexpected
-    elif mode == "subset":
-        matched = not unexpected
-    else:
-        matched = not missing
-    return TrajectoryResult(matched=matched, missing=missing, unexpected=unexpected, pairs=pairs)
+    return PreparedTrajectory(expected_calls, mode, args_match).report(actual_calls)
 
 
 def trajectory_match(

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .golden import golden_match
-from .trajectory import trajectory_report
+from .trajectory import PreparedTrajectory
 from .trials import TrialStats, aggregate_score, suite_passed, task_passed, trial_stats
 
 __all__ = [
     "GradedCall",
+    "TaskGrader",
     "TrialGrade",
     "decided_trial_stats",
     "grade_task",
@@ -62,31 +63,85 @@ def unhandled_miss(calls: Iterable[GradedCall]) -> bool:
     return any(call.served_by == "miss" for call in calls)
 
 
+class TaskGrader:
+    """A task's expectations read once, to grade many trials of it (R16, R26, R27).
+
+    :func:`grade_trial` is ``TaskGrader(task).grade(output, calls)``; a sweep grading thousands
+    of trials of one task builds one grader and passes each call's canonical args it already has.
+    A ``rubric`` expectation cannot pass here: the workbench has no rubric judge.
+    """
+
+    __slots__ = ("_golden", "_rubric", "_trajectory")
+
+    def __init__(self, task: Mapping[str, Any]) -> None:
+        self._golden: tuple[Any, Any] | None = None
+        self._rubric = False
+        expected = task.get("expected")
+        if isinstance(expected, Mapping):
+            match = expected.get("match")
+            if expected.get("kind") == "golden" and isinstance(match, Mapping):
+                self._golden = (match.get("strategy", "exact"), match.get("value"))
+            elif expected.get("kind") == "rubric":
+                self._rubric = True
+        self._trajectory: PreparedTrajectory | None = None
+        spec = task.get("trajectory")
+        if isinstance(spec, Mapping) and isinstance(spec.get("expected"), list):
+            self._trajectory = PreparedTrajectory(
+                spec["expected"], spec.get("match", "strict"), spec.get("argsMatch", "exact")
+            )
+
+    def grade(
+        self,
+        output: Any,
+        calls: Sequence[GradedCall],
+        args_keys: Sequence[str | None] | None = None,
+    ) -> TrialGrade:
+        """Grade one trial: golden on the output (R26), trajectory on the calls (R27), misses
+        (R16). ``args_keys``: each call's args as canonical JSON, when the caller has them."""
+        golden: bool | None = None
+        if self._golden is not None:
+            golden = golden_match(output, self._golden[0], self._golden[1])
+        elif self._rubric:
+            golden = False
+        trajectory: bool | None = None
+        if self._trajectory is not None:
+            report = self._trajectory.report(
+                [{"tool": c.tool, "args": c.args} for c in calls], args_keys
+            )
+            trajectory = report.matched
+        passed = golden is not False and trajectory is not False and not unhandled_miss(calls)
+        return TrialGrade(golden, trajectory, passed)
+
+    def passes(
+        self,
+        output: Any,
+        calls: Sequence[GradedCall],
+        tools: Sequence[str],
+        args_keys: Sequence[str | None],
+    ) -> bool:
+        """Whether a trial passes, as :meth:`grade`'s ``passed`` (R16, R26, R27), the cheapest
+        way: a failed golden expectation decides without the trajectory, and the trajectory is
+        counted by class where that gives the matching's answer."""
+        if self._rubric:
+            return False
+        if self._golden is not None and not golden_match(output, *self._golden):
+            return False
+        if unhandled_miss(calls):
+            return False
+        if self._trajectory is None:
+            return True
+        matched = self._trajectory.matched_keys(tools, args_keys)
+        if matched is None:
+            return self.grade(output, calls, args_keys).passed
+        return matched
+
+
 def grade_trial(task: Mapping[str, Any], output: Any, calls: Sequence[GradedCall]) -> TrialGrade:
     """Grade one trial: golden on the output (R26), trajectory on the calls (R27), misses (R16).
 
     A ``rubric`` expectation cannot pass here: the workbench has no rubric judge.
     """
-    golden: bool | None = None
-    expected = task.get("expected")
-    if isinstance(expected, Mapping):
-        match = expected.get("match")
-        if expected.get("kind") == "golden" and isinstance(match, Mapping):
-            golden = golden_match(output, match.get("strategy", "exact"), match.get("value"))
-        elif expected.get("kind") == "rubric":
-            golden = False
-    trajectory: bool | None = None
-    spec = task.get("trajectory")
-    if isinstance(spec, Mapping) and isinstance(spec.get("expected"), list):
-        report = trajectory_report(
-            [{"tool": c.tool, "args": c.args} for c in calls],
-            spec["expected"],
-            spec.get("match", "strict"),
-            spec.get("argsMatch", "exact"),
-        )
-        trajectory = report.matched
-    passed = golden is not False and trajectory is not False and not unhandled_miss(calls)
-    return TrialGrade(golden, trajectory, passed)
+    return TaskGrader(task).grade(output, calls)
 
 
 def decided_trial_stats(passed: Sequence[bool]) -> TrialStats:

@@ -6,6 +6,10 @@ message at a time, and asks it for the conversation at the end. The builder name
 message's tool from the call it answers, and infers the tool definitions from the calls when
 the recording has none (marking them so). :func:`recorded_tools` reads the three common ways a
 request lists its tools.
+
+A format that records one model response as several records (Claude Code writes a line per
+content block; a Responses cassette's response output is several items) names the response as
+the ``turn``: records of the same turn in a row are one assistant message.
 """
 
 from __future__ import annotations
@@ -21,25 +25,38 @@ __all__ = ["ConversationBuilder", "infer_tools", "recorded_tools"]
 class ConversationBuilder:
     """Neutral messages in order (shapes in :class:`~workbench.Conversation`), then the record."""
 
-    __slots__ = ("_calls", "_names", "messages")
+    __slots__ = ("_calls", "_names", "_turn", "messages")
 
     def __init__(self) -> None:
         self.messages: list[dict[str, Any]] = []
         """The messages so far."""
         self._names: dict[str, str] = {}
         self._calls: list[tuple[str, Any]] = []
+        self._turn: str | None = None
 
     def system(self, text: str) -> None:
         """A system (or developer) message."""
+        self._turn = None
         self.messages.append({"role": "system", "content": text})
 
     def user(self, text: str) -> None:
         """A user message (its text)."""
+        self._turn = None
         self.messages.append({"role": "user", "content": text})
 
-    def assistant(self, text: str | None, calls: Sequence[Mapping[str, Any]] = ()) -> None:
+    def assistant(
+        self, text: str | None, calls: Sequence[Mapping[str, Any]] = (), *, turn: str | None = None
+    ) -> None:
         """An assistant turn: its text (``None`` for none) and the tool calls it made, each
-        ``{"id", "name", "args"}`` plus any ``x-`` members."""
+        ``{"id", "name", "args"}`` plus any ``x-`` members. With a ``turn`` equal to the last
+        assistant message's, the text and calls join that message instead."""
+        last = self.messages[-1] if self.messages else None
+        if turn is not None and turn == self._turn and last is not None:
+            if text:
+                last["content"] = f"{last['content']}\n{text}" if last["content"] else text
+            for call in calls:
+                self._join(last, call)
+            return
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
             message["toolCalls"] = [dict(call) for call in calls]
@@ -47,20 +64,26 @@ class ConversationBuilder:
                 self._names[str(call["id"])] = str(call["name"])
                 self._calls.append((str(call["name"]), call.get("args")))
         self.messages.append(message)
+        self._turn = turn
 
-    def add_call(self, call: Mapping[str, Any]) -> None:
+    def add_call(self, call: Mapping[str, Any], *, turn: str | None = None) -> None:
         """One more tool call on the last assistant turn (a new turn when the last message is
-        not an assistant turn): formats that record each call as its own item use this."""
+        not an assistant turn, or is of another ``turn``): formats that record each call as
+        its own item use this."""
         last = self.messages[-1] if self.messages else None
-        if last is not None and last["role"] == "assistant":
-            last.setdefault("toolCalls", []).append(dict(call))
-            self._names[str(call["id"])] = str(call["name"])
-            self._calls.append((str(call["name"]), call.get("args")))
+        if last is not None and last["role"] == "assistant" and turn == self._turn:
+            self._join(last, call)
         else:
-            self.assistant(None, [call])
+            self.assistant(None, [call], turn=turn)
+
+    def _join(self, message: dict[str, Any], call: Mapping[str, Any]) -> None:
+        message.setdefault("toolCalls", []).append(dict(call))
+        self._names[str(call["id"])] = str(call["name"])
+        self._calls.append((str(call["name"]), call.get("args")))
 
     def tool(self, call_id: str, text: str, is_error: bool, name: str | None = None) -> None:
         """A tool result: the text the model read and whether it was a failure (R3)."""
+        self._turn = None
         self.messages.append(
             {
                 "role": "tool",
@@ -98,7 +121,7 @@ def _json_type(value: Any) -> str:
         return "string"
     if isinstance(value, list):
         return "array"
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return "object"
     return "null"
 
@@ -122,7 +145,7 @@ def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
     for name in order:
         properties: dict[str, list[str]] = {}
         counts: dict[str, int] = {}
-        objects = [a for a in seen[name] if isinstance(a, Mapping)]
+        objects = [a for a in seen[name] if isinstance(a, dict)]
         for args in objects:
             for key, value in args.items():
                 types = properties.setdefault(str(key), [])
@@ -156,10 +179,10 @@ def recorded_tools(raw: Any) -> list[dict[str, Any]] | None:
         return None
     tools: list[dict[str, Any]] = []
     for item in raw:
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):
             return None
         body: Mapping[str, Any] = item
-        if isinstance(item.get("function"), Mapping):
+        if isinstance(item.get("function"), dict):
             body = item["function"]
         name = body.get("name", item.get("type"))
         if not isinstance(name, str) or not name:
@@ -168,7 +191,7 @@ def recorded_tools(raw: Any) -> list[dict[str, Any]] | None:
         if isinstance(body.get("description"), str):
             tool["description"] = body["description"]
         schema = body.get("parameters", body.get("input_schema", body.get("inputSchema")))
-        if isinstance(schema, Mapping):
+        if isinstance(schema, dict):
             tool["inputSchema"] = dict(schema)
         tools.append(tool)
     return tools

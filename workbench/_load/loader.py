@@ -1,11 +1,40 @@
-"""Loaders for promoted-run files, one module per format (SPEC R1-R4), and format detection."""
+"""Loading promoted-run files: the format detected from content, one module per format
+(SPEC R1-R4, R34-R36).
+
+``load_runs`` reads a file through ``reading`` (special files refused before opening, lines
+bounded, JSON strict), tells its format from what it holds (never from its name alone, R34),
+hands it to that format's module, and then holds every result to R35: a file in which no tool
+call is found is a problem saying what the file held, and an explicit format that does not fit
+is refused with what the file looks like.
+
+Detection, in order:
+
+- a zip archive with ``header.json``: Inspect AI ``.eval``;
+- JSON Lines (one value a line; a ``.jsonl``/``.ndjson`` name, or a first line that is a whole
+  JSON object with more lines after it), by its first records: Claude Code (``user`` /
+  ``assistant`` records with ``uuid``, or its bookkeeping records), Codex (``session_meta``,
+  ``response_item``, ... with ``payload``), OTLP (``resourceSpans``), JSON-RPC messages (MCP),
+  chat records or messages, else OpenWOP events (streamed, the fast path);
+- YAML beginning ``interactions:`` or ``requests:``: an HTTP cassette, read for MCP
+  ``tools/call`` traffic, else Responses API exchanges;
+- one JSON document: an OpenWOP array or ``{"events"}``; Inspect AI (``eval`` + ``samples``);
+  tau2-bench (``simulations``); Gemini CLI (``sessionId`` + ``messages``); SWE-agent
+  (``history`` + ``trajectory`` + ``info``); AgentDojo (``suite_name`` + ``user_task_id``);
+  an mcp-recorder cassette or JSON-RPC message array; OTLP (``resourceSpans``); OpenHands
+  events (``source`` + ``action``/``observation``); Responses API items; chat (Anthropic when a
+  ``tool_use``/``tool_result`` block appears, else OpenAI chat).
+
+Longer than 400 lines: it is the one place that tells fourteen formats apart in their three
+containers (JSONL, one JSON document, YAML cassettes), refuses a wrong explicit format with what
+the file looks like, and sniffs the OpenWOP fast path; each format's reading is in its module.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -13,10 +42,28 @@ from typing import Any, Literal
 
 from .._common.vocab import RUN_FORMATS, RunFormat
 from . import openwop
+from .agentdojo import load_agentdojo, sniff_agentdojo
 from .anthropic import load_anthropic
+from .cassettes import cassette_exchanges, load_yaml, looks_like_yaml_cassette
+from .claude_code import load_claude_code, sniff_claude_code
+from .codex import load_codex, sniff_codex
+from .gemini_cli import load_gemini_cli, sniff_gemini_cli
+from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
+from .mcp import load_mcp, load_mcp_messages, sniff_mcp, sniff_mcp_messages
 from .messages import detect_chat_format, explain_shape
 from .openai_chat import load_openai_chat
-from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines, load_openwop_text
+from .openhands import load_openhands, sniff_openhands
+from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines
+from .otel import load_otel, sniff_otel
+from .reading import (
+    decode_json,
+    decode_json_lines,
+    first_bad_utf8,
+    gc_paused,
+    read_file_bytes,
+    read_pipe_bytes,
+    refuse_special,
+)
 from .records import (
     DEFAULT_ERROR_RULE,
     ErrorRule,
@@ -25,41 +72,107 @@ from .records import (
     LoadResult,
     PromotedRun,
 )
-from .responses import is_responses_data, load_openai_responses
+from .responses import is_responses_data, load_openai_responses, load_responses_exchanges
+from .swe_agent import load_swe_agent, sniff_swe_agent
+from .tau2 import load_tau2, sniff_tau2
 
-__all__ = ["FORMATS", "FormatChoice", "detect_format", "load_runs"]
+__all__ = ["FORMATS", "FORMAT_LABELS", "FormatChoice", "detect_format", "load_runs"]
 
 FormatChoice = RunFormat | Literal["auto"]
 """What ``load_runs(format=...)`` takes: a format, or ``"auto"`` to detect it from content."""
 FORMATS: tuple[str, ...] = ("auto", *RUN_FORMATS)
 """Every :data:`FormatChoice`, ``auto`` first (the command line's ``--format`` choices)."""
+FORMAT_LABELS: dict[str, str] = {
+    "openwop": "an OpenWOP event log",
+    "openai-chat": "an OpenAI chat transcript",
+    "openai-responses": "OpenAI Responses API items",
+    "anthropic": "an Anthropic messages transcript",
+    "claude-code": "a Claude Code session",
+    "codex": "a Codex CLI rollout",
+    "gemini-cli": "a Gemini CLI session",
+    "tau2-bench": "tau2-bench results",
+    "inspect-ai": "an Inspect AI eval log",
+    "swe-agent": "a SWE-agent trajectory",
+    "openhands": "an OpenHands event stream",
+    "agentdojo": "an AgentDojo result",
+    "mcp": "an MCP JSON-RPC recording",
+    "otel": "OpenTelemetry spans (OTLP JSON)",
+}
+"""What each format is called in messages."""
 _CHUNK_BYTES = 1 << 20
+_HEAD_LINES = 64
 _ALIASES = {
     "openai": "openai-chat",
     "oai": "openai-chat",
     "claude": "anthropic",
     "responses": "openai-responses",
     "jsonl": "openwop",
+    "tau2": "tau2-bench",
+    "inspect": "inspect-ai",
+    "swe": "swe-agent",
+    "gemini": "gemini-cli",
+    "opentelemetry": "otel",
 }
+
+Loaded = tuple[list[PromotedRun], list[LoadProblem]]
 
 
 def _looks_like_event(value: Any) -> bool:
     return (
         isinstance(value, Mapping)
-        and "type" in value
+        and isinstance(value.get("type"), str)
         and ("payload" in value or "eventId" in value or "sequence" in value)
+        and ("." in value["type"] or "eventId" in value or "runId" in value)
     )
 
 
+_DOCUMENT_SNIFFERS: tuple[tuple[RunFormat, Callable[[Any], bool]], ...] = (
+    ("inspect-ai", sniff_inspect),
+    ("tau2-bench", sniff_tau2),
+    ("gemini-cli", sniff_gemini_cli),
+    ("swe-agent", sniff_swe_agent),
+    ("agentdojo", sniff_agentdojo),
+    ("mcp", sniff_mcp),
+    ("mcp", sniff_mcp_messages),
+    ("otel", sniff_otel),
+    ("openhands", sniff_openhands),
+)
+
+
 def detect_format(data: Any) -> RunFormat | None:
-    """The format of decoded JSON data, or ``None`` when it is none the workbench reads."""
+    """The format of one decoded JSON document, or ``None`` when it is none the workbench reads."""
     if isinstance(data, list) and data and _looks_like_event(data[0]):
         return "openwop"
     if isinstance(data, Mapping) and isinstance(data.get("events"), list):
-        return "openwop"
+        events = data["events"]
+        if not events or _looks_like_event(events[0]):
+            return "openwop"
+    for fmt, sniff in _DOCUMENT_SNIFFERS:
+        if sniff(data):
+            return fmt
     if is_responses_data(data):
         return "openai-responses"
     return detect_chat_format(data)
+
+
+def _detect_lines(heads: list[Any]) -> str | None:
+    """The format of a JSONL file from its first records."""
+    if not heads:
+        return None
+    if sniff_claude_code(heads):
+        return "claude-code"
+    if sniff_codex(heads):
+        return "codex"
+    first = heads[0]
+    if sniff_otel(first):
+        return "otel"
+    if isinstance(first, Mapping) and first.get("jsonrpc") == "2.0":
+        return "mcp"
+    if _looks_like_event(first):
+        return "openwop"
+    if _is_chat_line(first):
+        return "chat"  # one of the chat formats, told apart by the chat loaders
+    return None
 
 
 def load_runs(
@@ -69,62 +182,361 @@ def load_runs(
     error_rule: ErrorRule | None = None,
     strict: bool = True,
 ) -> LoadResult:
-    """Load a promoted-run file: an OpenWOP log, an OpenAI chat transcript or Anthropic messages.
+    """Load a promoted-run file of any format :data:`FORMATS` lists (``docs/formats.md``).
 
-    ``format="auto"`` detects the format. ``error_rule`` tells failed results in formats with no
-    error flag (default: content starting with ``Error:``). With ``strict=True`` any problem (R2)
-    raises :class:`LoadError` naming file, line and field; with ``strict=False`` every valid
-    boundary is loaded and the problems are returned on the result. Nothing is dropped silently.
+    ``format="auto"`` detects the format from content. ``error_rule`` tells failed results in
+    formats with no failure signal of their own (default: content starting with ``Error:``).
+    With ``strict=True`` any problem (R2, R35) raises :class:`LoadError` naming file, place and
+    field; with ``strict=False`` every valid boundary is loaded and the problems are returned on
+    the result. A file that cannot be read at all (a special file, a line over the limit, not
+    UTF-8 where text is needed) raises :class:`LoadError` either way. Nothing is dropped
+    silently, and a file with no tool call is a problem (R35).
     """
     file = os.fspath(path)
-    name = Path(file).name
     chosen = _ALIASES.get(str(format), str(format))
     if chosen not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
     rule = error_rule if error_rule is not None else DEFAULT_ERROR_RULE
     try:
-        streamed = _stream_openwop(file, name) if chosen in ("auto", "openwop") else None
-        if streamed is not None:
-            runs, problems = streamed
-            fmt: RunFormat = "openwop"
-        else:
-            text = Path(file).read_text(encoding="utf-8")
-            runs, problems, fmt = _load_text(text, file, name, chosen, rule)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _cannot_read(file, exc) from exc
+        with gc_paused():  # many small acyclic objects that all stay alive: nothing to collect
+            runs, problems, fmt = _load(file, chosen, rule)
+    except UnicodeDecodeError as exc:
+        found = first_bad_utf8(file)  # the line and column, which the text reader does not say
+        byte = found[2] if found else exc.object[exc.start]
+        where = f"line {found[0]}, column {found[1]}" if found else "(file)"
+        message = f"cannot read: not UTF-8 text (byte 0x{byte:02x})"
+        raise LoadError(
+            [LoadProblem(file, where, "", message, found[0] if found else None)]
+        ) from exc
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")]) from exc
+    if not problems and not any(run.boundaries for run in runs):
+        problems = [_nothing_found(file, fmt, runs)]
     if strict and problems:
         raise LoadError(problems)
     return LoadResult(path=file, format=fmt, runs=tuple(runs), problems=tuple(problems))
 
 
-def _cannot_read(file: str, exc: OSError | UnicodeDecodeError) -> LoadError:
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return LoadError([LoadProblem(file, "(file)", "", f"cannot read: {reason}")])
+def _nothing_found(file: str, fmt: RunFormat, runs: list[PromotedRun]) -> LoadProblem:
+    """R35: the file loaded, but records no tool call; say what it held."""
+    kinds: Counter[str] = Counter()
+    for run in runs:
+        records = run.metadata.get("records")
+        if isinstance(records, Mapping):
+            kinds.update({str(k): int(v) for k, v in records.items() if isinstance(v, int)})
+        for event in run.metadata.get("otherEvents") or ():
+            if isinstance(event, Mapping):
+                kinds[str(event.get("type"))] += 1
+    held = ", ".join(f"{kind} {count}" for kind, count in kinds.most_common(8))
+    what = f"{FORMAT_LABELS[fmt]} of {len(runs)} run(s)"
+    if held:
+        what += f" holding {held}"
+    elif not runs:
+        what += ", nothing in it"
+    return LoadProblem(
+        file, "(file)", "", f"no tool call found: the file is {what}, and no tool call among them"
+    )
+
+
+def _load(
+    file: str, chosen: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    info = refuse_special(file, pipes=True)
+    if stat.S_ISFIFO(info.st_mode):  # a pipe is read once, whole: no sniffing ahead of it
+        data = read_pipe_bytes(file)
+    else:
+        with open(file, "rb") as handle:
+            head = handle.read(4)
+        if head.startswith(b"PK\x03\x04"):
+            runs, problems = load_inspect(read_eval_zip(file), file)
+            if chosen not in ("auto", "inspect-ai"):
+                return [], [_wrong_format(file, chosen, "inspect-ai")], _as_format(chosen)
+            return runs, problems, "inspect-ai"
+        if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b"):
+            streamed = _stream_openwop(file, Path(file).name)
+            if streamed is not None:
+                return streamed[0], streamed[1], "openwop"
+        data = read_file_bytes(file)
+    name = Path(file).name.lower()
+    stripped = data.lstrip()
+    if not stripped.startswith((b"{", b"[")) and looks_like_yaml_cassette(stripped):
+        return _load_cassette(load_yaml(data, file), file, chosen, rule)
+    jsonl, decoded = _is_jsonl(data, name, file)
+    if jsonl:
+        return _load_jsonl(data, file, chosen, rule)
+    value, problem = decoded if decoded is not None else decode_json(data, file)
+    if problem is not None:
+        fmt: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
+        return [], [problem], fmt
+    return _load_document(value, file, chosen, rule)
+
+
+def _wrong_format(file: str, chosen: str, found: RunFormat | str | None) -> LoadProblem:
+    if found and found in FORMAT_LABELS:
+        looks = f"it looks like {FORMAT_LABELS[found]} (--format {found}, or auto)"
+    else:
+        looks = f"it looks like {found}" if found else "its format is none the workbench reads"
+    return LoadProblem(
+        file,
+        "(file)",
+        "",
+        f"--format {chosen} does not fit this file: no tool call read as "
+        f"{FORMAT_LABELS.get(chosen, chosen)}; {looks}",
+    )
+
+
+def _load_document(
+    value: Any, file: str, chosen: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    found = detect_format(value)
+    fmt = _as_format(chosen) if chosen != "auto" else found
+    if fmt is None:
+        problem = LoadProblem(
+            file,
+            "(root)",
+            "",
+            explain_shape(value)
+            or f"cannot tell the format: {_shape(value)}; expected one of the formats in "
+            "docs/formats.md; pass format= (--format) to say which",
+        )
+        return [], [problem], "openwop"
+    runs, problems = _document_loader(fmt, value, file, rule)
+    if (
+        chosen != "auto"
+        and found not in (None, fmt)
+        and value
+        and not any(r.boundaries for r in runs)
+    ):
+        return [], [_wrong_format(file, chosen, found)], fmt
+    if chosen != "auto" and not runs and not problems and found is None and value:
+        return [], [_wrong_format(file, chosen, _shape(value))], fmt
+    return runs, problems, fmt
+
+
+def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> Loaded:
+    if fmt == "openwop":
+        items = value.get("events") if isinstance(value, Mapping) else value
+        if not isinstance(items, list):
+            return [], [LoadProblem(file, "(root)", "", "an OpenWOP log must be a list of events")]
+        return load_openwop(items, file)
+    if fmt == "anthropic":
+        return load_anthropic(value, file)
+    if fmt == "openai-responses":
+        return load_openai_responses(value, file, rule)
+    if fmt == "openai-chat":
+        return load_openai_chat(value, file, rule)
+    if fmt == "mcp":
+        if isinstance(value, list):
+            return load_mcp_messages([(f"[{i}]", m) for i, m in enumerate(value)], file)
+        return load_mcp(value, file) if isinstance(value, Mapping) else ([], [])
+    if fmt == "otel":
+        return load_otel([("(root)", value)], file)
+    table: dict[str, Callable[[Any, str], Loaded]] = {
+        "inspect-ai": load_inspect,
+        "tau2-bench": load_tau2,
+        "gemini-cli": load_gemini_cli,
+        "agentdojo": load_agentdojo,
+        "openhands": load_openhands,
+    }
+    sniffers = dict(_DOCUMENT_SNIFFERS)
+    if fmt == "swe-agent":
+        if not sniff_swe_agent(value):
+            return [], []
+        return load_swe_agent(value, file, rule)
+    if fmt in table:
+        if fmt in sniffers and not sniffers[fmt](value):
+            return [], []
+        return table[fmt](value, file)
+    # a line-based format (claude-code, codex) named for a JSON document
+    return [], []
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, Mapping):
+        keys = ", ".join(list(map(str, value))[:8])
+        return f"a JSON object with members {keys}" if keys else "an empty JSON object"
+    if isinstance(value, list):
+        return f"a JSON array of {len(value)} item(s)"
+    return f"a JSON {type(value).__name__}"
+
+
+def _load_cassette(
+    data: Any, file: str, chosen: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    exchanges = cassette_exchanges(data)
+    if exchanges is None:
+        problem = LoadProblem(file, "(root)", "", f"cannot tell the format: {_shape(data)}")
+        return [], [problem], _as_format(chosen) if chosen != "auto" else "openwop"
+    found: RunFormat = "mcp" if sniff_mcp(data) else "openai-responses"
+    fmt = _as_format(chosen) if chosen != "auto" else found
+    if fmt == "mcp":
+        runs, problems = load_mcp(data, file)
+    elif fmt == "openai-responses":
+        runs, problems = load_responses_exchanges(exchanges, file, rule)
+    else:
+        runs, problems = [], []
+    if not runs and not problems:
+        hosts = sorted({e.uri.split("/")[2] for e in exchanges if e.uri.count("/") >= 2})
+        if chosen != "auto":
+            return [], [_wrong_format(file, chosen, found)], fmt
+        message = (
+            f"no tool call found: the file is an HTTP cassette of {len(exchanges)} exchange(s)"
+            f"{' with ' + ', '.join(hosts) if hosts else ''}, none of them a Responses API "
+            "call or an MCP tools/call"
+        )
+        return [], [LoadProblem(file, "(file)", "", message)], fmt
+    if chosen != "auto" and found != fmt and not any(r.boundaries for r in runs):
+        return [], [_wrong_format(file, chosen, found)], fmt
+    return runs, problems, fmt
+
+
+def _load_jsonl(
+    data: bytes, file: str, chosen: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    docs, problems = decode_json_lines(data, file)
+    found = _detect_lines([d for _, d in docs[:_HEAD_LINES]])
+    fmt_name = chosen if chosen != "auto" else found
+    if fmt_name is None:
+        fmt_name = "openwop"
+    if fmt_name in ("chat", "openai-chat", "anthropic", "openai-responses"):
+        runs, more, fmt = _jsonl_chat(docs, file, chosen, rule)
+        problems.extend(more)
+    else:
+        fmt = _as_format(fmt_name)
+        runs, more = _lines_loader(fmt, docs, file, rule)
+        problems.extend(more)
+    chat_named = found == "chat" and chosen in ("openai-chat", "anthropic", "openai-responses")
+    if (
+        chosen != "auto"
+        and found not in (None, chosen)
+        and not chat_named
+        and not any(r.boundaries for r in runs)
+    ):
+        label = "chat records or messages" if found == "chat" else found
+        return [], [_wrong_format(file, chosen, label)], fmt
+    return runs, problems, fmt
+
+
+def _lines_loader(
+    fmt: RunFormat, docs: list[tuple[int, Any]], file: str, rule: ErrorRule
+) -> Loaded:
+    if fmt == "claude-code":
+        return load_claude_code(docs, file)
+    if fmt == "codex":
+        return load_codex(docs, file, rule)
+    if fmt == "otel":
+        return load_otel([(f"line {n}", d) for n, d in docs], file)
+    if fmt == "mcp":
+        return load_mcp_messages([(f"line {n}", d) for n, d in docs], file)
+    if fmt == "openwop":
+        runs, problems = load_openwop([d for _, d in docs], file)
+        return runs, _relined(problems, docs, file)
+    return [], []
+
+
+def _relined(
+    problems: list[LoadProblem], docs: list[tuple[int, Any]], file: str
+) -> list[LoadProblem]:
+    """Array-item places (``item 3``) as the JSONL lines they came from."""
+    out: list[LoadProblem] = []
+    for problem in problems:
+        where = problem.where
+        if where.startswith("item ") and where[5:].isdigit() and int(where[5:]) < len(docs):
+            line = docs[int(where[5:])][0]
+            out.append(LoadProblem(file, f"line {line}", problem.field, problem.message, line))
+        else:
+            out.append(problem)
+    return out
+
+
+def _jsonl_chat(
+    docs: list[tuple[int, Any]], file: str, chosen: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    """A JSONL chat file: each line a record (``{"messages": [...]}``, a run each) or one
+    message of a single run (bare, or wrapped as ``{"message": {...}}``, unwrapped)."""
+    lines = [n for n, _ in docs]
+    values = [d for _, d in docs]
+    record_keys = ("messages", "traj", "input", "output")
+    if not all(
+        isinstance(d, Mapping) and any(isinstance(d.get(k), list) for k in record_keys)
+        for d in values
+    ):
+        values = [
+            d["message"]
+            if isinstance(d, Mapping) and "role" not in d and isinstance(d.get("message"), Mapping)
+            else d
+            for d in values
+        ]
+    if chosen != "auto":
+        fmt = _as_format(chosen)
+    elif is_responses_data(values):
+        fmt = "openai-responses"
+    else:
+        fmt = detect_chat_format(values) or "openai-chat"
+    if fmt == "anthropic":
+        runs, problems = load_anthropic(values, file, lines=lines)
+    elif fmt == "openai-responses":
+        runs, problems = load_openai_responses(values, file, rule, lines=lines)
+    else:
+        runs, problems = load_openai_chat(values, file, rule, lines=lines)
+    return runs, problems, fmt
+
+
+def _is_jsonl(
+    data: bytes, name: str, file: str
+) -> tuple[bool, tuple[Any, LoadProblem | None] | None]:
+    """Whether the file is JSON Lines, and the document decoded when finding out took that
+    (a JSON array is one document, whatever the name says), so it is not decoded twice."""
+    stripped = data.lstrip()
+    if stripped.startswith(b"["):
+        value, problem = decode_json(data, file)
+        if problem is None:
+            return False, (value, problem)
+    if name.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
+        return True, None
+    if not stripped.startswith(b"{"):
+        return False, None
+    first, _, rest = stripped.partition(b"\n")
+    if not rest.strip():
+        return False, None
+    value, problem = decode_json(first, "")
+    return problem is None and isinstance(value, Mapping), None
+
+
+def _as_format(chosen: str) -> RunFormat:
+    for fmt in RUN_FORMATS:
+        if fmt == chosen:
+            return fmt
+    return "openwop"
+
+
+# --- the OpenWOP fast path -------------------------------------------------------------------
 
 
 def _stream_openwop(file: str, name: str) -> tuple[list[PromotedRun], list[LoadProblem]] | None:
-    """Load a JSONL OpenWOP log a line at a time, or ``None`` when the file is not one.
+    """Load a JSONL OpenWOP log a block at a time, or ``None`` when the file is not one.
 
-    Only regular files are streamed (the loader may read a log twice, see ``openwop``); a pipe
-    or a JSON document is read whole by the caller. The file must not change between reads.
-    The file is read as bytes, a megabyte at a time, and its lines decoded by orjson
-    (``openwop._byte_line_docs`` keeps the results, line numbers and problems of text mode), or
-    as text when ``openwop._FAST_DECODE`` is off.
+    Only regular files are streamed (the loader may read a log twice, see ``openwop``); the
+    file must not change between reads. Its first records decide (:func:`_detect_lines`): a
+    file that starts like another JSONL format is read whole by the caller. The bytes are read a
+    megabyte at a time and decoded by orjson (``openwop._byte_line_docs``), or as text when
+    ``openwop._FAST_DECODE`` is off.
     """
-    with open(file, encoding="utf-8") as handle:
+    with open(file, "rb") as handle:
         identity = _identity(os.fstat(handle.fileno()))
-        if identity is None or not _sniff_jsonl(handle, name):
+        if identity is None:
             return None
-        handle.seek(0)
-        if _chat_jsonl_head(handle):
-            return None  # JSONL chat records or messages: read whole by the caller
+        head = handle.read(_CHUNK_BYTES)
+    if not _openwop_head(head, name):
+        return None
 
     @contextmanager
     def lines() -> Iterator[Iterable[str]]:
         with open(file, encoding="utf-8") as again:
             if _identity(os.fstat(again.fileno())) != identity:
                 raise OSError(0, "the file changed while it was being loaded")
-            yield again
+            yield openwop.bounded_text_lines(again, file)
 
     @contextmanager
     def chunks() -> Iterator[Iterable[bytes]]:
@@ -138,49 +550,39 @@ def _stream_openwop(file: str, name: str) -> tuple[list[PromotedRun], list[LoadP
     return load_openwop_lines(lines, file)
 
 
+def _openwop_head(head: bytes, name: str) -> bool:
+    """Whether a file's first megabyte starts like a JSONL OpenWOP log."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return False  # refused with its place by the strict reader
+    complete = head.split(b"\n")
+    if len(head) == _CHUNK_BYTES:
+        complete = complete[:-1]  # the last piece may be cut
+    values: list[Any] = []
+    for raw in complete:
+        if not raw.strip():
+            continue
+        value, problem = decode_json(raw.rstrip(b"\r"), "")
+        if problem is not None:
+            if not values:
+                return name.endswith((".jsonl", ".ndjson")) and raw.lstrip()[:1] != b"["
+            break
+        values.append(value)
+        if len(values) >= _HEAD_LINES:
+            break
+    if not values:
+        return name.endswith((".jsonl", ".ndjson")) and not head.lstrip().startswith(b"[")
+    if not isinstance(values[0], Mapping):
+        return False
+    found = _detect_lines(values)
+    if found is not None:
+        return found == "openwop"
+    return name.endswith((".jsonl", ".ndjson")) or len(values) > 1
+
+
 def _identity(info: os.stat_result) -> tuple[int, int, int, int] | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
-def _sniff_jsonl(lines: Iterable[str], name: str) -> bool:
-    """Whether a file holds JSONL events: by its name, else a first line that is one object.
-
-    Reads only up to the second non-blank line. A ``.jsonl`` file holding a JSON array is not
-    streamed (the caller reads it whole, as an array log).
-    """
-    found = iter(line for line in lines if line.strip())
-    first = next(found, None)
-    if first is None:
-        return name.endswith((".jsonl", ".ndjson"))
-    head = first.lstrip()
-    if name.endswith((".jsonl", ".ndjson")):
-        return not head.startswith("[")
-    if not head.startswith("{"):
-        return False
-    try:
-        json.loads(head)
-    except json.JSONDecodeError:
-        return False
-    return next(found, None) is not None
-
-
-def _chat_jsonl_head(lines: Iterable[str]) -> bool:
-    """Whether a JSONL file's first object is a chat record, message or item, not an event.
-
-    JSONL chat files are common (one ``{"messages": [...]}`` record a line, as fine-tuning and
-    eval datasets are kept, or one message a line); an OpenWOP event has a ``payload``,
-    ``eventId`` or ``sequence``. Reads only the first non-blank line.
-    """
-    first = next(iter(line for line in lines if line.strip()), None)
-    if first is None:
-        return False
-    try:
-        head = json.loads(first)
-    except json.JSONDecodeError:
-        return False
-    return _is_chat_line(head)
 
 
 def _is_chat_line(head: Any) -> bool:
@@ -192,124 +594,11 @@ def _is_chat_line(head: Any) -> bool:
         return True
     if "role" in head or isinstance(head.get("message"), Mapping):
         return True
-    return head.get("type") in ("function_call", "function_call_output", "message", "mcp_call")
-
-
-def _jsonl_chat(text: str, file: str) -> tuple[list[Any] | None, list[int], list[LoadProblem]]:
-    """The lines of a JSONL chat file as decoded JSON with their line numbers.
-
-    Each line is a record (``{"messages": [...]}``, a run each) or one message of a single run
-    (a bare message, or one wrapped as ``{"message": {...}}``, which is unwrapped). Returns
-    ``(data, lines, problems)``; ``data`` is ``None`` when no line holds JSON.
-    """
-    docs: list[Any] = []
-    lines: list[int] = []
-    problems: list[LoadProblem] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            doc = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                LoadProblem(file, f"line {number}", "", f"invalid JSON: {exc.msg}", number)
-            )
-            continue
-        docs.append(doc)
-        lines.append(number)
-    if not docs:
-        return None, lines, problems
-    record_keys = ("messages", "traj", "input", "output")
-    if all(
-        isinstance(d, Mapping) and any(isinstance(d.get(k), list) for k in record_keys)
-        for d in docs
-    ):
-        return docs, lines, problems
-    unwrapped = [
-        d["message"]
-        if isinstance(d, Mapping) and "role" not in d and isinstance(d.get("message"), Mapping)
-        else d
-        for d in docs
-    ]
-    return unwrapped, lines, problems
-
-
-def _is_jsonl(text: str, name: str) -> bool:
-    if name.endswith((".jsonl", ".ndjson")):
-        return True
-    stripped = text.lstrip()
-    if not stripped.startswith("{"):
-        return False
-    first, _, rest = stripped.partition("\n")
-    if not rest.strip():
-        return False
-    try:
-        json.loads(first)
-    except json.JSONDecodeError:
-        return False
-    return True
-
-
-def _load_text(
-    text: str, file: str, name: str, chosen: str, rule: ErrorRule
-) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
-    lines: list[int] | None = None
-    if _is_jsonl(text, name):
-        head = text.lstrip().partition("\n")[0]
-        chat_head = chosen not in ("auto", "openwop") or _chat_jsonl_head([head])
-        if chosen == "openwop" or not chat_head:
-            runs, problems = load_openwop_text(text, file)
-            return runs, problems, "openwop"
-        docs, lines, line_problems = _jsonl_chat(text, file)
-        if line_problems or docs is None:
-            fmt_seen = _as_format(chosen) if chosen != "auto" else "openai-chat"
-            return [], line_problems, fmt_seen
-        return _load_data(docs, file, chosen, rule, lines)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        problem = LoadProblem(file, where, "", f"invalid JSON: {exc.msg}", exc.lineno)
-        return [], [problem], "openwop" if chosen == "auto" else _as_format(chosen)
-    return _load_data(data, file, chosen, rule, lines)
-
-
-def _load_data(
-    data: Any, file: str, chosen: str, rule: ErrorRule, lines: list[int] | None
-) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
-    fmt: RunFormat | None = _as_format(chosen) if chosen != "auto" else detect_format(data)
-    if fmt is None:
-        problem = LoadProblem(
-            file,
-            "(root)",
-            "",
-            explain_shape(data)
-            or "cannot tell the format: expected OpenWOP events, OpenAI chat messages, OpenAI "
-            "Responses API items or Anthropic messages; pass format= (--format) to say which",
-        )
-        return [], [problem], "openwop"
-    if fmt == "openwop":
-        items = data.get("events") if isinstance(data, Mapping) else data
-        if not isinstance(items, list):
-            problem = LoadProblem(file, "(root)", "", "an OpenWOP log must be a list of events")
-            return [], [problem], fmt
-        runs, problems = load_openwop(items, file)
-        return runs, problems, fmt
-    if fmt == "anthropic":
-        runs, problems = load_anthropic(data, file, lines=lines)
-        return runs, problems, fmt
-    if fmt == "openai-responses":
-        runs, problems = load_openai_responses(data, file, rule, lines=lines)
-        return runs, problems, fmt
-    runs, problems = load_openai_chat(data, file, rule, lines=lines)
-    return runs, problems, fmt
-
-
-def _as_format(chosen: str) -> RunFormat:
-    if chosen == "openai-chat":
-        return "openai-chat"
-    if chosen == "anthropic":
-        return "anthropic"
-    if chosen == "openai-responses":
-        return "openai-responses"
-    return "openwop"
+    return head.get("type") in (
+        "function_call",
+        "function_call_output",
+        "message",
+        "mcp_call",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    )

@@ -20,7 +20,6 @@ one loop, and splitting it across modules would cost that speed (docs/performanc
 
 from __future__ import annotations
 
-import gc
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -31,7 +30,8 @@ from typing import Any
 import orjson
 
 from .._common.toolresult import error_text
-from .records import BOUNDARY_SETTERS, LoadProblem, PromotedRun, ToolBoundary
+from .reading import MAX_DEPTH, MAX_LINE_BYTES, gc_paused, value_problem
+from .records import BOUNDARY_SETTERS, LoadError, LoadProblem, PromotedRun, ToolBoundary
 
 __all__ = [
     "V1_TO_V2",
@@ -173,9 +173,12 @@ _DIGITS_AS_ZERO = bytes(
     0x30 if 0x30 <= byte <= 0x39 else 0x0A if byte == 0x0A else 0x20 for byte in range(256)
 )
 _LONG_NUMBER = b"0" * 19
+_DEEP_LINE = 2 * MAX_DEPTH  # shorter lines cannot nest past the limit
 
 
-def _line_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bool, frozenset[int]]]:
+def _line_blocks(
+    chunks: Iterable[bytes], file: str = ""
+) -> Iterator[tuple[list[bytes], bool, frozenset[int]]]:
     """A file's lines, split at ``b"\\n"`` only, a block at a time.
 
     Yields ``(lines, ended, special)``: the lines without their ``b"\\n"``, whether they had
@@ -186,25 +189,66 @@ def _line_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bool, f
     digits = _DIGITS_AS_ZERO
     long_number = _LONG_NUMBER
     pending: list[bytes] = []  # the start of a line that has not ended yet
+    pending_size = 0
+    done = 0  # lines yielded so far
     for chunk in chunks:
         end = chunk.rfind(b"\n") + 1
         if not end:
             pending.append(chunk)
+            pending_size += len(chunk)
+            if pending_size > MAX_LINE_BYTES:
+                pending.clear()
+                raise _line_too_long(file, done + 1)
             continue
+        if pending and pending_size + chunk.find(b"\n") > MAX_LINE_BYTES:
+            pending.clear()
+            raise _line_too_long(file, done + 1)
         block = chunk[:end] if end < len(chunk) else chunk
         if pending:
             pending.append(block)
             block = b"".join(pending)
             pending.clear()
+        pending_size = 0
         if end < len(chunk):
             pending.append(chunk[end:])
+            pending_size = len(chunk) - end
         lines = block.split(b"\n")
         lines.pop()  # the empty piece after the block's last b"\n"
+        done += len(lines)
         yield lines, True, _special_lines(block, lines, digits, long_number)
     if pending:
         last = b"".join(pending)
         if last:
             yield [last], False, _special_lines(last, [last], digits, long_number)
+
+
+def _line_too_long(file: str, line: int) -> LoadError:
+    return LoadError(
+        [
+            LoadProblem(
+                file,
+                f"line {line}",
+                "",
+                f"line {line} is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB; the "
+                "workbench does not read lines that long",
+                line,
+            )
+        ]
+    )
+
+
+def bounded_text_lines(lines: Iterable[str], file: str) -> Iterator[str]:
+    """The text lines of a log, refused at the first one longer than the line limit.
+
+    (Text mode reads a whole line before it can be measured; this mode is the reference the
+    tests compare with, so it keeps that, measured in characters.)
+    """
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE_BYTES:
+            raise LoadError(
+                [LoadProblem(file, f"line {number}", "", "line longer than the limit", number)]
+            )
+        yield line
 
 
 def _special_lines(
@@ -250,7 +294,7 @@ def _byte_line_docs(
     fast = _FAST_LOADS
     fast_error = _FAST_ERROR
     lineno = 0
-    for lines, ended, special in _line_blocks(chunks):
+    for lines, ended, special in _line_blocks(chunks, file):
         first = lineno + 1  # the block's first line, whose index is 0
         for line in lines:
             lineno += 1
@@ -260,10 +304,12 @@ def _byte_line_docs(
                 except fast_error:
                     pass
                 else:
-                    if type(doc) is dict:
-                        yield lineno, doc
-                    else:
+                    if type(doc) is not dict:
                         problems.append(_not_an_object(file, lineno))
+                    elif _too_deep(line) and (bad := value_problem(doc, full=False)):
+                        problems.append(_hostile(file, lineno, *bad))
+                    else:
+                        yield lineno, doc
                     continue
             found, last = _slow_line_docs(line, ended, lineno, file, problems)
             first += last - lineno  # a lone CR made more than one text line
@@ -313,10 +359,30 @@ def _text_line_doc(
         if raw.strip():
             problems.append(_invalid_line(raw, file, lineno))
         return None
+    except (ValueError, RecursionError):  # an integer of > 4300 digits; nesting past recursion
+        problems.append(_hostile(file, lineno, "(root)", "a value the workbench cannot hold"))
+        return None
     if type(doc) is not dict:
         problems.append(_not_an_object(file, lineno))
         return None
+    found = value_problem(doc)  # json accepts NaN, lone surrogates, any integer (R35)
+    if found is not None:
+        problems.append(_hostile(file, lineno, *found))
+        return None
     return doc
+
+
+def _hostile(file: str, lineno: int, field: str, message: str) -> LoadProblem:
+    return LoadProblem(file, f"line {lineno}", "" if field == "(root)" else field, message, lineno)
+
+
+def _too_deep(line: bytes) -> bool:
+    """Whether a line orjson decoded may nest past ``MAX_DEPTH`` (it has no depth limit).
+
+    A line shorter than twice the limit cannot; a longer one is measured by its brackets first,
+    so the common case costs one ``len``.
+    """
+    return len(line) > 2 * MAX_DEPTH and line.count(b"[") + line.count(b"{") > MAX_DEPTH
 
 
 def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
@@ -332,32 +398,6 @@ def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
 
 def _not_an_object(file: str, lineno: int) -> LoadProblem:
     return LoadProblem(file, f"line {lineno}", "", "an event must be a JSON object", lineno)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a log loads.
-
-    Loading makes millions of small, acyclic objects that all stay alive; the collector would
-    traverse them again and again (this halves the load time of a large log) and would find
-    nothing to free. Reference counting still frees everything as usual.
-
-    Before the collector is enabled again, the objects made meanwhile are moved to its oldest
-    generation (``gc.freeze()`` then ``gc.unfreeze()``), where objects that survive collections
-    end up anyway; otherwise the first collection after the load would traverse them all at
-    once. This is skipped when the process has frozen objects of its own.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
 
 
 _Events = Callable[
@@ -418,7 +458,7 @@ def _load_lines(
     """
     problems: list[LoadProblem] = []
     assembler = _Assembler(file, lines=True)
-    with _gc_paused():
+    with gc_paused():
         if first_read is not None:
             first_read(assembler, problems)
         else:
@@ -457,7 +497,7 @@ def load_openwop(
     found = list(problems or [])
     kept = items if isinstance(items, list | tuple) else list(items)
     assembler = _Assembler(file, lines=False)
-    with _gc_paused():
+    with gc_paused():
         for index, doc in enumerate(kept):
             if isinstance(doc, dict):
                 assembler.route(doc, index)
@@ -555,7 +595,7 @@ class _Assembler:
         key: str | None = None
         builder: _RunBuilder | None = None
         lineno = 0
-        for lines, ended, special in _line_blocks(chunks):
+        for lines, ended, special in _line_blocks(chunks, file):
             first = lineno + 1  # the block's first line, whose index is 0
             for line in lines:
                 lineno += 1
@@ -568,6 +608,11 @@ class _Assembler:
                         if type(doc) is not dict:
                             problems.append(_not_an_object(file, lineno))
                             continue
+                        if len(line) > _DEEP_LINE and _too_deep(line):
+                            bad = value_problem(doc, full=False)
+                            if bad is not None:
+                                problems.append(_hostile(file, lineno, *bad))
+                                continue
                         run_id = doc.get("runId")
                         if run_id != key or builder is None:
                             builder = self.builder(run_id if isinstance(run_id, str) else "")

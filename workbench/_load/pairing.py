@@ -42,6 +42,8 @@ class CallPairer:
     """Problems found so far."""
     current_line: int | None = None
     """The file line being read (JSONL chat files), used when a call gives no ``line``."""
+    terminal_calls: list[dict[str, Any]] = field(default_factory=list)
+    """Terminal calls left without a result by design (set by :meth:`finish`, R36)."""
     _open: dict[str, _OpenCall] = field(default_factory=dict)
     _done: list[tuple[int, ToolBoundary]] = field(default_factory=list)
     _calls: int = 0
@@ -130,9 +132,30 @@ class CallPairer:
         )
         self._done.append((opened.order, boundary))
 
-    def finish(self) -> tuple[ToolBoundary, ...]:
-        """The paired boundaries in call order, indexed 0..n-1; unanswered calls are problems."""
+    def discard(self, call_id: str) -> None:
+        """Forget the open call ``call_id``: its result was a problem, already reported."""
+        self._open.pop(call_id, None)
+
+    def is_open(self, call_id: str) -> bool:
+        """Whether a call of this id is open (made, not yet answered)."""
+        return call_id in self._open
+
+    def open_ids(self) -> list[str]:
+        """The ids of the open calls, in call order."""
+        return [o.call_id for o in sorted(self._open.values(), key=lambda o: o.order)]
+
+    def finish(self, terminal: frozenset[str] = frozenset()) -> tuple[ToolBoundary, ...]:
+        """The paired boundaries in call order, indexed 0..n-1; unanswered calls are problems.
+
+        A call to a tool in ``terminal`` (``finish``, ``submit``) has no result by design
+        (R36): left unanswered, it ends the run and is not a problem.
+        """
         for opened in sorted(self._open.values(), key=lambda o: o.order):
+            if opened.tool in terminal:
+                self.terminal_calls.append(
+                    {"callId": opened.call_id, "tool": opened.tool, "args": opened.args}
+                )
+                continue
             self.problem(
                 opened.where,
                 opened.field_name,

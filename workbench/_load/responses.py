@@ -8,14 +8,28 @@ a list of such objects (a run each). A ``function_call_output`` pairs with the o
 ``function_call`` of its ``call_id`` (R2). There is no error flag on an output, so the caller's
 :class:`~workbench.ErrorRule` decides which are failures (R3), as for chat messages.
 
-An ``mcp_call`` item is a call and its result in one item: a boundary, failed when its
-``error`` is set. Other items (``reasoning``, hosted tools such as ``web_search_call``) are kept
-opaquely on the run's metadata under ``otherItems`` (R4) and counted there, never dropped.
+``custom_tool_call`` items (free-text ``input``) pair with ``custom_tool_call_output`` the same
+way, as do ``computer_call`` and ``local_shell_call`` with their outputs. An ``mcp_call`` item,
+and a hosted tool's item (``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
+``image_generation_call``), is a call and its result in one item: a boundary (R34), failed when
+its ``error`` is set or its ``status`` is ``failed``. Other items (``reasoning``,
+``mcp_list_tools``) are kept opaquely on the run's metadata under ``otherItems`` (R4).
+
+A conversation split across exchanges (R34) comes from an HTTP cassette (``cassettes``): each
+request to ``/v1/responses`` names the response it continues (``previous_response_id``) and
+carries only the new input items, so the calls of one response are answered in the next
+request's input. Exchanges are chained into runs by those ids (and a request that resends the
+full history joins the run whose calls it repeats; repeated items are read once), and the
+items of a chain are read in the order they passed: request input, then response output.
 
 The items are also kept as the run's :class:`~workbench.Conversation` (R40): ``message`` items by
-role, each ``function_call`` (or ``mcp_call``) joining the assistant turn before it, each output
-a tool message; the record's ``instructions`` as the system message and its ``tools`` and
-``model`` when it has them (a stored response does).
+role, each call (a ``function_call``, ``custom_tool_call``, ``mcp_call`` or hosted tool's item)
+joining the assistant turn before it, each output a tool message (a hosted tool's item is its
+own result); the record's ``instructions`` as the system message and its ``tools`` and
+``model`` when it has them (a stored response does, and so does a cassette's request).
+
+Longer than 400 lines: items in a file and items in recorded exchanges are one format read by
+one item reader (``_item``); the exchange chaining sits beside it so both stay the same.
 """
 
 from __future__ import annotations
@@ -25,13 +39,42 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
+from .cassettes import Exchange
 from .conversation import ConversationBuilder, recorded_tools
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
-__all__ = ["is_responses_data", "load_openai_responses", "responses_records"]
+__all__ = [
+    "is_responses_data",
+    "load_openai_responses",
+    "load_responses_exchanges",
+    "responses_exchanges",
+    "responses_records",
+]
 
-_ITEM_TYPES = frozenset({"function_call", "function_call_output", "mcp_call"})
+_CALLS = {
+    "function_call": "arguments",
+    "custom_tool_call": "input",
+    "computer_call": "action",
+    "local_shell_call": "action",
+}
+_OUTPUTS = frozenset(
+    {
+        "function_call_output",
+        "custom_tool_call_output",
+        "computer_call_output",
+        "local_shell_call_output",
+    }
+)
+_HOSTED = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+    }
+)
+_ITEM_TYPES = frozenset({*_CALLS, *_OUTPUTS, *_HOSTED, "mcp_call"})
 _RECORD_KEYS = ("input", "output")
 
 
@@ -129,26 +172,9 @@ def load_openai_responses(
             if not isinstance(item, Mapping):
                 pairer.problem(where, "", "an item must be an object")
                 continue
-            kind = item.get("type")
-            if kind == "function_call":
-                _call(item, pairer, where, talk)
-                answer = None  # the answer is what the agent says after its last call
-            elif kind == "function_call_output":
-                _output(item, pairer, where, error_rule, talk)
-            elif kind == "mcp_call":
-                _mcp_call(item, pairer, where, i_index, talk)
-                answer = None
-            elif (kind == "message" or kind is None) and item.get("role") == "assistant":
-                text = _parts_text(item.get("content"))
-                talk.assistant(text or None)
-                if text:
-                    answer = text
-            elif kind in (None, "message") and item.get("role") in ("system", "developer"):
-                talk.system(_parts_text(item.get("content")))
-            elif kind in (None, "message") and item.get("role") == "user":
-                talk.user(_parts_text(item.get("content")))
-            elif kind not in (None, "message"):
-                other.append(item)
+            said = _item(item, pairer, where, error_rule, i_index, other, talk)
+            if said is not None:
+                answer = said or None
         boundaries = pairer.finish()
         problems.extend(pairer.problems)
         key = _record_key(record, number, total)
@@ -172,21 +198,120 @@ def load_openai_responses(
     return runs, problems
 
 
+def _item(
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    rule: ErrorRule,
+    index: int,
+    other: list[Any],
+    talk: ConversationBuilder,
+    turn: str | None = None,
+) -> str | None:
+    """Read one item into the pairer and the conversation; returns the assistant text it says,
+    ``""`` after a call, else ``None``. ``turn``: the response the item came from (a cassette's),
+    so that one response's message and calls are one assistant turn."""
+    kind = item.get("type")
+    if kind in _CALLS:
+        _call(item, pairer, where, _CALLS[kind], talk, turn)
+        return ""  # the answer is what the agent says after its last call
+    if kind in _OUTPUTS:
+        _output(item, pairer, where, rule, talk)
+        return None
+    if kind == "mcp_call":
+        _mcp_call(item, pairer, where, index, talk, turn)
+        return ""
+    if kind in _HOSTED:
+        _hosted(item, kind, pairer, where, index, talk, turn)
+        return ""
+    role = item.get("role")
+    if kind in (None, "message") and role == "assistant":
+        text = _parts_text(item.get("content"))
+        talk.assistant(text or None, turn=turn)
+        return text or None
+    if kind in (None, "message") and role in ("system", "developer"):
+        talk.system(_parts_text(item.get("content")))
+    elif kind in (None, "message") and role == "user":
+        talk.user(_parts_text(item.get("content")))
+    elif kind not in (None, "message"):
+        other.append(item)
+    return None
+
+
+def _hosted(
+    item: Mapping[str, Any],
+    kind: str,
+    pairer: CallPairer,
+    where: str,
+    index: int,
+    talk: ConversationBuilder,
+    turn: str | None,
+) -> None:
+    """A hosted tool's item: the call and its result in one (``web_search_call``, ...)."""
+    raw_id = item.get("id")
+    call_id = raw_id if isinstance(raw_id, str) and raw_id else f"{kind}-{index}"
+    tool = kind.removesuffix("_call")
+    args: Any = None
+    for key in ("action", "queries", "code", "prompt"):
+        if key in item:
+            args = item[key]
+            break
+    extra = {"itemType": kind}
+    pairer.call(call_id, tool, args, where=where, field_name="id", extra=extra)
+    talk.add_call({"id": call_id, "name": tool, "args": args, "x-itemType": kind}, turn=turn)
+    status = item.get("status")
+    error = item.get("error")
+    failed = status == "failed" or error is not None
+    response = {k: v for k, v in item.items() if k not in ("type", "id")}
+    message: str | None = None
+    if failed:
+        message = (
+            error
+            if isinstance(error, str)
+            else json.dumps(error, ensure_ascii=False)
+            if error is not None
+            else f"{tool} {status}"
+        )
+    talk.tool(call_id, (message or "") if failed else _status_text(item), failed)
+    pairer.result(
+        call_id, response, failed, where=where, field_name="status", error_message=message
+    )
+
+
+def _status_text(item: Mapping[str, Any]) -> str:
+    """What a hosted tool's item tells the model (its result is the item): its JSON."""
+    body = {k: v for k, v in item.items() if k not in ("type", "id")}
+    return json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+
 def _call(
-    item: Mapping[str, Any], pairer: CallPairer, where: str, talk: ConversationBuilder
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    arg_key: str,
+    talk: ConversationBuilder,
+    turn: str | None,
 ) -> None:
     call_id = item.get("call_id")
     name = item.get("name")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "call_id", "missing or not a string")
         return
+    if name is None and item.get("type") in ("computer_call", "local_shell_call"):
+        name = str(item["type"]).removesuffix("_call")
     if not isinstance(name, str) or not name:
         pairer.problem(where, "name", "missing or not a string")
         return
-    extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "arguments")}
-    args = _arguments(item.get("arguments"))
+    extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", arg_key)}
+    if item.get("type") != "function_call":
+        extra["itemType"] = item.get("type")
+    raw = item.get(arg_key)
+    args = _arguments(raw) if arg_key == "arguments" else raw
     pairer.call(call_id, name, args, where=where, field_name="call_id", extra=extra or None)
-    talk.add_call({"id": call_id, "name": name, "args": args})
+    call: dict[str, Any] = {"id": call_id, "name": name, "args": args}
+    if item.get("type") != "function_call":
+        call["x-itemType"] = item.get("type")
+    talk.add_call(call, turn=turn)
 
 
 def _output(
@@ -219,7 +344,12 @@ def _output(
 
 
 def _mcp_call(
-    item: Mapping[str, Any], pairer: CallPairer, where: str, index: int, talk: ConversationBuilder
+    item: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    index: int,
+    talk: ConversationBuilder,
+    turn: str | None,
 ) -> None:
     name = item.get("name")
     if not isinstance(name, str) or not name:
@@ -234,10 +364,10 @@ def _mcp_call(
     pairer.call(
         call_id, name, args, where=where, field_name="id", extra={"itemType": "mcp_call", **extra}
     )
-    talk.add_call({"id": call_id, "name": name, "args": args, "x-itemType": "mcp_call"})
+    talk.add_call({"id": call_id, "name": name, "args": args, "x-itemType": "mcp_call"}, turn=turn)
     error = item.get("error")
     output = item.get("output")
-    is_error = error is not None
+    is_error = error is not None or item.get("status") == "failed"
     message: str | None = None
     if is_error:
         message = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
@@ -249,3 +379,148 @@ def _mcp_call(
     pairer.result(
         call_id, response, is_error, where=where, field_name="error", error_message=message
     )
+
+
+# --- conversations split across exchanges (HTTP cassettes) -----------------------------------
+
+
+def _response_of(exchange: Exchange) -> Mapping[str, Any] | None:
+    """The response object of an exchange: its JSON body, or the streamed final response."""
+    body = exchange.response
+    if isinstance(body, Mapping) and body.get("object") == "response":
+        return body
+    done: Mapping[str, Any] | None = None
+    items: list[Any] = []
+    for event in exchange.events:
+        if not isinstance(event, Mapping):
+            continue
+        kind = event.get("type")
+        if kind in ("response.completed", "response.failed", "response.incomplete"):
+            found = event.get("response")
+            done = found if isinstance(found, Mapping) else done
+        elif kind == "response.output_item.done" and isinstance(event.get("item"), Mapping):
+            items.append(event["item"])
+    if done is not None and not done.get("output") and items:
+        return {**done, "output": items}
+    if done is None and items:
+        return {"object": "response", "output": items}
+    return done
+
+
+def responses_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
+    """The exchanges that are calls to the Responses API (request ``input`` + ``model``)."""
+    return [
+        e
+        for e in exchanges
+        if isinstance(e.request, Mapping)
+        and "input" in e.request
+        and "model" in e.request
+        and (e.uri.endswith("/responses") or _response_of(e) is not None)
+    ]
+
+
+def _chains(exchanges: list[Exchange]) -> list[list[Exchange]]:
+    """Exchanges grouped into conversations by ``previous_response_id`` and repeated calls."""
+    chains: list[list[Exchange]] = []
+    by_response: dict[str, int] = {}
+    by_call: dict[str, int] = {}
+    for exchange in exchanges:
+        request = exchange.request
+        previous = request.get("previous_response_id")
+        chain: int | None = by_response.get(previous) if isinstance(previous, str) else None
+        if chain is None:
+            for item in request.get("input") if isinstance(request.get("input"), list) else []:
+                call_id = item.get("call_id") if isinstance(item, Mapping) else None
+                if isinstance(call_id, str) and call_id in by_call:
+                    chain = by_call[call_id]
+                    break
+        if chain is None:
+            chains.append([])
+            chain = len(chains) - 1
+        chains[chain].append(exchange)
+        response = _response_of(exchange)
+        if response is not None:
+            if isinstance(response.get("id"), str):
+                by_response[response["id"]] = chain
+            for item in response.get("output") or []:
+                call_id = item.get("call_id") if isinstance(item, Mapping) else None
+                if isinstance(call_id, str):
+                    by_call[call_id] = chain
+    return chains
+
+
+def load_responses_exchanges(
+    exchanges: list[Exchange], file: str, error_rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """One run per conversation among a cassette's Responses API exchanges (R34)."""
+    chains = _chains(responses_exchanges(exchanges))
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    for number, chain in enumerate(chains):
+        pairer = CallPairer(file)
+        talk = ConversationBuilder()
+        other: list[Any] = []
+        seen: set[str] = set()
+        answer: Any = None
+        model: str | None = None
+        tools: dict[str, dict[str, Any]] = {}
+        for exchange in chain:
+            request = exchange.request
+            model = model or (request["model"] if isinstance(request.get("model"), str) else None)
+            if isinstance(request.get("instructions"), str) and not talk.messages:
+                talk.system(request["instructions"])
+            for tool in recorded_tools(request.get("tools")) or ():
+                tools.setdefault(tool["name"], tool)
+            inputs = request.get("input")
+            if isinstance(inputs, str):
+                inputs = [{"role": "user", "content": inputs}]
+            response = _response_of(exchange)
+            outputs = response.get("output") if response is not None else None
+            if response is None:
+                pairer.problem(exchange.where, "response", "no Responses API response recorded")
+            streams = (("request.input", inputs), ("response.output", outputs))
+            for part, items in streams:
+                for i_index, item in enumerate(items if isinstance(items, list) else []):
+                    where = f"{exchange.where}, {part}[{i_index}]"
+                    if not isinstance(item, Mapping):
+                        pairer.problem(where, "", "an item must be an object")
+                        continue
+                    key = _item_key(item)
+                    if key is not None and key in seen:
+                        continue  # a full-history resend repeats items already read
+                    if key is not None:
+                        seen.add(key)
+                    turn = f"response-{exchange.index}" if part == "response.output" else None
+                    said = _item(item, pairer, where, error_rule, i_index, other, talk, turn)
+                    if said is not None:
+                        answer = said or None
+        boundaries = pairer.finish()
+        problems.extend(pairer.problems)
+        key = f"conversation-{number}" if len(chains) > 1 else "conversation"
+        metadata: dict[str, Any] = {"exchanges": [e.index for e in chain]}
+        if other:
+            metadata["otherItems"] = other
+        runs.append(
+            PromotedRun(
+                run_id=key,
+                boundaries=boundaries,
+                source=file,
+                format="openai-responses",
+                error_rule=error_rule,
+                outcome="completed",
+                answer=answer,
+                task_key=key,
+                metadata=metadata,
+                conversation=talk.build(list(tools.values()) if tools else None, model),
+            )
+        )
+    return runs, problems
+
+
+def _item_key(item: Mapping[str, Any]) -> str | None:
+    kind = item.get("type")
+    if kind in _CALLS or kind in _OUTPUTS:
+        call_id = item.get("call_id")
+        return f"{kind}:{call_id}" if isinstance(call_id, str) else None
+    item_id = item.get("id")
+    return f"{kind}:{item_id}" if isinstance(item_id, str) else None

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._common.jsonio import atomic_file
+from .._common.jsonio import atomic_file, jsonl_recogniser
 
 __all__ = ["SYNTHETIC_TOOL_NAMES", "synthetic_events", "write_synthetic_log"]
 
@@ -266,6 +266,9 @@ def _line(event: dict[str, Any]) -> str:
     return json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
+_is_synthetic_log = jsonl_recogniser("eventId", "runId", "type", "sequence", sorted_keys=False)
+
+
 def write_synthetic_log(
     path: StrPath,
     n_events: int | None = None,
@@ -275,8 +278,12 @@ def write_synthetic_log(
     error_every: int = 50,
     tools: int = 8,
     runs: int = 1,
+    overwrite: bool = False,
 ) -> int:
     """Write a synthetic log as JSONL (one compact event a line) and return the events written.
+
+    An existing file is replaced when it is a log of this kind (compact OpenWOP events), or
+    with ``overwrite=True``.
 
     Give exactly one of ``n_events`` and ``n_calls``. With ``n_events`` the log has exactly that
     many events: ``(n_events - 5 * runs) // 2`` calls, plus one ``agent.reasoned`` event in the
@@ -300,7 +307,7 @@ def write_synthetic_log(
     events = _events(n_calls, seed, error_every, tools, runs, pad)
 
     count = 0
-    with atomic_file(path) as f:
+    with atomic_file(path, overwrite=overwrite, recognise=_is_synthetic_log) as f:
         batch: list[str] = []
         for event in events:
             batch.append(_line(event))

@@ -15,6 +15,7 @@ task's ``x-mcpTools``, the tools the MCP bridge lists.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -23,8 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._common.text import plural
 from .._common.toolresult import jsonrpc_error_response, result_text, text_content
 from .._load.records import LoadResult, PromotedRun, ToolBoundary
+from .._replay.policies import policy_problems
 from .._suite.model import Suite
 from .redact import Redaction, redact
 
@@ -42,6 +45,7 @@ DEFAULT_POLICY: dict[str, Any] = {"retry": 1}
 
 _SUITE_ID_RE = re.compile(r"^[a-z0-9.-]+\.evals\.[a-z0-9-]+$")
 _TASK_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +70,18 @@ class Promotion:
     def summary_lines(self) -> list[str]:
         """A short human summary (what the CLI prints)."""
         lines = [
-            f"promoted {len(self.task_ids)} task(s): {self.boundary_count} tool boundaries, "
-            f"{self.error_count} recorded error(s) as isError: true",
+            f"promoted {plural(len(self.task_ids), 'task')}: "
+            f"{plural(self.boundary_count, 'tool boundary', 'tool boundaries')}, "
+            f"{plural(self.error_count, 'recorded error')} as isError: true",
         ]
         if self.redactions:
-            lines.append(f"redacted {len(self.redactions)} value(s):")
+            lines.append(f"redacted {plural(len(self.redactions), 'value')}:")
             lines.extend(f"  {r.path}: {r.reason}" for r in self.redactions)
         else:
             lines.append("redacted nothing")
         if self.empty_tasks:
             lines.append(
-                f"note: {len(self.empty_tasks)} task(s) recorded no tool call (nothing to "
+                f"note: {plural(len(self.empty_tasks), 'task')} recorded no tool call (nothing to "
                 f"replay but the answer): {', '.join(self.empty_tasks)}"
             )
         if self.self_test is not None:
@@ -250,19 +255,29 @@ def conversation_input(run: PromotedRun) -> dict[str, Any]:
     serves: its text by R17's rule and its ``isError``. So the recorded conversation and an
     unmodified replay of it are equal message for message, and an LLM agent serves every
     recorded turn as a model fixture until a fault changes a result.
+
+    A conversation's calls are its boundaries in order, less the boundaries the model did not
+    make in that conversation (a sub-agent's, a user simulator's, R34): each call takes the
+    next boundary of its id at or after the last one taken, and a call with no such boundary
+    (a terminal ``submit`` that is no boundary) takes none.
     """
     assert run.conversation is not None
     body = run.conversation.to_json()
     boundaries = run.boundaries
+    positions: dict[str, list[int]] = {}
+    for position, boundary in enumerate(boundaries):
+        positions.setdefault(boundary.call_id, []).append(position)
     pointer = 0
     open_calls: dict[str, list[ToolBoundary]] = {}
     messages: list[dict[str, Any]] = []
     for message in body["messages"]:
         if message.get("role") == "assistant":
             for call in message.get("toolCalls", ()):
-                if pointer < len(boundaries) and boundaries[pointer].call_id == call["id"]:
-                    open_calls.setdefault(call["id"], []).append(boundaries[pointer])
-                    pointer += 1
+                found = positions.get(call["id"], [])
+                at = bisect.bisect_left(found, pointer)
+                if at < len(found):
+                    open_calls.setdefault(call["id"], []).append(boundaries[found[at]])
+                    pointer = found[at] + 1
         elif message.get("role") == "tool":
             waiting = open_calls.get(message.get("toolCallId", ""))
             if waiting:
@@ -286,6 +301,27 @@ def _runs_of(source: LoadResult | PromotedRun | Sequence[PromotedRun]) -> list[P
     return list(source)
 
 
+def fixtures_digest(suite: Mapping[str, Any]) -> str:
+    """SHA-256 of every task's ``taskId`` and fixture entries (sorted-key JSON), as promotion
+    records it on ``x-promotion.fixturesDigest``: a sweep compares it with the suite it is given
+    to say whether its baseline is the recording or an edit of it (R38)."""
+    import hashlib
+
+    import orjson
+
+    tasks = suite.get("tasks")
+    body = [
+        [t.get("taskId"), t.get("fixtures", {}).get("toolResponses")]
+        for t in (tasks if isinstance(tasks, list) else [])
+        if isinstance(t, Mapping) and isinstance(t.get("fixtures", {}), Mapping)
+    ]
+    try:
+        text = orjson.dumps(body, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        text = repr(body).encode()
+    return hashlib.sha256(text).hexdigest()
+
+
 def promote(
     source: LoadResult | PromotedRun | Sequence[PromotedRun],
     *,
@@ -295,6 +331,7 @@ def promote(
     trajectory_match: Literal["superset", "strict"] = "superset",
     redact_secrets: bool = True,
     self_test: bool = True,
+    allow_empty: bool = False,
 ) -> Promotion:
     """Promote recorded runs into one suite, a task per run (R30).
 
@@ -303,12 +340,27 @@ def promote(
     agent went on. ``trajectory_match`` is ``superset`` (every recorded call must still be made;
     retries may add calls) or ``strict``. Secrets are redacted and reported (R31). With
     ``self_test`` the unmodified suite is replayed with the scripted agent and every boundary
-    where the recorded call sequence is not reproduced is reported.
+    where the recorded call sequence is not reproduced is reported. Runs that record no tool
+    call at all would make an empty suite: that is refused unless ``allow_empty`` (R35).
     """
     runs = _runs_of(source)
     if not runs:
         raise ValueError("nothing to promote: no runs")
+    if not allow_empty and not any(run.boundaries for run in runs):
+        where = ", ".join(sorted({os.path.basename(r.source) for r in runs if r.source}))
+        raise ValueError(
+            f"nothing to promote: the {len(runs)} run(s){' of ' + where if where else ''} "
+            "record no tool call, so the suite would be empty; pass allow_empty=True "
+            "(--allow-empty) to write one that grades only the answer"
+        )
     step_policy = DEFAULT_POLICY if policy is None else policy
+    problems = policy_problems(step_policy, "policy")
+    if problems:
+        raise ValueError(f"the script policy is not one the scripted agent runs: {problems[0]}")
+    if not isinstance(version, str) or not _VERSION_RE.match(version):
+        raise ValueError(
+            f"version {version!r} is not a SemVer version (MAJOR.MINOR.PATCH, such as 1.0.0)"
+        )
     sources = sorted({run.source for run in runs if run.source})
     suite_id = suite_id or default_suite_id(sources[0] if sources else "")
     if not _SUITE_ID_RE.match(suite_id):
@@ -353,6 +405,7 @@ def promote(
         "tasks": tasks,
         "x-promotion": promotion_info,
     }
+    promotion_info["fixturesDigest"] = fixtures_digest(data)
     suite = Suite(data)
     report: SelfTestReport | None = None
     if self_test:

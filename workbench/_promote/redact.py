@@ -1,100 +1,52 @@
 """Secret redaction for promotion (SPEC R31).
 
-Values under keys that name credentials (``authorization``, ``api_key``, ``token``, ``password``,
-``secret``, ...) and strings shaped like bearer tokens or well-known API keys are replaced by
-:data:`REDACTED`. Every replacement is reported by JSON path and reason, never by value.
+What is replaced by :data:`REDACTED`, everywhere in a promoted task (args, results, error
+texts, headers, URLs, and JSON documents written inside strings, decoded and walked in turn):
+
+1. **Key-name rules**: the value under a key that names a credential (``authorization``,
+   ``api_key``, ``token``, ``password``, ``secret``, ``client_secret``, ...), written as a JSON
+   member, inside JSON text, as ``key=value`` or ``'key': 'value'``, or as a ``{"name": ...,
+   "value": ...}`` pair (HAR headers). A key that names a quantity (``max_tokens``) is not one.
+2. **gitleaks' rule set** (MIT, vendored byte for byte in ``rules/gitleaks.toml``, see
+   ``rules/SOURCE.md``): 220 provider patterns (AWS, GitHub, GitLab, Slack, Stripe, Google,
+   private keys, JWTs, ...) with their keyword prefilters, secret groups, entropy thresholds and
+   allowlists, run with RE2 so matching stays linear in the text.
+3. **Our own rules** for what no scanner does: ``Authorization`` / ``Proxy-Authorization``
+   with any scheme, credential-named header lines and cookies, secrets on command lines
+   (``-u user:pw``, ``--password``, ``sshpass -p``), secret-bearing URL paths (webhooks, bot
+   URLs), signed-URL parameters, passwords in URLs, ``Bearer`` / ``Basic`` credentials.
+
+Every replacement is reported by path and reason, never by value. Why gitleaks' rules and not
+detect-secrets' plugins: ``docs/secrets.md``.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REDACTED", "Redaction", "is_credential_key", "redact"]
+from .gitleaks import gitleaks_rules, gitleaks_spans
+from .keys import PLACEHOLDER, is_credential_key
+from .textrules import Span, own_spans
+
+__all__ = [
+    "REDACTED",
+    "Redaction",
+    "gitleaks_rules",
+    "is_credential_key",
+    "redact",
+    "redact_text",
+]
 
 REDACTED = "[REDACTED]"
 """What a redacted value is replaced by."""
 
-# Key words that name a credential. A key is split into words (snake, kebab, camel case) and
-# matches when one word, or two adjacent words joined, is in this set: ``max_tokens`` does not
-# match (``tokens`` is not ``token``), ``x-api-key`` does (``api`` + ``key``).
-_CREDENTIAL_WORDS = frozenset(
-    {
-        "authorization",
-        "auth",
-        "token",
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "apikey",
-        "privatekey",
-        "cookie",
-        "credential",
-        "credentials",
-        "sessiontoken",
-        "clientsecret",
-        "accesskey",
-        "secretkey",
-    }
-)
-
-# Words that make a key name a quantity rather than a credential: ``token_count``,
-# ``tokenLimit`` and ``max_token`` count tokens; they hold no secret.
-_QUANTITY_WORDS = frozenset(
-    {
-        "count",
-        "counts",
-        "limit",
-        "limits",
-        "max",
-        "min",
-        "num",
-        "total",
-        "usage",
-        "budget",
-        "length",
-    }
-)
-
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+([A-Za-z0-9._~+/=-]{8,})")
-"""``Bearer <token>`` / ``Basic <credentials>``; the token must also look like one (below)."""
-
-_TOKEN_SIGNAL = re.compile(r"[0-9_~+/=]|[a-z][A-Z]")
-"""What an opaque token has and an English word does not: a digit, a ``_~+/=`` or a case change.
-Without it ``basic information`` or ``Basic membership`` would read as credentials."""
-
-# A credential key's value written inside text: JSON text (``"api_key": "..."``) in a tool's text
-# content, or a query parameter (``?api_key=...``) in a URL.
-_JSON_PAIR = re.compile(
-    r'"(?P<key>[A-Za-z0-9_.-]{1,64})"(?P<sep>\s*:\s*)"(?P<value>(?:[^"\\]|\\.)+)"'
-)
-# The same written with escaped quotes (JSON text inside a JSON string: ``{\"token\": \"...\"}``)
-# or with single quotes (a Python dict's repr, as tools often print them).
-_ESCAPED_JSON_PAIR = re.compile(
-    r'\\"(?P<key>[A-Za-z0-9_.-]{1,64})\\"(?P<sep>\s*:\s*)\\"(?P<value>[^"\\]+)\\"'
-)
-_SINGLE_QUOTED_PAIR = re.compile(
-    r"'(?P<key>[A-Za-z0-9_.-]{1,64})'(?P<sep>\s*:\s*)'(?P<value>(?:[^'\\]|\\.)+)'"
-)
-# A password in a URL's user info: ``scheme://user:password@host``.
-_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:)(?P<value>[^\s/@]+)@")
-_QUERY_PAIR = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,63})=(?P<value>[^&\s\"'<>]+)"
-)
-
-_TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("API key", re.compile(r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}")),
-    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("AWS access key", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-)
-
-_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+# ---------------------------------------------------------------------------------------------
+# Records
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,84 +54,113 @@ class Redaction:
     """One redacted value: where it was and why (never the value itself)."""
 
     path: str
-    """The JSON path of the value, e.g. ``tasks[0].fixtures.toolResponses[2].args.api_key``."""
+    """The JSON path of the value, e.g. ``tasks[0].fixtures.toolResponses[2].args.api_key``;
+    inside a JSON document written in a string, the path in that document follows `` > ``."""
     reason: str
-    """Why: ``credential key 'api_key'`` or the token shape found (``bearer token``)."""
+    """Why: ``credential key 'api_key'``, a rule (``gitleaks:github-pat``), a shape
+    (``bearer token``, ``Authorization header``)."""
 
     def to_json(self) -> dict[str, str]:
         """The redaction as recorded on the suite (``x-promotion.redactions``)."""
         return {"path": self.path, "reason": self.reason}
 
 
-def is_credential_key(key: str) -> bool:
-    """Whether a mapping key names a credential."""
-    words = [w.lower() for w in _WORD_SPLIT.split(key) if w]
-    if any(w in _QUANTITY_WORDS for w in words):
-        return False
-    if any(w in _CREDENTIAL_WORDS for w in words):
-        return True
-    return any(a + b in _CREDENTIAL_WORDS for a, b in itertools.pairwise(words))
+# ---------------------------------------------------------------------------------------------
+# Strings
 
 
-def _redact_string(text: str) -> tuple[str, list[str]]:
+def _merge(spans: list[Span]) -> list[tuple[int, int, list[str]]]:
+    merged: list[tuple[int, int, list[str]]] = []
+    for start, end, reason in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            last = merged[-1]
+            reasons = last[2] if reason in last[2] else [*last[2], reason]
+            merged[-1] = (last[0], max(last[1], end), reasons)
+        else:
+            merged.append((start, end, [reason]))
+    return merged
+
+
+@functools.lru_cache(maxsize=65536)
+def redact_text(text: str) -> tuple[str, tuple[str, ...]]:
+    """``text`` with every secret the rules find replaced, and one reason per replacement
+    (the rules that found it, never the value).
+
+    JSON written in the text is not decoded here (:func:`redact` does that); each rule runs on
+    the text as it is. The same text always gives the same result (cached).
+    """
+    if len(text) < 8:
+        return text, ()
+    spans = own_spans(text) + gitleaks_spans(text)
+    if not spans:
+        return text, ()
+    out: list[str] = []
     reasons: list[str] = []
-    keys: list[str] = []
+    at = 0
+    for start, end, why in _merge(spans):
+        if text[start:end] == REDACTED:
+            continue
+        out.append(text[at:start])
+        out.append(REDACTED)
+        at = end
+        reasons.append(", ".join(why))
+    out.append(text[at:])
+    return "".join(out), tuple(reasons)
 
-    def pair(match: re.Match[str]) -> str:
-        key, value = match.group("key"), match.group("value")
-        if value == REDACTED or not is_credential_key(key):
-            return match.group(0)
-        keys.append(key)
-        start, end = match.span("value")
-        offset = match.start()
-        whole = match.group(0)
-        return whole[: start - offset] + REDACTED + whole[end - offset :]
 
-    if '"' in text:
-        text = _JSON_PAIR.sub(pair, text)
-        if '\\"' in text:
-            text = _ESCAPED_JSON_PAIR.sub(pair, text)
-    if "'" in text:
-        text = _SINGLE_QUOTED_PAIR.sub(pair, text)
-    if "=" in text:
-        text = _QUERY_PAIR.sub(pair, text)
-    reasons.extend(f"credential key {key!r} in text" for key in dict.fromkeys(keys))
-    if "@" in text:
-        passwords: list[str] = []
+_MAX_JSON_DEPTH = 4
+"""How many JSON documents deep (JSON in a string in JSON in a string ...) decoding goes."""
 
-        def userinfo(match: re.Match[str]) -> str:
-            if match.group("value") == REDACTED:
-                return match.group(0)
-            passwords.append(match.group("value"))
-            return f"{match.group('scheme')}{REDACTED}@"
 
-        text = _URL_USERINFO.sub(userinfo, text)
-        if passwords:
-            reasons.append("password in URL")
+def _json_in_string(text: str) -> tuple[Any, tuple[str, str]] | None:
+    """The JSON document a string holds (an object or array), with the separators to write it
+    back with, or None."""
+    stripped = text.strip()
+    if len(stripped) < 2 or stripped[0] not in "[{" or stripped[-1] not in "]}":
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    compact = ", " not in stripped and ": " not in stripped
+    return value, ((",", ":") if compact else (", ", ": "))
 
-    bearers: list[str] = []
 
-    def bearer(match: re.Match[str]) -> str:
-        if not _TOKEN_SIGNAL.search(match.group(2)):
-            return match.group(0)
-        bearers.append(match.group(1))
-        return f"{match.group(1)} {REDACTED}"
+_DECODER = json.JSONDecoder()
+_MAX_EMBEDDED_TRIES = 64
 
-    text = _BEARER.sub(bearer, text)
-    if bearers:
-        reasons.append("bearer token")
-    for reason, pattern in _TOKEN_PATTERNS:
-        if pattern.search(text):
-            reasons.append(reason)
-            text = pattern.sub(REDACTED, text)
-    return text, reasons
+
+def _embedded_json(text: str) -> list[tuple[int, int, Any]]:
+    """JSON objects and arrays written inside prose (``failed: {"error": ...}``), as
+    ``(start, end, value)``; at most 64 places are tried, so the cost stays linear."""
+    found: list[tuple[int, int, Any]] = []
+    at, tries = 0, 0
+    while tries < _MAX_EMBEDDED_TRIES:
+        starts = [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        tries += 1
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            at = start + 1
+            continue
+        if isinstance(value, dict | list) and value:
+            found.append((start, end, value))
+        at = max(end, start + 1)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
 
 
 def _child(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
-        return f"{path}.{key}" if path else key
+        return f"{path}.{key}" if path and not path.endswith(" > ") else f"{path}{key}"
     return f"{path}[{key!r}]"
 
 
@@ -202,38 +183,68 @@ def redact(value: Any, path: str = "") -> tuple[Any, list[Redaction]]:
     """A copy of ``value`` with secrets replaced, and the list of what was replaced.
 
     Under a credential key, a string or number is replaced whole; ``None`` and booleans are
-    kept (they hold no secret); objects and lists under it are redacted leaf by leaf. Elsewhere,
-    strings are scanned for bearer-token and API-key shapes, and for a credential key's value
-    written inside the text (``"api_key": "..."`` in a tool's JSON text content, ``?token=...`` in
-    a URL). A key that names a quantity (``max_tokens``, ``token_count``) is not a credential.
+    kept (they hold no secret); objects and lists under it are redacted leaf by leaf. Elsewhere
+    every string is scanned (:func:`redact_text`); a string that holds a JSON document is
+    decoded, redacted as a value (key names included, up to four documents deep) and written
+    back only if something in it was redacted.
     """
     found: list[Redaction] = []
-    out = _walk(value, path, found, under_key=None)
+    out = _walk(value, path, found, None, 0)
     return out, found
 
 
-def _walk(value: Any, path: str, found: list[Redaction], under_key: str | None) -> Any:
+def _walk(value: Any, path: str, found: list[Redaction], under: str | None, depth: int) -> Any:
     if isinstance(value, Mapping):
         result: dict[str, Any] = {}
         named = _named_credential(value)
         for key, item in value.items():
-            child = _child(path, str(key))
-            credential = str(key) if is_credential_key(str(key)) else under_key
+            credential = str(key) if is_credential_key(str(key)) else under
             if named is not None and key == "value":
                 credential = named
-            result[key] = _walk(item, child, found, credential)
+            result[key] = _walk(item, _child(path, str(key)), found, credential, depth)
         return result
     if isinstance(value, list):
-        return [_walk(item, _child(path, i), found, under_key) for i, item in enumerate(value)]
-    if under_key is not None and (
-        (isinstance(value, str) and value and value != REDACTED)
+        return [_walk(item, _child(path, i), found, under, depth) for i, item in enumerate(value)]
+    if under is not None and (
+        (isinstance(value, str) and value and value != REDACTED and not PLACEHOLDER.match(value))
         or (isinstance(value, int | float) and not isinstance(value, bool))
     ):
-        found.append(Redaction(path, f"credential key {under_key!r}"))
+        found.append(Redaction(path or "(root)", f"credential key {under!r}"))
         return REDACTED
     if isinstance(value, str):
-        text, reasons = _redact_string(value)
-        for reason in reasons:
-            found.append(Redaction(path, reason))
+        if depth < _MAX_JSON_DEPTH:
+            decoded = _json_in_string(value)
+            if decoded is not None:
+                inner: list[Redaction] = []
+                document, separators = decoded
+                cleaned = _walk(document, f"{path} > ", inner, None, depth + 1)
+                if inner:
+                    found.extend(inner)
+                    return json.dumps(cleaned, ensure_ascii=False, separators=separators)
+                return value
+            value = _redact_embedded(value, path, found, depth)
+        text, reasons = redact_text(value)
+        found.extend(Redaction(path or "(root)", reason) for reason in reasons)
         return text
     return value
+
+
+def _redact_embedded(text: str, path: str, found: list[Redaction], depth: int) -> str:
+    """``text`` with the JSON documents written inside it redacted as values (key names
+    included) and written back compactly where something in them was redacted."""
+    if "{" not in text and "[" not in text:
+        return text
+    parts: list[str] = []
+    at = 0
+    for start, end, document in _embedded_json(text):
+        inner: list[Redaction] = []
+        cleaned = _walk(document, f"{path} > ", inner, None, depth + 1)
+        if inner:
+            found.extend(inner)
+            parts.append(text[at:start])
+            parts.append(json.dumps(cleaned, ensure_ascii=False))
+            at = end
+    if not parts:
+        return text
+    parts.append(text[at:])
+    return "".join(parts)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._common.canonical import json_equal
+from .._common.text import plural
 from .._suite.model import Suite, task_tool_responses
 
 __all__ = ["SelfTestMismatch", "SelfTestReport", "run_self_test"]
@@ -63,10 +64,13 @@ class SelfTestReport:
             return [f"self-test could not run: {self.error}"]
         if self.passed:
             return [
-                f"self-test passed: {self.tasks} task(s), {self.boundaries} boundaries "
-                "reproduced, 0 misses"
+                f"self-test passed: {plural(self.tasks, 'task')}, "
+                f"{plural(self.boundaries, 'boundary', 'boundaries')} reproduced, 0 misses"
             ]
-        lines = [f"self-test FAILED: {len(self.mismatches)} task(s) differ, {self.misses} miss(es)"]
+        lines = [
+            f"self-test FAILED: {plural(len(self.mismatches), 'task')} differ, "
+            f"{plural(self.misses, 'miss', 'misses')}"
+        ]
         lines.extend(f"  {m}" for m in self.mismatches)
         return lines
 

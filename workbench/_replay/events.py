@@ -10,12 +10,14 @@ in the order of R19: ``eval.started``, per trial ``agent.invocation-started``, p
 unless the caller asks for it: a served error has a fixed ``error.message`` (R20, RFC 0245
 section D) and a success's ``outcome`` says how it was served, not what. ``eval.*`` payloads are
 ids, scores and counts; extension figures travel under ``x-`` keys (R21).
+
+Longer than 400 lines: every payload of R19 is built here, beside the log that orders them, so
+the one place that says what an event holds stays one place.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -23,6 +25,7 @@ from typing import Any, Final
 
 from .._common.canonical import jcs_text
 from .._common.jsonio import escape_surrogates, write_text_atomic
+from .._common.markers import compact_json_line, is_event_log_file
 from .._common.toolresult import ToolResult, error_text
 from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, NEEDS_MODEL, TOOL_ERROR, ServedBy
 
@@ -124,18 +127,44 @@ class EventLog:
         """The log as JSONL text (one compact, key-sorted event a line)."""
         return events_to_jsonl(self.events)
 
-    def write(self, path: str | os.PathLike[str]) -> None:
-        """Write the log as JSONL, atomically."""
-        write_text_atomic(path, self.to_jsonl())
+    def write(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        overwrite: bool = False,
+        parents: bool = False,
+        inputs: Iterable[str | os.PathLike[str] | None] = (),
+    ) -> None:
+        """Write the log as JSONL, atomically (an existing file is replaced when it is an event
+        log the workbench wrote, or with ``overwrite=True``; see :func:`write_event_log`)."""
+        write_event_log(path, self.events, overwrite=overwrite, parents=parents, inputs=inputs)
 
 
 def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
     """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8 (a lone
     surrogate in recorded content is written as its JSON escape)."""
-    return "".join(
-        escape_surrogates(json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
-        + "\n"
-        for e in events
+    return "".join(escape_surrogates(compact_json_line(e)) for e in events)
+
+
+def write_event_log(
+    path: str | os.PathLike[str],
+    events: Iterable[Mapping[str, Any]],
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> None:
+    """Write events as JSONL atomically. The path is checked first: not an input, not a folder,
+    device or FIFO; an existing file only if it is an event log the workbench wrote
+    (:data:`is_event_log_file`) or with ``overwrite=True``; missing folders only with
+    ``parents=True``."""
+    write_text_atomic(
+        path,
+        events_to_jsonl(events),
+        overwrite=overwrite,
+        parents=parents,
+        recognise=is_event_log_file,
+        inputs=inputs,
     )
 
 

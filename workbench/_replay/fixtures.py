@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
+from bisect import insort
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,6 +51,38 @@ class TaskFixtures:
         self._results: list[ToolResult | None] = [None] * len(modes)
         self.tool_names: tuple[str, ...] = tuple(by_tool)
         """The tools with entries, in first-entry order."""
+
+    def replaced(self, index: int, new_entries: Sequence[Mapping[str, Any]]) -> TaskFixtures:
+        """These fixtures with entry ``index`` replaced by ``new_entries`` (none, one or several),
+        prepared from this one's groups instead of from scratch (a sweep makes thousands of
+        variants of one task, each differing at one boundary). The result is what
+        ``TaskFixtures`` of the edited entry list would be."""
+        grown = len(new_entries) - 1
+        new = TaskFixtures.__new__(TaskFixtures)
+        new.entries = [*self.entries[:index], *new_entries, *self.entries[index + 1 :]]  # type: ignore[list-item]
+        new.on_miss = self.on_miss
+        by_tool: dict[str, list[int]] = {}
+        for tool, indices in self._by_tool.items():
+            kept = [i if i < index else i + grown for i in indices if i != index]
+            if kept:
+                by_tool[tool] = kept
+        for offset, entry in enumerate(new_entries):
+            tool = str(entry.get("tool"))
+            indices = by_tool.setdefault(tool, [])
+            position = index + offset
+            insort(indices, position)
+        new._by_tool = by_tool
+        new._modes = [
+            *self._modes[:index],
+            *(e.get("argsMatch", "exact") if "args" in e else "any" for e in new_entries),
+            *self._modes[index + 1 :],
+        ]
+        new._keys = [*self._keys[:index], *([UNSET] * len(new_entries)), *self._keys[index + 1 :]]
+        new._results = [None] * len(new.entries)
+        # Tools in first-entry order, as the constructor gives them.
+        first = {tool: indices[0] for tool, indices in by_tool.items()}
+        new.tool_names = tuple(sorted(first, key=first.__getitem__))
+        return new
 
     def match(
         self,

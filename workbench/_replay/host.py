@@ -11,6 +11,7 @@ Every path reads one :class:`~workbench.ToolResult` (R17) and is recorded once, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,6 +135,37 @@ class FixtureHost:
     def unconsumed(self) -> list[int]:
         """Indices of fixture entries not served yet."""
         return [i for i, used in enumerate(self._consumed) if not used]
+
+    def preload(
+        self,
+        calls: Sequence[CallRecord],
+        entries: Sequence[int] | None = None,
+        counts: tuple[int, int, int] | None = None,
+    ) -> None:
+        """Take ``calls`` as served already, in order: their entries consumed, their failures
+        and misses counted, no events written.
+
+        A sweep resumes a variant-trial from the baseline's prefix with it: the calls a
+        baseline trial made before a fault could matter, served by entries this host's
+        fixtures hold at the same indices (the caller guarantees that). ``entries`` (the
+        fixture entries those calls consumed) and ``counts`` (their misses, failures and live
+        calls) save reading them off the calls again.
+        """
+        consumed = self._consumed
+        if entries is None:
+            entries = [r.entry for r in calls if r.entry is not None]
+        for entry in entries:
+            consumed[entry] = True
+        if counts is None:
+            counts = (
+                sum(r.entry is None for r in calls),
+                sum(r.is_error for r in calls),
+                sum(r.served_by == "live" for r in calls),
+            )
+        self.misses += counts[0]
+        self.errors_served += counts[1]
+        self.live_calls += counts[2]
+        self.calls.extend(calls)
 
     def call(self, tool: str, args: Any = None) -> ToolResult:
         """Serve one call (R12-R17) and record it."""

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._common.jsonio import JSONFileError
+from .._common.jsonio import JSONFileError, read_input_bytes
 from .chat import ChatRequest, check_turn
 
 __all__ = ["ModelCache"]
@@ -76,9 +76,11 @@ class ModelCache:
 
     def _read(self, path: Path) -> None:
         try:
-            text = path.read_text(encoding="utf-8")
+            # a device (/dev/zero never ends) is refused, a FIFO with no writer reads empty
+            text = read_input_bytes(path).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise JSONFileError(path, f"cannot read the model cache: {exc}") from exc
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise JSONFileError(path, f"cannot read the model cache: {reason}") from exc
         # split on "\n" only: str.splitlines() also breaks at U+2028, U+0085, ..., which
         # JSON text written with ensure_ascii=False may hold inside a string
         for number, raw in enumerate(text.split("\n"), start=1):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from .._suite.capabilities import HostProfile
+from .._suite.capabilities import MAX_TRIALS, HostProfile
 
 __all__ = ["LiveTool", "ReplayOptions", "ReplayOverrides"]
 
@@ -45,6 +45,8 @@ class ReplayOptions:
             isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1
         ):
             raise ValueError(f"trials must be at least 1, not {self.trials}")
+        if self.trials is not None and self.trials > MAX_TRIALS:
+            raise ValueError(f"trials: {self.trials} is over the limit of {MAX_TRIALS} per task")
 
     @property
     def profile(self) -> HostProfile:

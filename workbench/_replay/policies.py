@@ -16,6 +16,7 @@ from typing import Any, Final, NamedTuple, TypeAlias
 
 __all__ = [
     "ABORT",
+    "MAX_RETRIES",
     "SKIP",
     "Abort",
     "Choose",
@@ -141,6 +142,9 @@ def seeded_draw(seed: int, task_id: str, trial: int, step: int, draw: int = 0) -
 
 # -- checking ------------------------------------------------------------------------------------
 
+MAX_RETRIES: Final = 1000
+"""The most retries one ``{"retry": n}`` policy may ask for (more would never finish)."""
+
 _POLICY_MEMBERS: Final[dict[str, tuple[str, ...]]] = {
     "retry": ("retry", "then"),
     "fallback": ("fallback", "then"),
@@ -182,6 +186,8 @@ def policy_problems(policy: Any, field: str) -> list[str]:
         n = policy["retry"]
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             problems.append(f"{field}.retry: must be an integer >= 0")
+        elif n > MAX_RETRIES:
+            problems.append(f"{field}.retry: {n} retries is over the limit of {MAX_RETRIES}")
     elif "fallback" in policy:
         problems += _call_problems(policy["fallback"], f"{field}.fallback")
     elif "escalate" in policy:
@@ -226,7 +232,7 @@ def script_problems(task_input: Any, field: str = "input") -> list[str]:
                     continue
                 if type(policy) is dict and len(policy) == 1:  # {"retry": n}: promotion's default
                     n = policy.get("retry")
-                    if type(n) is int and n >= 0:
+                    if type(n) is int and 0 <= n <= MAX_RETRIES:
                         continue
         where = f"{field}.script[{i}]"
         problems += _call_problems(step, where)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._common.jsonio import write_json_atomic, write_text_atomic
+from .._common.jsonio import write_json_atomic
 from .._common.step import Step, trajectory_string
 from .._common.vocab import NEEDS_MODEL
 from .._grade.trial import task_summary_entry
@@ -14,7 +15,7 @@ from .._grade.trials import TrialStats
 from .._suite.capabilities import HostProfile
 from .._suite.model import Suite
 from .agents import Decision, ModelTurns
-from .events import events_to_jsonl
+from .events import write_event_log
 from .host import CallRecord
 
 if TYPE_CHECKING:
@@ -201,11 +202,43 @@ class ReplayResult:
                 frame[column] = frame[column].astype("Int64")
         return frame
 
-    def write_events(self, path: str | os.PathLike[str]) -> None:
-        """Write the event log as JSONL, atomically."""
+    def write_events(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        overwrite: bool = False,
+        parents: bool = False,
+        inputs: Iterable[str | os.PathLike[str] | None] = (),
+    ) -> None:
+        """Write the event log as JSONL, atomically.
 
-        write_text_atomic(path, events_to_jsonl(self.events))
+        Refused (:class:`~workbench.OutputError`) when ``path`` is the suite's own file or one
+        of ``inputs``, a folder, a device or a FIFO, or an existing file that is not an event
+        log the workbench wrote (unless ``overwrite=True``); missing folders are created only
+        with ``parents=True``.
+        """
+        write_event_log(
+            path,
+            self.events,
+            overwrite=overwrite,
+            parents=parents,
+            inputs=(self.suite.path, *inputs),
+        )
 
-    def write_summary(self, path: str | os.PathLike[str]) -> None:
-        """Write the summary as stable JSON, atomically."""
-        write_json_atomic(path, self.summary)
+    def write_summary(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        overwrite: bool = False,
+        parents: bool = False,
+        inputs: Iterable[str | os.PathLike[str] | None] = (),
+    ) -> None:
+        """Write the summary as stable JSON, atomically (refused as :meth:`write_events` says;
+        an existing file may be replaced when it is stable JSON the workbench wrote)."""
+        write_json_atomic(
+            path,
+            self.summary,
+            overwrite=overwrite,
+            parents=parents,
+            inputs=(self.suite.path, *inputs),
+        )

@@ -7,6 +7,7 @@ it tests the host and the suite, not a model. Scripts are parsed once per task i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .agents import Decision, TaskContext, ToolInterface
@@ -47,22 +48,33 @@ class ScriptedAgent:
     ``{"choose": [{"p", "policy"}, ...]}`` (a policy drawn with :func:`seeded_draw`; the weights
     are normalised). When the script ends, the outcome is ``completed`` with the input's
     ``answer``.
+
+    ``default_policy`` handles a failed step that has no ``onError`` (R23: ``abort``). A promoted
+    suite gives every step its own ``onError``, so there the default never applies; ``override``
+    is a policy for every failed step, in place of the steps' own (what if this agent always
+    gave up, or always retried three times?).
     """
 
     agent_id = "workbench.scripted-agent"
 
-    def __init__(self, default_policy: Any = "abort") -> None:
+    def __init__(self, default_policy: Any = "abort", *, override: Any = None) -> None:
         self._default: Policy = parse_policy(default_policy, "default_policy")
         self.default_policy = default_policy
         """The policy of a step with no ``onError`` (R23: ``abort``), as given."""
+        self._override: Policy | None = (
+            None if override is None else parse_policy(override, "override")
+        )
+        self.override = override
+        """The policy of every failed step, in place of the steps' own ``onError`` (``None``:
+        each step's own policy, else the default), as given."""
         self._scripts: dict[int, tuple[Any, Script]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        # Sent to sweep workers: the policy, not this process's parse cache.
-        return {"default_policy": self.default_policy}
+        # Sent to sweep workers: the policies, not this process's parse cache.
+        return {"default_policy": self.default_policy, "override": self.override}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["default_policy"])  # type: ignore[misc]
+        self.__init__(state["default_policy"], override=state.get("override"))  # type: ignore[misc]
 
     def script_for(self, task_input: Any, field: str = "input") -> Script:
         """The parsed script of a task input (parsed once per input object).
@@ -82,18 +94,48 @@ class ScriptedAgent:
 
     def run(self, task_input: Any, tools: ToolInterface) -> Decision:
         """Run the script against ``tools``."""
+        decision = self.run_from(task_input, tools)
+        assert isinstance(decision, Decision)
+        return decision
+
+    def run_from(
+        self,
+        task_input: Any,
+        tools: ToolInterface,
+        start: int = 0,
+        at_step: Callable[[int], bool] | None = None,
+    ) -> Decision | int:
+        """Run the script from step ``start`` against ``tools``: the agent's state at the start
+        of a step is only that step's number (each step's ``choose`` draws are numbered from 0),
+        so a run resumed at step ``start`` on a host holding the calls made before it is the
+        run from the beginning.
+
+        ``at_step(i)`` is called before each step ``i`` from ``start`` on; when it returns
+        ``True`` the run stops there and returns ``i`` instead of a decision (a sweep that
+        knows the rest of the run from the baseline).
+        """
         script = self.script_for(task_input)
         context = tools.context
         call = tools.call
         default = self._default
+        override = self._override
+        steps = script.steps
         try:
-            for index, step in enumerate(script.steps):
+            for index in range(start, len(steps)):
+                if at_step is not None and at_step(index):
+                    return index
+                step = steps[index]
                 if call(step.tool, step.args).is_error:
-                    policy = step.on_error if step.on_error is not None else default
+                    if override is not None:
+                        policy = override
+                    else:
+                        policy = step.on_error if step.on_error is not None else default
                     if policy is not SKIP:
                         self._handle(policy, step.tool, step.args, index, context, tools, [0])
         except _Stop as stop:
             return stop.decision
+        if at_step is not None and at_step(len(steps)):
+            return len(steps)
         return Decision("completed", script.answer)
 
     def _handle(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -21,13 +22,17 @@ from .common import (
     _STEP_PX,
     BRANCH_SELECTION,
     MAX_BRANCH_NODES,
+    MAX_BRANCH_STEPS,
     _data,
     _end_state,
     _names,
     _require,
     _truncate,
+    safe_text,
 )
 from .layout import (
+    _bin_size,
+    _binned,
     _keep,
     _key_order,
     _layout,
@@ -44,19 +49,43 @@ def _axis_label_expr(spine: Sequence[_Node]) -> str:
     for node in spine:
         if node.depth == 0:
             continue
+        # A JSON string literal is a Vega expression string literal; the label is safe_text
+        # already (no control or separator character), and <, >, & are written as escapes.
         label = (
-            _truncate(node.step.rstrip("!") or node.tool, 26)
-            .replace("\\", "\\\\")
-            .replace("'", "\\'")
+            json.dumps(_truncate(node.step.rstrip("!") or node.tool, 26), ensure_ascii=True)
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
         )
-        parts.append(f"datum.value == {node.depth} ? '{label}'")
+        parts.append(f"datum.value == {node.depth} ? {label}")
     return " : ".join([*parts, "''"]) if parts else "''"
+
+
+def _spaced_labels(rows: list[dict[str, Any]], steps_per_step: float) -> list[dict[str, Any]]:
+    """Of the leaf labels of a binned tree, those that do not overlap the one before them on
+    their lane (left to right); on the "other branches" lane only the last, unnumbered."""
+    by_lane: dict[float, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_lane.setdefault(row["y"], []).append(row)
+    out: list[dict[str, Any]] = []
+    for lane_rows in by_lane.values():
+        lane_rows.sort(key=lambda r: r["x"])
+        if all(str(r["label"]).startswith("other branches") for r in lane_rows):
+            out.append({**lane_rows[-1], "label": "other branches"})
+            continue
+        free = float("-inf")
+        for row in lane_rows:
+            if row["x"] >= free:
+                out.append(row)
+                free = row["x"] + _pad_steps(str(row["label"])) * steps_per_step
+    return sorted(out, key=lambda r: (r["x"], r["y"]))
 
 
 def branch_chart(
     branches: pd.DataFrame,
     *,
     max_nodes: int = MAX_BRANCH_NODES,
+    max_steps: int = MAX_BRANCH_STEPS,
     title: str | None = None,
     select: bool = False,
 ) -> alt.LayerChart:
@@ -67,7 +96,11 @@ def branch_chart(
     Node shape and colour say what the call got (ok, error served, miss); a square marks where
     trials end (passed, failed or mixed); edge width is the number of variant-trials through the
     edge that end passed. At most ``max_nodes`` nodes off the spine are drawn (the busiest); the
-    rest are merged into one "other branches" node per depth on the bottom lane.
+    rest are merged into one "other branches" node per depth on the bottom lane. A tree deeper
+    than ``max_steps`` steps is drawn in columns of several steps: the nodes of one lane within
+    a column become one node (counts of the variant-trials entering it, the most notable call
+    shown), so a 2,000-call run draws a few hundred marks, not thousands a pixel apart, and
+    leaf labels are drawn only where they do not overlap.
 
     ``select=True`` makes the nodes clickable, for an interactive view (``alt.JupyterChart``):
     a point selection named :data:`BRANCH_SELECTION` (``"branch"``) on a ``variant`` field that
@@ -85,6 +118,10 @@ def branch_chart(
     # A merged node may have several parents: its ``parent`` is the first, the edges all of them.
     edges = _merged_edges(all_nodes, kept)
     _layout(kept)
+    merged_count = sum(1 for n in kept.values() if n.merged)
+    drawn = sum(1 for n in kept.values() if not n.on_baseline and not n.merged)
+    size = _bin_size(max((n.depth for n in kept.values()), default=0), max_steps)
+    kept, edges = _binned(kept, edges, size)
     spine = sorted((n for n in kept.values() if n.on_baseline), key=lambda n: n.depth)
     children: dict[str, list[str]] = {}
     for source, target, _ in edges:
@@ -151,10 +188,13 @@ def branch_chart(
     lanes = [n.lane for n in kept.values()] or [0]
     top, bottom = max(lanes), min(lanes)
     depth_max = max((n.depth for n in kept.values()), default=1)
+    dense = size > 1
+    # Long runs get narrower steps: the chart fits a page (about 1,100 px of plot).
+    step_px = max(0.25, min(float(_STEP_PX), 1100 / max(1, depth_max)))
+    if dense:
+        label_rows = _spaced_labels(label_rows, _STEP_PX / step_px)
     label_room = max((_pad_steps(r["label"]) for r in label_rows), default=0.5)
     y_scale = alt.Scale(domain=[bottom - 0.7, top + 0.7], nice=False, zero=False)
-    # Long runs get narrower steps (the chart stays under about 2,400 px wide).
-    step_px = max(6.0, min(float(_STEP_PX), 2400 / max(1, depth_max)))
     width = int((depth_max + label_room * _STEP_PX / step_px + 0.3) * step_px)
     x_scale = alt.Scale(
         domain=[-0.3, depth_max + label_room * _STEP_PX / step_px], nice=False, zero=False
@@ -183,7 +223,7 @@ def branch_chart(
 
     edge_layer = (
         alt.Chart(_data(edge_rows, ("x", "y", "x2", "y2", "edge", "passedCount", "count", "step")))
-        .mark_rule(strokeCap="round")
+        .mark_rule(strokeCap="round", aria=False)
         .encode(
             x=x,
             y=y,
@@ -219,7 +259,13 @@ def branch_chart(
     ]
     end_layer = (
         alt.Chart(_data(end_rows, (*_NODE_COLUMNS, "end")))
-        .mark_point(shape="square", filled=False, size=230, strokeWidth=2.2)
+        .mark_point(
+            shape="square",
+            filled=False,
+            size=90 if dense else 230,
+            strokeWidth=1.4 if dense else 2.2,
+            aria=False,
+        )
         .encode(
             x=x,
             y=y,
@@ -234,7 +280,12 @@ def branch_chart(
     node_columns: tuple[str, ...] = (*_NODE_COLUMNS, "variant") if select else _NODE_COLUMNS
     node_layer = (
         alt.Chart(_data(node_rows, node_columns))
-        .mark_point(filled=True, size=70, opacity=1, cursor="pointer" if select else alt.Undefined)
+        .mark_point(
+            filled=True,
+            size=28 if dense else 70,
+            opacity=1,
+            cursor="pointer" if select else alt.Undefined,
+        )
         .encode(
             x=x,
             y=y,
@@ -260,20 +311,24 @@ def branch_chart(
         )
     label_layer = (
         alt.Chart(_data(label_rows, ("x", "y", "label")))
-        .mark_text(align="left", baseline="middle", dx=11, fontSize=11, color="#333333")
+        .mark_text(align="left", baseline="middle", dx=11, fontSize=11, color="#333333", aria=False)
         .encode(x=x, y=y, text="label:N")
     )
-    merged_count = sum(1 for n in kept.values() if n.merged)
+    if dense:
+        subtitle_columns = f"{size} steps per column (a node: that lane's calls in the column)"
+    else:
+        subtitle_columns = ""
     off_spine = sum(1 for n in all_nodes.values() if not n.on_baseline)
     subtitle = [
         "baseline on the straight line; branches leave it at their divergence step",
     ]
     if merged_count:
-        drawn = sum(1 for n in kept.values() if not n.on_baseline and not n.merged)
         subtitle.append(
             f"{drawn} of {off_spine} branch nodes drawn; the rest merged per step into "
             "'other branches' (bottom lane)"
         )
+    if subtitle_columns:
+        subtitle.append(subtitle_columns)
     return cast(
         alt.LayerChart,
         alt.layer(edge_layer, end_layer, node_layer, label_layer)
@@ -281,7 +336,9 @@ def branch_chart(
         .properties(
             width=width,
             height=height,
-            title=alt.TitleParams(title or "Branch tree", subtitle=subtitle, anchor="start"),
+            title=alt.TitleParams(
+                safe_text(title or "Branch tree"), subtitle=subtitle, anchor="start"
+            ),
         )
-        .configure_view(stroke=None),
+        .properties(view=alt.ViewBackground(stroke=None)),
     )

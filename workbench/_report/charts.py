@@ -8,7 +8,7 @@ no network) in ``render``; this module gathers the public names.
 from __future__ import annotations
 
 from .branch_chart import branch_chart
-from .common import BRANCH_SELECTION, MAX_BRANCH_NODES, MAX_STRIP_ROWS
+from .common import BRANCH_SELECTION, MAX_BRANCH_NODES, MAX_BRANCH_STEPS, MAX_STRIP_ROWS
 from .matrix import recovery_matrix
 from .render import chart_spec, render_png, render_svg, save_chart
 from .strip import divergence_strip
@@ -16,6 +16,7 @@ from .strip import divergence_strip
 __all__ = [
     "BRANCH_SELECTION",
     "MAX_BRANCH_NODES",
+    "MAX_BRANCH_STEPS",
     "MAX_STRIP_ROWS",
     "branch_chart",
     "chart_spec",

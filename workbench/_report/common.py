@@ -12,10 +12,15 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from .._common.text import safe_text as safe_text
+
 BRANCH_SELECTION = "branch"
 """The name of the point selection ``branch_chart(..., select=True)`` adds (field ``variant``)."""
 MAX_BRANCH_NODES = 160
 """Default number of tree nodes the branch chart draws besides the spine and the merged nodes."""
+MAX_BRANCH_STEPS = 275
+"""Steps the branch chart draws one by one (at least 4 px each); a deeper tree is drawn in
+columns of several steps."""
 MAX_STRIP_ROWS = 40
 """Default number of variant-trials the divergence strip shows."""
 MAX_MATRIX_COLUMNS = 40
@@ -43,7 +48,8 @@ _LABEL_CHAR_PX = 6.2
 
 
 def _truncate(text: Any, limit: int) -> str:
-    value = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+    # Escaping never shortens text: the first ``limit + 1`` characters decide what is shown.
+    value = safe_text(text if not isinstance(text, str) else text[: limit + 1])
     return value if len(value) <= limit else value[: max(0, limit - 1)] + "\u2026"
 
 
@@ -83,7 +89,7 @@ def _require(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
 _NODE_COLUMNS = ("key", "x", "y", "step", "tool", "args", "call", "count", "passedCount",
                  "endCount", "endPassed", "variants", "spine")  # fmt: skip
 _MATRIX_COLUMNS = ("column", "order", "task", "kind", "rate", "rateText", "variants", "trials",
-                   "passHatK", "extraCalls")  # fmt: skip
+                   "triggered", "untriggered", "interval", "passHatK", "extraCalls")  # fmt: skip
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -92,8 +98,10 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _data(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
-    """A chart's data: a frame, so Altair's row limit applies to it like to any other."""
-    return pd.DataFrame(rows, columns=list(columns))
+    """A chart's data: a frame, so Altair's row limit applies to it like to any other. Every
+    text value is :func:`safe_text` (no renderer ever sees a control character)."""
+    clean = [{k: safe_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+    return pd.DataFrame(clean, columns=list(columns))
 
 
 def _names(variants: Any) -> list[str]:

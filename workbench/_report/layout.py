@@ -329,3 +329,70 @@ def _layout(nodes: dict[str, _Node]) -> None:
         lowest = min([n.lane for n in nodes.values() if not n.merged] + [0])
         for node in merged:
             node.lane = lowest - 1
+
+
+_CALL_RANK: dict[CallState, int] = {"start": 0, "ok": 1, "error served": 2, "miss": 3}
+
+
+def _bin_size(depth_max: int, max_steps: int) -> int:
+    """Steps per drawn column: 1 up to ``max_steps`` steps, else enough to fit in that many."""
+    return max(1, -(-(depth_max + 1) // max(1, max_steps)))
+
+
+def _binned(
+    nodes: dict[str, _Node], edges: Sequence[tuple[str, str, int]], size: int
+) -> tuple[dict[str, _Node], list[tuple[str, str, int]]]:
+    """The laid-out tree with the nodes of one lane within ``size`` consecutive steps drawn as
+    one node, and the edges between those groups (edges inside a group are dropped).
+
+    A group sits at its first node's depth and keeps that node's key. Its counts are those of
+    the variant-trials entering it: the sum over its members whose parent lies outside it
+    (in a tree these are disjoint, and every other member's trials passed through one of
+    them); ends are summed over every member; the call shown is the most notable one (a miss,
+    else an error served). An edge's passing count is the sum over the tree edges it stands
+    for, which enter the child group from outside and so are disjoint too.
+    """
+    if size <= 1:
+        return nodes, list(edges)
+    groups: dict[tuple[int, int, bool], list[_Node]] = {}
+    for node in sorted(nodes.values(), key=lambda n: (n.depth, _key_order(n.key))):
+        column = 0 if node.depth == 0 else 1 + (node.depth - 1) // size  # the root alone
+        groups.setdefault((node.lane, column, node.merged), []).append(node)
+    group_of: dict[str, str] = {}
+    for members in groups.values():
+        for member in members:
+            group_of[member.key] = members[0].key
+    out: dict[str, _Node] = {}
+    for members in groups.values():
+        first, last = members[0], members[-1]
+        inside = {m.key for m in members}
+        roots = [m for m in members if m.parent not in inside]
+        tools = {m.tool for m in members}
+        args = {m.args for m in members}
+        names = list(dict.fromkeys(n for m in members for n in _names(m.variants)))
+        out[first.key] = _Node(
+            key=first.key,
+            parent=group_of.get(first.parent) if first.parent is not None else None,
+            depth=first.depth,
+            step=first.step
+            if len(members) == 1
+            else f"{first.step} \u2026 {last.step} ({len(members)} steps)",
+            tool=first.tool if len(tools) == 1 else "(several)",
+            args=first.args if len(args) == 1 else "",
+            call=max((m.call for m in members), key=_CALL_RANK.__getitem__),
+            count=sum(m.count for m in roots),
+            passed=sum(m.passed for m in roots),
+            end_count=sum(m.end_count for m in members),
+            end_passed=sum(m.end_passed for m in members),
+            on_baseline=first.on_baseline,
+            variants=",".join(names),
+            merged=first.merged,
+            merged_nodes=sum(m.merged_nodes for m in members),
+            lane=first.lane,
+        )
+    totals: dict[tuple[str, str], int] = {}
+    for source, target, passed in edges:
+        pair = (group_of[source], group_of[target])
+        if pair[0] != pair[1]:
+            totals[pair] = totals.get(pair, 0) + passed
+    return out, [(s, t, p) for (s, t), p in totals.items()]

@@ -9,6 +9,7 @@ from typing import Any, cast
 import altair as alt
 import pandas as pd
 
+from .._grade.recovery import wilson_interval
 from .common import (
     _MATRIX_COLUMNS,
     MAX_MATRIX_COLUMNS,
@@ -17,6 +18,7 @@ from .common import (
     _is_nan,
     _records,
     _require,
+    safe_text,
 )
 
 
@@ -58,7 +60,23 @@ def recovery_matrix(
                 f"b{members[0]:02d}" if len(members) == 1 else f"b{members[0]}\u2013b{members[-1]}"
             )
             trials = sum(_int(r.get("trials")) for r in recs)
-            rate = _weighted(recs, "recoveryRate", trials)
+            if all("triggered" in r and "recovered" in r for r in recs):
+                # R38: the rate is over triggered variant-trials only.
+                fired = sum(_int(r.get("triggered")) for r in recs)
+                recovered = sum(_int(r.get("recovered")) for r in recs)
+                rate = recovered / fired if fired else float("nan")
+                low, high = wilson_interval(recovered, fired)
+                # needs-model trials (R41) are neither triggered nor untriggered
+                untriggered = (
+                    sum(_int(r.get("untriggered")) for r in recs)
+                    if all("untriggered" in r for r in recs)
+                    else trials - fired
+                )
+            else:
+                fired = trials
+                untriggered = 0
+                rate = _weighted(recs, "recoveryRate", trials)
+                low = high = float("nan")
             rows.append(
                 {
                     "column": f"{task} {label}" if multi else label,
@@ -69,6 +87,9 @@ def recovery_matrix(
                     "rateText": _rate_text(rate),
                     "variants": sum(_int(r.get("variants")) for r in recs),
                     "trials": trials,
+                    "triggered": fired,
+                    "untriggered": untriggered,
+                    "interval": "" if math.isnan(low) else f"{low:.0%}\u2013{high:.0%}",
                     "passHatK": _round_or_none(_weighted(recs, "passHatK", trials)),
                     "extraCalls": _round_or_none(_weighted(recs, "extraCalls", trials)),
                 }
@@ -85,7 +106,10 @@ def recovery_matrix(
         alt.Tooltip("kind:N", title="kind"),
         alt.Tooltip("rateText:N", title="recovery rate"),
         alt.Tooltip("variants:Q", title="variants"),
-        alt.Tooltip("trials:Q", title="trials"),
+        alt.Tooltip("trials:Q", title="variant-trials"),
+        alt.Tooltip("triggered:Q", title="triggered"),
+        alt.Tooltip("untriggered:Q", title="untriggered (not in the rate)"),
+        alt.Tooltip("interval:N", title="Wilson 95% interval"),
         alt.Tooltip("passHatK:Q", title="pass^k", format=".2f"),
         alt.Tooltip("extraCalls:Q", title="extra calls", format=".2f"),
     ]
@@ -98,15 +122,17 @@ def recovery_matrix(
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=10, color="#111111").encode(text="rateText:N", tooltip=tooltip)
-    subtitle = ["share of fault trials that still pass"]
+    subtitle = ["recovered / triggered variant-trials (R38); \u2013: no fault was triggered"]
     if binned:
         subtitle.append(f"boundaries binned into ranges (at most {max_columns} columns per task)")
     n_columns = max(1, len(columns))
     n_rows = max(1, len({r["kind"] for r in rows}))
     chart = alt.layer(cells, text).properties(
-        width=max(160, min(34 * n_columns, 1400)),
+        width=max(160, min(34 * n_columns, 1100)),
         height=max(40, 28 * n_rows),
-        title=alt.TitleParams(title or "Recovery by boundary", subtitle=subtitle, anchor="start"),
+        title=alt.TitleParams(
+            safe_text(title or "Recovery by boundary"), subtitle=subtitle, anchor="start"
+        ),
     )
     return cast(alt.LayerChart, chart)
 

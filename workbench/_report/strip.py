@@ -20,6 +20,7 @@ from .common import (
     _records,
     _require,
     _truncate,
+    safe_text,
 )
 
 _TRAJECTORY_SPLIT = re.compile(r" > ")
@@ -135,7 +136,7 @@ def divergence_strip(
     states = ["ok", "error served", "miss"]
     cells = (
         alt.Chart(_data(rows, ("row", "step", "tool", "args", "call", "outcome")))
-        .mark_point(size=90, filled=True, opacity=0.95)
+        .mark_point(size=90, filled=True, opacity=0.95, aria=False)
         .encode(
             x=x,
             y=y,
@@ -161,7 +162,9 @@ def divergence_strip(
     )
     divergence = (
         alt.Chart(_data(marks, ("row", "step", "mark")))
-        .mark_point(shape="square", filled=False, size=240, strokeWidth=2, color="#111111")
+        .mark_point(
+            shape="square", filled=False, size=240, strokeWidth=2, color="#111111", aria=False
+        )
         .encode(
             x=x,
             y=y,
@@ -186,9 +189,11 @@ def divergence_strip(
         alt.layer(cells, divergence)
         .resolve_scale(color="independent", shape="independent")
         .properties(
-            width=max(240, min(20 * (last + 2), 1400)),
+            width=max(240, min(20 * (last + 2), 1100)),
             height=max(60, 18 * len(shown)),
-            title=alt.TitleParams(title or "Divergence strip", subtitle=subtitle, anchor="start"),
+            title=alt.TitleParams(
+                safe_text(title or "Divergence strip"), subtitle=subtitle, anchor="start"
+            ),
         ),
     )
 

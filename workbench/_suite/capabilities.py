@@ -14,11 +14,23 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .._common.jsonio import read_json
 
-__all__ = ["HostProfile", "HostRefusal", "check_suite", "first_unadvertised_field"]
+__all__ = [
+    "MAX_TOTAL_TRIALS",
+    "MAX_TRIALS",
+    "HostProfile",
+    "HostRefusal",
+    "ProblemKind",
+    "SuiteProblem",
+    "check_suite",
+    "first_unadvertised_field",
+    "limit_problems",
+    "suite_problems",
+    "unadvertised_fields",
+]
 
 
 class HostRefusal(Exception):
@@ -188,25 +200,7 @@ def first_unadvertised_field(
     suite: Mapping[str, Any], profile: HostProfile
 ) -> tuple[str, str] | None:
     """The first field the host does not advertise, with the reason, or ``None``."""
-    if (
-        profile.fixture_matching
-        and profile.fixture_errors
-        and profile.trials
-        and profile.trajectory
-    ):
-        # Only modes can be unadvertised: skip the walk over every fixture entry (hot in sweeps).
-        modes = suite.get("modes")
-        if not isinstance(modes, list) or all(m in profile.modes for m in modes):
-            return None
-    for field, capability in _gated_fields(suite):
-        if not _advertised(profile, capability):
-            if capability.startswith("mode:"):
-                mode = capability[5:]
-                reason = f"eval mode {mode!r} is not advertised (agents.evalSuite.modes)"
-            else:
-                reason = _WHY[capability]
-            return field, f"host {profile.name!r} does not advertise it: {reason}"
-    return None
+    return next(unadvertised_fields(suite, profile), None)
 
 
 _PATH_PART = re.compile(r'\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.\[]+)')
@@ -259,22 +253,144 @@ def _duplicate_task_ids(suite: Mapping[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def check_suite(suite: Mapping[str, Any], profile: HostProfile, *, validate: bool = True) -> None:
-    """Refuse a suite the host cannot run faithfully, before anything runs (R11).
+ProblemKind = Literal["schema", "suite", "limit", "host", "script"]
+"""What a suite problem is: ``schema`` (the extension schema refuses it), ``suite`` (valid
+JSON but not a runnable suite: a ``taskId`` used twice), ``limit`` (more work than a host runs:
+trials over :data:`MAX_TRIALS`), ``host`` (a member the host profile does not advertise, R11),
+``script`` (a scripted task's input the scripted agent cannot run, R23)."""
 
-    An invalid suite (against the extension schema, or with a ``taskId`` used twice) is refused
-    naming its first problem in document order; then a suite using an unadvertised member is
-    refused naming the first such field in document order. A host never serves an ``isError``
-    entry as a success instead of refusing.
+MAX_TRIALS = 10_000
+"""The most trials a host runs for one task (a suite asking for more is refused)."""
+MAX_TOTAL_TRIALS = 1_000_000
+"""The most trials a host runs for one suite, over all its tasks."""
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteProblem:
+    """One reason a host would refuse a suite before running it (what ``validate`` lists)."""
+
+    kind: ProblemKind
+    """What kind of problem it is: a schema problem, a host refusal, a script problem, ..."""
+    field: str
+    """The JSON path of the offending member (``(root)`` for the suite itself)."""
+    message: str
+    """Why, without the path."""
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+    @property
+    def is_refusal(self) -> bool:
+        """True for what a host refuses although the schema allows it (host, limit)."""
+        return self.kind in ("host", "limit")
+
+
+def _trial_count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def limit_problems(suite: Mapping[str, Any]) -> list[SuiteProblem]:
+    """Trials over the host's bounds (:data:`MAX_TRIALS` per task, :data:`MAX_TOTAL_TRIALS`)."""
+    found: list[SuiteProblem] = []
+    root = _trial_count(suite.get("trials"))
+    if root is not None and root > MAX_TRIALS:
+        found.append(
+            SuiteProblem("limit", "trials", f"{root} trials is over the limit of {MAX_TRIALS}")
+        )
+    tasks = suite.get("tasks")
+    total = 0
+    for index, task in enumerate(tasks if isinstance(tasks, list) else ()):
+        own = _trial_count(task.get("trials")) if isinstance(task, Mapping) else None
+        if own is not None and own > MAX_TRIALS:
+            found.append(
+                SuiteProblem(
+                    "limit",
+                    f"tasks[{index}].trials",
+                    f"{own} trials is over the limit of {MAX_TRIALS}",
+                )
+            )
+        chosen = (
+            own if own is not None and own >= 1 else root if root is not None and root >= 1 else 1
+        )
+        total += chosen
+    if not found and total > MAX_TOTAL_TRIALS:
+        found.append(
+            SuiteProblem(
+                "limit",
+                "tasks",
+                f"{total} trials over all tasks is over the limit of {MAX_TOTAL_TRIALS}",
+            )
+        )
+    return found
+
+
+def suite_problems(
+    suite: Mapping[str, Any], profile: HostProfile, *, validate: bool = True
+) -> list[SuiteProblem]:
+    """Every reason the host would refuse ``suite`` at run create, in the order it checks them.
+
+    First the schema problems and reused task ids (``validate=True``), in document order; then
+    trials over the host's limits; then every member the profile does not advertise, in
+    document order. :func:`check_suite` refuses with the first of these.
     """
+    problems: list[SuiteProblem] = []
     if validate:
         from .schemas import validate_suite
 
-        problems = [(p.path, str(p)) for p in validate_suite(suite)]
-        problems += [(field, f"{field}: {why}") for field, why in _duplicate_task_ids(suite)]
+        found = [("schema", p.path, p.message) for p in validate_suite(suite)]
+        found += [("suite", field, why) for field, why in _duplicate_task_ids(suite)]
+        found.sort(key=lambda item: _document_position(suite, item[1]))
+        problems += [SuiteProblem(kind, field, why) for kind, field, why in found]  # type: ignore[arg-type]
+    problems += limit_problems(suite)
+    problems += [
+        SuiteProblem("host", field, why) for field, why in unadvertised_fields(suite, profile)
+    ]
+    return problems
+
+
+def unadvertised_fields(
+    suite: Mapping[str, Any], profile: HostProfile
+) -> Iterator[tuple[str, str]]:
+    """Every field the host does not advertise, with the reason, in document order."""
+    if (
+        profile.fixture_matching
+        and profile.fixture_errors
+        and profile.trials
+        and profile.trajectory
+    ):
+        # Only modes can be unadvertised: skip the walk over every fixture entry (hot in sweeps).
+        modes = suite.get("modes")
+        if not isinstance(modes, list) or all(m in profile.modes for m in modes):
+            return
+    for field, capability in _gated_fields(suite):
+        if not _advertised(profile, capability):
+            if capability.startswith("mode:"):
+                mode = capability[5:]
+                reason = f"eval mode {mode!r} is not advertised (agents.evalSuite.modes)"
+            else:
+                reason = _WHY[capability]
+            yield field, f"host {profile.name!r} does not advertise it: {reason}"
+
+
+def check_suite(suite: Mapping[str, Any], profile: HostProfile, *, validate: bool = True) -> None:
+    """Refuse a suite the host cannot run faithfully, before anything runs (R11).
+
+    The refusal names the first of :func:`suite_problems`: an invalid suite (against the
+    extension schema, or with a ``taskId`` used twice) in document order, then trials over the
+    host's limits, then a member the host does not advertise. A host never serves an
+    ``isError`` entry as a success instead of refusing.
+    """
+    if validate:
+        problems = suite_problems(suite, profile, validate=True)
         if problems:
-            field, text = min(problems, key=lambda p: _document_position(suite, p[0]))
-            raise HostRefusal(field, f"suite is not valid: {text}")
+            first = problems[0]
+            if first.kind in ("schema", "suite"):
+                raise HostRefusal(first.field, f"suite is not valid: {first}")
+            raise HostRefusal(first.field, first.message)
+        return
+    limits = limit_problems(suite)
+    if limits:
+        raise HostRefusal(limits[0].field, limits[0].message)
     found = first_unadvertised_field(suite, profile)
     if found is not None:
         raise HostRefusal(*found)

@@ -328,7 +328,7 @@ def main() -> int:
     """Regenerate the generated extension schemas in place."""
     directory = schema_path(HOST_PROFILE).parent
     for name in _GENERATED:
-        write_text_atomic(directory / name, render_generated_schema(name))
+        write_text_atomic(directory / name, render_generated_schema(name), overwrite=True)
         print(f"wrote {directory / name}")
     return 0
 

@@ -11,12 +11,20 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .._common.jsonio import JSONFileError, dumps_stable, parse_json_bytes, write_text_atomic
+from .._common.jsonio import (
+    JSONFileError,
+    dumps_stable,
+    is_stable_json_file,
+    parse_json_bytes,
+    read_input_bytes,
+    write_text_atomic,
+)
+from .._common.outputs import OutputError, same_file
 from .._common.vocab import OnMiss
 
 if TYPE_CHECKING:
@@ -37,15 +45,12 @@ class SuiteError(ValueError):
     """A suite file that is not a suite (not an object, no tasks), named by file and field."""
 
 
-class FileChangedError(RuntimeError):
-    """Refused to overwrite a suite file that changed on disk since it was loaded."""
+class FileChangedError(OutputError, RuntimeError):
+    """Refused to overwrite a suite file that changed on disk since it was loaded (an
+    :class:`~workbench.OutputError` that ``overwrite=True`` lifts)."""
 
     def __init__(self, path: str) -> None:
-        self.path = path
-        super().__init__(
-            f"{path} changed on disk since it was loaded; reload it, or save with "
-            "overwrite=True to replace it anyway"
-        )
+        super().__init__(path, "changed on disk since it was loaded; reload it", needs_force=True)
 
 
 class Suite:
@@ -80,7 +85,7 @@ class Suite:
         file = os.fspath(path)
         # One read: the digest the overwrite guard compares against is of the bytes parsed.
         try:
-            raw = Path(file).read_bytes()
+            raw = read_input_bytes(file)
         except OSError as exc:
             reason = exc.strerror or exc.__class__.__name__
             raise JSONFileError(file, f"cannot read the file: {reason}") from exc
@@ -176,28 +181,51 @@ class Suite:
         SPEC R42), 2-space indent, trailing newline."""
         return dumps_stable(self.data, sort_keys=False)
 
-    def save(self, path: str | os.PathLike[str] | None = None, *, overwrite: bool = False) -> Path:
+    def save(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        overwrite: bool = False,
+        parents: bool = False,
+        inputs: Iterable[str | os.PathLike[str] | None] = (),
+    ) -> Path:
         """Write the suite atomically as stable JSON and return the path.
 
-        When saving over the file the suite was loaded from, and that file changed on disk since
-        (another editor, a rerun), the write is refused with :class:`FileChangedError` unless
-        ``overwrite=True``.
+        Saving over the file the suite was loaded from (or last saved to) is allowed while that
+        file is as it was then; if it changed on disk since (another editor, a rerun) the write
+        is refused with :class:`FileChangedError`. Any other existing file is replaced only when
+        it is stable JSON the workbench wrote, and never when it is one of ``inputs``, a folder,
+        a device or a FIFO (:class:`~workbench.OutputError`). ``overwrite=True`` lifts the
+        first two refusals; missing parent folders are created only with ``parents=True``.
         """
         target = os.fspath(path) if path is not None else self.path
         if target is None:
             raise ValueError("no path: pass one, the suite was not loaded from a file")
-        if (
-            not overwrite
-            and self._loaded_digest is not None
+        own_file = (
+            self._loaded_digest is not None
             and self.path is not None
-            and os.path.abspath(target) == os.path.abspath(self.path)
+            and (
+                os.path.abspath(target) == os.path.abspath(self.path)
+                or same_file(target, self.path)
+            )
             and os.path.exists(target)
-        ):
-            current = hashlib.sha256(Path(target).read_bytes()).hexdigest()
+        )
+        if own_file and not overwrite:
+            try:
+                current = hashlib.sha256(Path(target).read_bytes()).hexdigest()
+            except OSError:
+                current = None
             if current != self._loaded_digest:
                 raise FileChangedError(target)
         text = self.to_json()
-        write_text_atomic(target, text)
+        write_text_atomic(
+            target,
+            text,
+            overwrite=overwrite or own_file,
+            parents=parents,
+            recognise=is_stable_json_file,
+            inputs=inputs,
+        )
         self.path = target
         self._loaded_digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         return Path(target)

@@ -12,6 +12,9 @@ offending member the way SPEC R11 does (``tasks[0].fixtures.toolResponses[1].isE
 
 The two extension schemas for suites and summaries are generated from the official files by
 ``workbench._suite.generate`` (``python -m workbench._suite.generate`` rewrites them).
+
+Longer than 400 lines: the walk over a suite's extension members (which it uses, and the suite
+without them for ``validate --official``) shares this module's JSON-path formatting.
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ from urllib.parse import urljoin
 
 import referencing
 import referencing.exceptions
-from jsonschema import FormatChecker, validators
+
+from .._common.lazy import deferred_import
+
+# jsonschema registers its optional format checkers when it is imported; the "iri" checker
+# imports rfc3987-syntax (installed with JupyterLab), which builds a Lark grammar: 1.4 s of
+# every validating command's start, for a format no workbench schema uses. Its import is
+# deferred to the first "iri" check (never, here).
+with deferred_import("rfc3987_syntax", "is_valid_syntax"):
+    from jsonschema import FormatChecker, validators
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 from referencing.jsonschema import DRAFT202012
@@ -52,6 +63,7 @@ __all__ = [
     "validate_host_profile",
     "validate_suite",
     "validate_summary",
+    "without_extension_members",
 ]
 
 # Names of the packaged schema files, relative to ``workbench/schemas/``.
@@ -374,3 +386,45 @@ def _task_extension_paths(task: Mapping[str, Any], at: tuple[PathPart, ...]) -> 
                                 for k in _extension_keys(entry, _ENTRY_MEMBERS)
                             ]
     return found
+
+
+def without_extension_members(suite: object) -> object:
+    """A copy of ``suite`` without the members :func:`uses_extension_members` lists (what an
+    official RFC 0081 host would see of it if it ignored them); anything else is kept as is."""
+    if not isinstance(suite, Mapping):
+        return suite
+    out: dict[str, Any] = {}
+    for key, value in suite.items():
+        if key in _ROOT_MEMBERS or key.startswith("x-"):
+            continue
+        if key == "tasks" and isinstance(value, list):
+            value = [_task_without(task) if isinstance(task, Mapping) else task for task in value]
+        out[key] = value
+    return out
+
+
+def _task_without(task: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in task.items():
+        if key in _TASK_MEMBERS or key.startswith("x-"):
+            continue
+        if key == "fixtures" and isinstance(value, Mapping):
+            fixtures: dict[str, Any] = {}
+            for fkey, fvalue in value.items():
+                if fkey in _FIXTURES_MEMBERS:
+                    continue
+                if fkey == "toolResponses" and isinstance(fvalue, list):
+                    fvalue = [
+                        {
+                            k: v
+                            for k, v in e.items()
+                            if k not in set(_extension_keys(e, _ENTRY_MEMBERS))
+                        }
+                        if isinstance(e, Mapping)
+                        else e
+                        for e in fvalue
+                    ]
+                fixtures[fkey] = fvalue
+            value = fixtures
+        out[key] = value
+    return out

@@ -17,9 +17,8 @@ from .._common.canonical import canonical_json
 from .._common.step import Step
 from .._replay.host import CallRecord
 from .._replay.results import TaskResult
-from .._replay.session import replay
 from .._suite.model import Suite
-from .variants import Fault, inject
+from .variants import Fault
 
 __all__ = [
     "Batch",
@@ -31,7 +30,6 @@ __all__ = [
     "VariantOutcome",
     "WorkItem",
     "chunks",
-    "run_batch",
 ]
 
 
@@ -91,6 +89,23 @@ class TrialOutcome:
     fixture_misses: int
     outcome: str
     steps: tuple[Step, ...]
+    """The trial's own steps: after the baseline trial's first :attr:`prefix` steps and, when
+    :attr:`rejoin` is 0 or more, before the baseline's steps from that index on."""
+    triggered: bool = True
+    """Whether the trial was served anything the baseline trial was not (R37)."""
+    divergence: int | None = None
+    """The first step where the trajectory leaves the baseline's (R33)."""
+    prefix: int = 0
+    """Baseline steps before :attr:`steps` (a trial resumed from the baseline's prefix)."""
+    rejoin: int = -1
+    """The baseline step index from which the rest of the trial is the baseline's (-1: none)."""
+
+    def all_steps(self, baseline: Sequence[Step]) -> tuple[Step, ...]:
+        """Every step of the trial, given the baseline trial's steps."""
+        if not self.prefix and self.rejoin < 0:
+            return self.steps
+        tail = tuple(baseline[self.rejoin :]) if self.rejoin >= 0 else ()
+        return (*baseline[: self.prefix], *self.steps, *tail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,31 +167,6 @@ class StepCache:
                 for r in task.trials
             ),
         )
-
-
-def run_batch(batch: Batch) -> list[VariantOutcome]:
-    """Replay a batch of variants (runs in a worker process, or in-process)."""
-    cache = StepCache()
-    plan = batch.plan
-    out: list[VariantOutcome] = []
-    for item in batch.items:
-        if item.suite_data is None:
-            suite = inject(
-                batch.base,
-                item.faults,
-                hard_repeats=plan.faults.hard_repeats,
-                payload=plan.faults.payload,
-                name=item.name,
-            )
-            validate = False  # derived from the baseline, which was validated once
-        else:
-            suite = Suite(item.suite_data)
-            validate = True
-        result = replay(
-            suite, plan.agent, trials=plan.trials, seed=plan.seed, events=False, validate=validate
-        )
-        out.append(VariantOutcome(item.index, tuple(cache.task_outcome(t) for t in result.tasks)))
-    return out
 
 
 def chunks(items: Sequence[WorkItem], size: int) -> Iterator[tuple[WorkItem, ...]]:

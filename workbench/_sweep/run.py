@@ -14,6 +14,7 @@ rows are put back in variant order, so the result is the same whatever the execu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -23,10 +24,12 @@ from typing import Any
 from .._common.jsonio import JSONFileError, read_json
 from .._common.vocab import BASELINE, FaultKind
 from .._load.records import ErrorRule, LoadResult, PromotedRun
-from .._replay.session import replay
-from .._suite.model import Suite
-from .plan import Batch, FaultOptions, SweepPlan, VariantOutcome, WorkItem, batches_for, run_batch
+from .._replay.scripted import ScriptedAgent
+from .._replay.session import agent_id_for, replay
+from .._suite.model import Suite, task_tool_responses
+from .plan import Batch, FaultOptions, SweepPlan, VariantOutcome, WorkItem, batches_for
 from .result import SweepResult, tabulate
+from .resume import run_batch
 from .variants import (
     Variant,
     check_kinds,
@@ -35,7 +38,7 @@ from .variants import (
     tool_variants,
 )
 
-__all__ = ["sweep", "sweep_source"]
+__all__ = ["baseline_note", "sweep", "sweep_source"]
 
 _PROGRESS_MIN_VARIANTS = 50
 
@@ -106,6 +109,34 @@ def _variants_for(
     return found, False
 
 
+MAX_VARIANTS = 100_000
+"""The most variants one sweep generates."""
+MAX_SWEEP_TRIALS = 200_000
+"""The most variant-trials one sweep replays (variants x trials)."""
+
+
+def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) -> None:
+    """Refuse a sweep too large to finish before generating it (bounds on work from content)."""
+    if not isinstance(faults, str):
+        count = len(faults)
+    else:
+        sizes = [len(task_tool_responses(task)) for task in suite.tasks]
+        per_task = [n * (n - 1) // 2 for n in sizes] if faults == "pairs" else sizes
+        count = sum(per_task) * len(kinds)
+        if count == 0:
+            raise ValueError("nothing to sweep: the suite has no tool boundary to fault")
+    if count > MAX_VARIANTS:
+        raise ValueError(
+            f"faults={faults!r} would make about {count} variants, over the limit of "
+            f"{MAX_VARIANTS}: choose single faults, one tool, or fewer kinds"
+        )
+    if count * trials > MAX_SWEEP_TRIALS:
+        raise ValueError(
+            f"{count} variants x {trials} trials is over the limit of {MAX_SWEEP_TRIALS} "
+            "variant-trials per sweep: use fewer trials or fewer faults"
+        )
+
+
 def _executor_workers(executor: Executor) -> int:
     value = getattr(executor, "_max_workers", None)
     if isinstance(value, int) and value > 0:
@@ -150,7 +181,8 @@ def sweep(
 
     ``faults``: ``"single"`` (every boundary once), ``"pairs"`` (every pair), ``"tool:NAME"``
     (every call of one tool), or your own :class:`~workbench.Variant` list. ``kinds``: the fault
-    kinds (``hard``, ``transient``, ``flip``). Each variant runs the same trials with the same
+    kinds (``hard``, ``transient``, ``flip``, and the silent ``empty`` and ``truncated``, R39).
+    Each variant runs the same trials with the same
     ``seed`` as the baseline, so a variant's trial is compared with the baseline's trial of the
     same number. ``executor``: any :class:`concurrent.futures.Executor` (not shut down here);
     ``workers=N`` (N > 1) runs a process pool of N; neither: in-process. ``progress``: a tqdm bar
@@ -163,14 +195,22 @@ def sweep(
     (default: the scripted agent) must be picklable to run in other processes.
     ``hard_repeats``/``payload``: see :func:`~workbench.inject`. ``error_rule``/``policy``: how
     a run file is promoted on the fly.
+
+    Each variant-trial is marked ``triggered`` when it was served a result the baseline trial
+    was not (R37) and ``recovered`` only then (R38). With the scripted agent a variant-trial
+    resumes from the baseline's prefix and takes the baseline's rest once it rejoins it, so
+    the cost grows with the calls that differ from the baseline. A pairs sweep also runs the
+    single faults of the same kinds, for :meth:`~workbench.SweepResult.minimal_failing_pairs`.
     """
     if trials < 1:
         raise ValueError(f"trials must be at least 1, not {trials}")
     suite = sweep_source(source, error_rule=error_rule, policy=policy)
+    note = baseline_note(suite, promoted_here=not isinstance(source, Suite | Mapping))
     checked = check_kinds(kinds)
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
     # The baseline is validated once (here); variants derived from it skip the schema check.
     baseline = replay(suite, agent, trials=trials, seed=seed, events=False, validate=True)
+    _check_size(suite, faults, checked, trials)
     variants, generated = _variants_for(suite, faults, checked, plan.faults)
     items_by_task: dict[str, list[WorkItem]] = {}
     for index, variant in enumerate(variants):
@@ -178,18 +218,34 @@ def sweep(
         items_by_task.setdefault(variant.task_id, []).append(
             WorkItem(index, variant.name, variant.faults, data)
         )
-    own_pool: Executor | None = None
+    own_pool: ProcessPoolExecutor | None = None
     if executor is None and workers is not None and workers > 1:
-        executor = own_pool = ProcessPoolExecutor(max_workers=workers)
+        executor = own_pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
     try:
         n_workers = 1 if executor is None else (workers or _executor_workers(executor))
         batches = batches_for(
             suite, items_by_task, plan, in_process=executor is None, workers=n_workers
         )
         outs = _execute(batches, executor, _progress_bar(len(variants), progress), on_progress)
-    finally:
+        singles_frame = None
+        if faults == "pairs":
+            singles = _variants_for(suite, "single", checked, plan.faults)[0]
+            single_items: dict[str, list[WorkItem]] = {}
+            for index, variant in enumerate(singles):
+                single_items.setdefault(variant.task_id, []).append(
+                    WorkItem(index, variant.name, variant.faults, None)
+                )
+            single_batches = batches_for(
+                suite, single_items, plan, in_process=executor is None, workers=n_workers
+            )
+            single_outs = _execute(single_batches, executor, None, None)
+            singles_frame = tabulate(baseline, singles, single_outs)[0]
+    except BaseException:
         if own_pool is not None:
-            own_pool.shutdown()
+            _stop_pool(own_pool)  # Ctrl-C or an error: do not wait for the running batches
+        raise
+    if own_pool is not None:
+        own_pool.shutdown()
     frame, steps = tabulate(baseline, variants, outs)
     return SweepResult(
         suite=suite,
@@ -200,7 +256,57 @@ def sweep(
         trials=trials,
         seed=seed,
         kinds=checked if generated else (),
+        faults=faults if isinstance(faults, str) else "custom",
+        agent_name=agent_id_for(getattr(agent, "agent_id", None))
+        if agent is not None
+        else ScriptedAgent.agent_id,
+        baseline_note=note,
+        singles=singles_frame,
     )
+
+
+def _worker_init() -> None:
+    """In a pool worker: Ctrl-C (sent to the whole process group) is the parent's to handle;
+    the parent stops the workers, so they do not print interrupt tracebacks of their own. A
+    SIGTERM handler inherited from the parent (the command line's) is dropped: SIGTERM ends a
+    worker at once."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a process pool at once: cancel what has not started, terminate the workers."""
+    processes = list(getattr(pool, "_processes", {}).values())  # no public API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(1.0)
+
+
+def baseline_note(suite: Suite, *, promoted_here: bool = False) -> str:
+    """What a sweep's baseline is (R38): the suite as given, as promoted from a recording, or as
+    edited after promotion (its fixtures differ from the digest promotion recorded)."""
+    from .._promote.promote import fixtures_digest
+
+    info = suite.data.get("x-promotion")
+    if not isinstance(info, Mapping):
+        return "the suite as given"
+    source = str(info.get("source") or "a recording")
+    if promoted_here:
+        return f"as recorded: promoted from {source} for this sweep"
+    digest = info.get("fixturesDigest")
+    if not isinstance(digest, str):
+        return (
+            f"the suite as given, promoted from {source} (whether it was edited since is unknown)"
+        )
+    if digest == fixtures_digest(suite.data):
+        return f"as recorded: the suite promoted from {source}, unedited"
+    return f"EDITED: the suite promoted from {source}, with fixtures changed since promotion"
 
 
 def _execute(
@@ -225,8 +331,9 @@ def _execute(
         if on_progress is not None:
             on_progress(0, total)
         if executor is None:
+            runners: dict[int, Any] = {}
             for batch in batches:
-                collect(run_batch(batch))
+                collect(run_batch(batch, runners))
         else:
             futures = [executor.submit(run_batch, b) for b in batches]
             for future in as_completed(futures):

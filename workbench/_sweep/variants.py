@@ -1,6 +1,6 @@
-"""Fault variants of a suite: a recorded boundary made to fail (SPEC R32).
+"""Fault variants of a suite: a recorded boundary made to fail (SPEC R32, R39).
 
-A **variant** is a suite derived from a baseline by changing fixture entries. Three fault kinds:
+A **variant** is a suite derived from a baseline by changing fixture entries. Five fault kinds:
 
 - ``hard``: the entry fails, and so do the next ``hard_repeats`` (default 3) identical calls: the
   entry becomes ``isError: true`` with the injected payload and that many ``isError`` copies
@@ -8,6 +8,20 @@ A **variant** is a suite derived from a baseline by changing fixture entries. Th
 - ``transient``: an ``isError`` copy is inserted before the recorded entry: the first call fails,
   the next identical call gets the recorded response.
 - ``flip``: just ``isError: true`` on that entry (the recorded payload is served as the failure).
+- ``empty`` (R39, silent): served as a success with no content (``{"content": []}``).
+- ``truncated`` (R39, silent): served as a success, each text block cut to half its length
+  (a response that is not MCP content is cut as its JSON text); ``structuredContent`` is left
+  out, since it would still hold the whole answer.
+
+The silent kinds test whether an agent notices a success that is not one. The scripted agent
+reads only ``isError``, so it never can: with it, a silent fault changes the outcome only where
+the grading reads the answer or the calls that follow.
+
+A fault on an entry the recording already failed (``isError: true``) keeps the recorded failure:
+``hard`` and ``transient`` serve the recorded response (not the injected payload) and ``flip``,
+``empty`` and ``truncated`` leave the entry as it is, so such a fault serves exactly what the
+baseline served unless the agent calls again (R37: it is then untriggered). A fault never turns
+a recorded failure into a success.
 
 A boundary is the index of a fixture entry in the baseline task's ``fixtures.toolResponses``; for
 a promoted suite that is the boundary's index in the recorded run (one entry per boundary, R30).
@@ -17,6 +31,9 @@ task it changes (only that one, when the baseline has several) and a root ``x-va
 naming the variant and its faults. Variants share the JSON they do not change with the baseline
 (structural sharing keeps a sweep of thousands of variants cheap): call
 :meth:`~workbench.Suite.copy` on a variant's suite before editing it in place.
+
+Longer than 400 lines: the five kinds, the rule for recorded failures and the three variant sets
+are one contract (R32, R39); each generator is short, and they share the naming and injection.
 """
 
 from __future__ import annotations
@@ -57,7 +74,7 @@ class Fault:
     boundary: int
     """The fixture entry's index in the baseline task's ``fixtures.toolResponses``."""
     kind: FaultKind
-    """``hard``, ``transient`` or ``flip``."""
+    """``hard``, ``transient``, ``flip``, ``empty`` or ``truncated``."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"taskId", "boundary", "kind"}`` (as on the ``x-variant`` member)."""
@@ -106,7 +123,7 @@ def check_kinds(kinds: Iterable[str]) -> tuple[FaultKind, ...]:
     return tuple(checked)
 
 
-def _payload_response(payload: Any) -> dict[str, Any]:
+def payload_response(payload: Any) -> dict[str, Any]:
     if payload is None:
         return DEFAULT_PAYLOAD
     if isinstance(payload, Mapping) and isinstance(payload.get("content"), list):
@@ -128,6 +145,59 @@ def _failure_like(entry: Mapping[str, Any], response: dict[str, Any]) -> dict[st
     return copy
 
 
+def faulted_entries(
+    entry: Mapping[str, Any], kind: str, hard_repeats: int, response: dict[str, Any]
+) -> list[Mapping[str, Any]]:
+    """The entries that take one entry's place under a fault of ``kind`` (R32, R39).
+
+    ``response`` is what an injected failure serves. An entry already failing keeps its
+    recorded failure (see the module docstring).
+    """
+    recorded_failure = entry.get("isError") is True
+    if recorded_failure:
+        if kind in ("flip", "empty", "truncated"):
+            return [entry]
+        response = entry.get("response", response)
+    if kind == "flip":
+        return [{**entry, "isError": True}]
+    if kind == "transient":
+        return [_failure_like(entry, response), entry]
+    if kind == "hard":
+        first: Mapping[str, Any] = entry if recorded_failure else _failure_like(entry, response)
+        return [first] + [_failure_like(entry, response) for _ in range(hard_repeats)]
+    if kind == "empty":
+        return [_success_like(entry, {"content": []})]
+    if kind == "truncated":
+        return [_success_like(entry, truncated_response(entry.get("response")))]
+    raise ValueError(f"unknown fault kind {kind!r}; kinds are {', '.join(FAULT_KINDS)}")
+
+
+def truncated_response(response: Any) -> dict[str, Any]:
+    """A success response with its text cut to half (R39): each text block of MCP content cut
+    to its first half; any other response as its JSON text, cut likewise. Non-text blocks and
+    ``structuredContent`` are left out."""
+    if isinstance(response, Mapping) and isinstance(response.get("content"), list):
+        blocks = []
+        for block in response["content"]:
+            if isinstance(block, Mapping) and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    blocks.append({**block, "text": text[: len(text) // 2]})
+        return {"content": blocks}
+    if isinstance(response, str):
+        text = response
+    else:
+        text = json.dumps(response, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return {"content": text_content(text[: len(text) // 2])}
+
+
+def _success_like(entry: Mapping[str, Any], response: dict[str, Any]) -> dict[str, Any]:
+    """A success entry matching the same calls as ``entry``, serving ``response``."""
+    copy = {k: v for k, v in entry.items() if k not in ("isError", "response")}
+    copy["response"] = response
+    return copy
+
+
 def _width(count: int) -> int:
     return max(2, len(str(max(count - 1, 0))))
 
@@ -142,6 +212,10 @@ def variant_name(faults: Sequence[Fault], *, width: int = 2, multi_task: bool = 
     else:
         name = "+".join(f"b{f.boundary:0{width}d}-{f.kind}" for f in faults)
     return f"{faults[0].task_id}/{name}" if multi_task else name
+
+
+MAX_HARD_REPEATS = 1000
+"""The most failing copies a hard fault adds after its entry (bounds the work of a variant)."""
 
 
 def inject(
@@ -164,11 +238,11 @@ def inject(
         ValueError: a boundary out of range, two faults on one boundary, ``hard_repeats < 0``.
     """
     base = Suite.coerce(suite)
-    if hard_repeats < 0:
-        raise ValueError(f"hard_repeats must be 0 or more, not {hard_repeats}")
+    if not 0 <= hard_repeats <= MAX_HARD_REPEATS:
+        raise ValueError(f"hard_repeats must be from 0 to {MAX_HARD_REPEATS}, not {hard_repeats}")
     if not faults:
         raise ValueError("inject needs at least one fault")
-    response = _payload_response(payload)
+    response = payload_response(payload)
     by_task: dict[str, list[Fault]] = {}
     for fault in faults:
         check_kinds([fault.kind])
@@ -215,19 +289,12 @@ def _inject_task(
         if fault.boundary in seen:
             raise ValueError(f"task {fault.task_id!r}: two faults on boundary {fault.boundary}")
         seen.add(fault.boundary)
-    new_entries = list(entries)
+    new_entries: list[Mapping[str, Any]] = list(entries)
     # Highest boundary first, so insertions leave the lower indices where they were.
     for fault in sorted(faults, key=lambda f: f.boundary, reverse=True):
-        entry = entries[fault.boundary]
-        if fault.kind == "flip":
-            new_entries[fault.boundary] = {**entry, "isError": True}
-        elif fault.kind == "transient":
-            new_entries.insert(fault.boundary, _failure_like(entry, response))
-        else:
-            failed = _failure_like(entry, response)
-            new_entries[fault.boundary : fault.boundary + 1] = [failed] + [
-                dict(failed) for _ in range(hard_repeats)
-            ]
+        new_entries[fault.boundary : fault.boundary + 1] = faulted_entries(
+            entries[fault.boundary], fault.kind, hard_repeats, response
+        )
     fixtures = task.get("fixtures")
     new_fixtures = dict(fixtures) if isinstance(fixtures, Mapping) else {}
     new_fixtures["toolResponses"] = new_entries

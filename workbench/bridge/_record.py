@@ -56,6 +56,8 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from .._common.markers import is_event_log_file
+from .._common.outputs import check_output
 from .._promote.promote import MCP_TOOLS_LISTED
 from .._replay.events import EventLog
 
@@ -333,6 +335,7 @@ def record_mcp(
     agent_id: str = RECORDER_AGENT_ID,
     env: Mapping[str, str] | None = None,
     shutdown_timeout: float = 5.0,
+    overwrite: bool = False,
 ) -> Recording:
     """Run the MCP server ``command`` behind a recording stdio proxy until the session ends.
 
@@ -341,11 +344,14 @@ def record_mcp(
     hangs up (the server's stdin is closed; it gets ``shutdown_timeout`` seconds to exit, then
     it is terminated), when the server exits, or on SIGTERM, SIGINT or SIGHUP (the server is
     terminated). Events go to ``out`` (JSONL) as they happen and are returned either way.
-    Raises ``OSError`` when the server cannot be started or ``out`` cannot be written (then
-    nothing is left running).
+    ``out`` is checked before the server starts: an existing file that is not an event log the
+    workbench wrote is replaced only with ``overwrite=True``. Raises ``OSError`` when the server
+    cannot be started or ``out`` cannot be written (then nothing is left running).
     """
     if not command:
         raise ValueError("record-mcp needs the server command to run")
+    if out is not None:
+        check_output(out, overwrite=overwrite, recognise=is_event_log_file)
     started_ns = time.time_ns()
     seed_text = "\0".join(command) + f"\0{started_ns}"
     run_id = "workbench/" + hashlib.sha256(seed_text.encode("utf-8")).hexdigest()[:24]

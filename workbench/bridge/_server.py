@@ -416,9 +416,12 @@ class McpBridge:
         self,
         events: str | os.PathLike[str] | None = None,
         summary: str | os.PathLike[str] | None = None,
+        *,
+        overwrite: bool = False,
     ) -> ReplayResult:
         """:meth:`finish`, then write the event log (JSONL; the rest of it, after
-        :meth:`stream_events`) and the summary (JSON), each atomically when not streamed.
+        :meth:`stream_events`) and the summary (JSON), each atomically when not streamed
+        (``overwrite``: see :meth:`~workbench.ReplayResult.write_events`).
 
         Raises ``OSError`` or ``ValueError`` when a file cannot be written; the summary is
         still attempted when the event log fails.
@@ -436,11 +439,11 @@ class McpBridge:
                 self._log_fd = None
         elif events is not None:
             try:
-                result.write_events(events)
+                result.write_events(events, overwrite=overwrite)
             except (OSError, ValueError) as exc:
                 problem = exc
         if summary is not None:
-            result.write_summary(summary)
+            result.write_summary(summary, overwrite=overwrite)
         if problem is not None:
             raise problem
         return result

@@ -1,64 +1,182 @@
-"""``workbench boundaries RUN``: print the table of tool boundaries."""
+"""``workbench boundaries RUN``: print the table of tool boundaries.
+
+The table fits 100 columns (long cells are cut with an ellipsis; ``--csv`` and ``--json`` hold
+everything), shows a blank where a value is missing, and escapes recorded text so no control
+character reaches the terminal. ``--json`` keeps each call's args as JSON. Nothing here imports
+pandas: the rows come from the boundaries themselves.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
+import unicodedata
 from typing import Any
 
-from ._common import add_run_arguments, load_run_file
+from ._common import add_run_arguments, load_run_file, plural, terminal_text
+
+WIDTH = 100
+"""The width the plain table fits."""
+
+_COLUMNS = ("index", "callId", "tool", "args", "isError", "error", "response", "durationMs")
+_FIXED = frozenset({"index", "isError", "durationMs"})
+_LABELS = {"index": "#", "durationMs": "ms"}
+"""Shorter headers for the plain table (``--csv`` and ``--json`` keep the column names)."""
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "boundaries", help="print the tool boundaries of a promoted run"
+        "boundaries",
+        help="print the tool boundaries of a recorded run",
+        description="Print one row per tool call of a recorded run: its index, call id, tool, "
+        "args, whether it failed, the error text, a preview of the result and the duration.",
     )
     add_run_arguments(parser)
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--csv", action="store_true", help="print CSV")
-    out.add_argument("--json", action="store_true", help="print a JSON array, one object a row")
+    out.add_argument(
+        "--csv", action="store_true", help="print CSV with every cell in full (args as JSON text)"
+    )
+    out.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON array, one object a row, args as JSON values",
+    )
     parser.set_defaults(handler=run)
+
+
+def _rows(loaded: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The table rows (keys: the boundary columns, plus ``run`` when the file holds several)."""
+    many = len(loaded.runs) > 1
+    columns = (["run"] if many else []) + list(_COLUMNS)
+    rows: list[dict[str, Any]] = []
+    for run in loaded.runs:
+        for boundary in run.boundaries:
+            row: dict[str, Any] = {"run": run.task_key or run.run_id} if many else {}
+            row.update(boundary.to_row())
+            row["args"] = boundary.args
+            rows.append(row)
+    return rows, columns
 
 
 def run(args: argparse.Namespace) -> int:
     loaded = load_run_file(args)
-    if isinstance(loaded, int):
-        return loaded
-    frame = loaded.to_frame()
+    rows, columns = _rows(loaded)
     if args.json:
-        rows = []
-        for record in frame.to_dict(orient="records"):
-            row = {str(k): _plain(v) for k, v in record.items()}
-            row["isError"] = bool(row["isError"])
-            rows.append(row)
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     elif args.csv:
-        frame.to_csv(sys.stdout, index=False)
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_csv_cell(column, row.get(column)) for column in columns])
     else:
-        with_pd_options(frame)
+        print_boundaries(rows, columns)
+        count = len(rows)
+        failed = sum(1 for row in rows if row["isError"])
+        runs = len(loaded.runs)
+        print(
+            f"{plural(count, 'tool boundary', 'tool boundaries')} in "
+            f"{plural(runs, 'run')}, {plural(failed, 'failed call')}"
+        )
     return 0
 
 
-def _plain(value: Any) -> Any:
-    try:
-        import pandas as pd
+def _csv_cell(column: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if column == "args":
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = str(value)
+    # A cell a spreadsheet would run as a formula is shown as text (OWASP CSV injection).
+    if column not in _FIXED and text.startswith(_FORMULA_START):
+        return "'" + text
+    return text
 
-        if value is pd.NA or (isinstance(value, float) and value != value):
-            return None
-    except ImportError:  # pragma: no cover
-        pass
-    if hasattr(value, "item"):
-        return value.item()
-    return value
+
+def _text(column: str, value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if column == "args":
+        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    elif column == "isError":
+        value = "true" if value else "false"
+    return terminal_text(str(value))
 
 
-def with_pd_options(frame: Any) -> None:
-    import pandas as pd
+_CAPS = {"callId": 10, "run": 16, "tool": 24}
+"""Columns that get their natural width up to a cap first; the rest share what is left."""
+_MIN = 6
 
-    shown = frame.copy()
-    shown["args"] = shown["args"].str.slice(0, 60)
-    shown["response"] = shown["response"].str.slice(0, 60)
-    with pd.option_context("display.max_rows", None, "display.width", 200):
-        print(shown.to_string(index=False))
+
+def _widths(natural: dict[str, int], columns: list[str], width: int) -> dict[str, int]:
+    """Column widths that fit ``width``: fixed columns whole, capped ones (call id, run, tool)
+    up to their cap, and the payload columns sharing what is left."""
+    gaps = 2 * (len(columns) - 1)
+    widths = {c: natural[c] for c in columns if c in _FIXED}
+    capped = [c for c in columns if c in _CAPS]
+    shared = sorted(
+        (c for c in columns if c not in _FIXED and c not in _CAPS), key=lambda c: natural[c]
+    )
+    for column in capped:
+        widths[column] = min(natural[column], _CAPS[column])
+    room = width - gaps - sum(widths.values())
+    needed = sum(min(natural[c], _MIN) for c in shared)
+    while room < needed and any(widths[c] > _MIN for c in capped):
+        widest = max(capped, key=lambda c: widths[c])
+        widths[widest] -= 1
+        room += 1
+    for position, column in enumerate(shared):
+        share = max(room // (len(shared) - position), min(natural[column], _MIN))
+        widths[column] = min(natural[column], share)
+        room -= widths[column]
+    return widths
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns ``text`` takes (wide East Asian characters two, combining marks none)."""
+    if text.isascii():
+        return len(text)
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` columns, padded to exactly that (cut with an ellipsis)."""
+    if _display_width(text) <= width:
+        return text + " " * (width - _display_width(text))
+    out, used = [], 0
+    for char in text:
+        step = _display_width(char)
+        if used + step > width - 1:
+            break
+        out.append(char)
+        used += step
+    return "".join(out) + "\u2026" + " " * (width - 1 - used)
+
+
+def print_boundaries(rows: list[dict[str, Any]], columns: list[str], width: int = WIDTH) -> None:
+    """Print the rows as a table at most ``width`` characters wide."""
+    cells = [{c: _text(c, row.get(c)) for c in columns} for row in rows]
+    natural = {
+        c: max([len(_LABELS.get(c, c))] + [_display_width(r[c]) for r in cells]) for c in columns
+    }
+    widths = _widths(natural, columns, width)
+
+    def line(values: dict[str, str]) -> str:
+        parts = []
+        for column in columns:
+            text = values[column]
+            if column in ("index", "durationMs"):
+                parts.append(text.rjust(widths[column]))
+            else:
+                parts.append(_cut(text, widths[column]))
+        return "  ".join(parts).rstrip()
+
+    print(line({c: _LABELS.get(c, c) for c in columns}))
+    for values in cells:
+        print(line(values))

@@ -14,19 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
-
-from workbench import (
-    AnthropicClient,
-    ChatClient,
-    JSONFileError,
-    LLMAgent,
-    ModelCache,
-    OpenAIChatClient,
-    TrialResult,
-)
+from typing import TYPE_CHECKING, Any
 
 from ._common import fail
+
+if TYPE_CHECKING:
+    from workbench import ChatClient, TrialResult
 
 __all__ = ["add_agent_arguments", "agent_from_args", "default_cache_path", "model_turns_line"]
 
@@ -66,11 +59,30 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         "--offline", action="store_true", help="answer from the model cache only (no live call)"
     )
     group.add_argument(
-        "--temperature", type=float, default=None, help="sampling temperature sent to the model"
+        "--temperature",
+        type=_temperature,
+        default=None,
+        metavar="T",
+        help="sampling temperature sent to the model (0 to 2)",
     )
     group.add_argument(
-        "--max-tokens", type=int, default=None, help="reply token limit sent to the model"
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="reply token limit sent to the model",
     )
+
+
+def _temperature(text: str) -> float:
+    """An argparse type: a finite number from 0 to 2 (what the chat APIs accept)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 2.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 2")
+    return value
 
 
 def default_cache_path(source: str) -> Path:
@@ -80,12 +92,17 @@ def default_cache_path(source: str) -> Path:
 
 
 def agent_from_args(args: argparse.Namespace, source: str) -> Any:
-    """The agent the options ask for (``None``: the scripted agent), or an exit code."""
+    """The agent the options ask for (``None``: the scripted agent), or an exit code.
+
+    The LLM agent's modules (and its clients' libraries) are imported only when asked for, so
+    a scripted replay or sweep starts without them."""
     if args.agent != "llm":
         for flag, value in (("--model", args.model), ("--model-base-url", args.model_base_url)):
             if value is not None:
                 return fail(f"{flag} needs --agent llm")
         return None
+    from workbench import AnthropicClient, JSONFileError, LLMAgent, ModelCache, OpenAIChatClient
+
     if args.model_base_url is not None and args.model is None:
         return fail("--model-base-url needs --model (the model to ask)")
     client: ChatClient | None = None
@@ -106,6 +123,9 @@ def agent_from_args(args: argparse.Namespace, source: str) -> Any:
             return fail(f"--max-tokens must be at least 1, not {args.max_tokens}")
         params["max_tokens"] = args.max_tokens
     cache_path = args.model_cache or os.fspath(default_cache_path(source))
+    if os.path.exists(cache_path) and not os.path.isfile(cache_path):
+        # the cache is appended to: a FIFO would block the writes, a device swallow them
+        return fail(f"{cache_path}: the model cache must be a file (it is read and appended to)")
     try:
         cache = ModelCache(cache_path)
     except JSONFileError as exc:

@@ -35,7 +35,7 @@ from workbench import (
     write_json_atomic,
 )
 
-from ._common import fail
+from ._common import add_output_arguments, check_outputs, fail
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -83,6 +83,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="put tool inputs and results on the event log (off: content-free, RFC 0245 D)",
     )
+    add_output_arguments(serve)
     serve.set_defaults(handler=run_serve)
 
     record: argparse.ArgumentParser = sub.add_parser(
@@ -101,7 +102,13 @@ def register(sub: Any) -> None:
         metavar="CATALOGUE.json",
         help="also write the server's tools/list result (for serve-mcp --tools)",
     )
-    record.add_argument("command", nargs=argparse.REMAINDER, metavar="-- SERVER_COMMAND...")
+    record.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- SERVER_COMMAND...",
+        help="the MCP server to run and record, after --",
+    )
+    add_output_arguments(record)
     record.set_defaults(handler=run_record)
 
 
@@ -122,6 +129,11 @@ def run_serve(args: argparse.Namespace) -> int:
         from workbench.bridge import DEFAULT_AGENT_ID, McpBridge, bind_socket, summary_line
     except ImportError as exc:
         return fail(f"serve-mcp needs the mcp extra (pip install 'workbench[mcp]'): {exc}")
+    check_outputs(
+        args,
+        [("--events", args.events, "events"), ("--summary", args.summary, "json")],
+        inputs=[args.suite, args.host_profile, args.tools],
+    )
     try:
         suite = Suite.load(args.suite)
         profile = HostProfile.load(args.host_profile) if args.host_profile else None
@@ -185,7 +197,7 @@ def run_serve(args: argparse.Namespace) -> int:
     else:
         code = EXIT_PASSED
     try:
-        result = bridge.write(args.events, args.summary)
+        result = bridge.write(args.events, args.summary, overwrite=args.force)
     except (OSError, ValueError) as exc:
         return fail(f"serve-mcp could not write its files: {exc}", EXIT_CANNOT_SERVE)
     print(summary_line(result, stopped), file=sys.stderr, flush=True)
@@ -204,14 +216,15 @@ def run_record(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         return fail("record-mcp needs a server command after --")
+    check_outputs(args, [("--out", args.out, "events"), ("--tools-out", args.tools_out, "json")])
     try:
-        recording = record_mcp(command, args.out)
+        recording = record_mcp(command, args.out, overwrite=args.force)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else command[0]
         return fail(f"record-mcp: {where}: {exc.strerror or exc}")
     if args.tools_out and recording.catalogue is not None:
         try:
-            write_json_atomic(args.tools_out, recording.catalogue)
+            write_json_atomic(args.tools_out, recording.catalogue, overwrite=args.force)
         except (OSError, ValueError) as exc:
             print(recording_text(recording), file=sys.stderr, flush=True)
             return fail(f"could not write {args.tools_out!r}: {exc}")

@@ -1,4 +1,10 @@
-"""``workbench promote RUN -o SUITE.json``: promote recorded runs into a suite."""
+"""``workbench promote RUN -o SUITE.json``: promote recorded runs into a suite.
+
+The output is checked before anything is read (never the recording itself, never a file the
+workbench did not write without ``--force``), and the suite is written only when its
+self-test could run: a suite that cannot be replayed (a policy the scripted agent does not
+know, an invalid version) is refused instead of written.
+"""
 
 from __future__ import annotations
 
@@ -6,61 +12,98 @@ import argparse
 import json
 from typing import Any
 
-from workbench import promote
-
-from ._common import add_run_arguments, fail, load_run_file
+from ._common import add_output_arguments, add_run_arguments, check_outputs, fail, load_run_file
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "promote", help="promote a recorded run into an eval suite with recorded fixtures"
+        "promote",
+        help="promote a recorded run into an eval suite with recorded fixtures",
+        description="Turn each recorded run into a task: one fixture entry per tool call "
+        "(isError as recorded), a script that makes the recorded calls, the recorded outcome "
+        "as the golden expectation and the recorded calls as the expected trajectory. Secrets "
+        "are redacted and reported by path. The suite is replayed once (the self-test) and "
+        "written only if that replay could run; exit 1 when it ran but differs.",
     )
     add_run_arguments(parser)
     parser.add_argument(
-        "--suite-id", default=None, help="the suite id (<scope>.<org>.evals.<name>)"
+        "-o",
+        "--output",
+        required=True,
+        metavar="SUITE.json",
+        help="the suite file to write (its folder must exist unless --parents)",
     )
-    parser.add_argument("--version", default="1.0.0", help="the suite version (default 1.0.0)")
+    parser.add_argument(
+        "--suite-id",
+        default=None,
+        help="the suite id, <scope>.<org>.evals.<name> (default: local.workbench.evals.<file>)",
+    )
+    parser.add_argument(
+        "--suite-version",
+        "--version",
+        dest="version",
+        default="1.0.0",
+        metavar="X.Y.Z",
+        help="the suite's SemVer version (default 1.0.0)",
+    )
     parser.add_argument(
         "--policy",
         default=None,
-        help='script policy for steps that succeeded, as JSON (default {"retry": 1})',
+        metavar="POLICY",
+        help="what the script does when a call that succeeded in the recording fails: abort, "
+        'skip, or a JSON policy such as \'{"retry": 2}\' (default {"retry": 1})',
     )
     parser.add_argument(
         "--strict-trajectory",
         action="store_true",
-        help="expect exactly the recorded calls (match strict; default superset)",
+        help="expect exactly the recorded calls (trajectory match strict; default superset: "
+        "retries may add calls)",
     )
-    parser.add_argument("--no-redact", action="store_true", help="do not redact secrets")
-    parser.add_argument("-o", "--output", required=True, metavar="SUITE.json")
+    parser.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep secrets as recorded (default: values under credential keys and "
+        "token-shaped strings are replaced by [REDACTED] and reported)",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the suite even when the runs record no tool call (it grades only answers)",
+    )
+    add_output_arguments(parser)
     parser.set_defaults(handler=run)
 
 
+def _policy(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text  # "skip", "abort" given bare
+
+
 def run(args: argparse.Namespace) -> int:
+    from workbench import promote
+
+    check_outputs(args, [("-o", args.output, "json")], inputs=[args.run])
     loaded = load_run_file(args)
-    if isinstance(loaded, int):
-        return loaded
-    policy = None
-    if args.policy is not None:
-        try:
-            policy = json.loads(args.policy)
-        except json.JSONDecodeError:
-            policy = args.policy  # "skip", "abort" given bare
-    try:
-        promotion = promote(
-            loaded,
-            suite_id=args.suite_id,
-            version=args.version,
-            policy=policy,
-            trajectory_match="strict" if args.strict_trajectory else "superset",
-            redact_secrets=not args.no_redact,
-        )
-    except ValueError as exc:
-        return fail(str(exc))
-    try:
-        path = promotion.suite.save(args.output)
-    except OSError as exc:
-        return fail(f"{args.output}: cannot write: {exc.strerror or exc}")
+    promotion = promote(
+        loaded,
+        suite_id=args.suite_id,
+        version=args.version,
+        policy=_policy(args.policy),
+        trajectory_match="strict" if args.strict_trajectory else "superset",
+        redact_secrets=not args.no_redact,
+        allow_empty=args.allow_empty,
+    )
     for line in promotion.summary_lines():
         print(line)
+    report = promotion.self_test
+    if report is not None and report.error is not None:
+        return fail(f"{args.output}: not written: the promoted suite cannot be replayed")
+    path = promotion.suite.save(
+        args.output, overwrite=args.force, parents=args.parents, inputs=[args.run]
+    )
     print(f"wrote {path}")
-    return 0 if promotion.self_test is None or promotion.self_test.passed else 1
+    return 0 if report is None or report.passed else 1

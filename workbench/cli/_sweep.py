@@ -3,27 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
+import math
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench import (
-    BASELINE,
-    NEEDS_MODEL,
-    ErrorRule,
-    HostRefusal,
-    JSONFileError,
-    LoadError,
-    SuiteError,
-    SweepResult,
-    sweep,
-    write_report,
+from workbench import FAULT_KINDS
+
+from ._common import (
+    MAX_TRIALS,
+    MAX_WORKERS,
+    add_error_regex,
+    add_output_arguments,
+    bounded_int,
+    check_outputs,
+    error_rule,
+    fail,
+    naming,
+    plural,
+    print_table,
 )
-
-from ._common import fail, print_table
 from ._llm import add_agent_arguments, agent_from_args
+
+if TYPE_CHECKING:
+    from workbench import SweepResult
 
 _ROOT = Path(__file__).resolve().parents[2]
 DEMO_INPUTS: tuple[tuple[str, str, str | None], ...] = (
@@ -50,13 +60,31 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--kind",
         action="append",
-        choices=("hard", "transient", "flip"),
+        choices=FAULT_KINDS,
         default=None,
-        help="a fault kind (repeatable; default: hard and transient)",
+        help="a fault kind (repeatable; default: hard and transient); empty and truncated are "
+        "silent: served as successes, which the scripted agent cannot notice",
     )
-    parser.add_argument("--trials", type=int, default=1, help="trials per variant (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for choose draws and ids")
-    parser.add_argument("--workers", type=int, default=None, help="a process pool of N workers")
+    parser.add_argument(
+        "--trials",
+        type=bounded_int(1, MAX_TRIALS),
+        default=1,
+        metavar="N",
+        help="trials per variant (default 1)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=bounded_int(-(2**63), 2**63 - 1),
+        default=0,
+        help="the seed of the scripted agent's choose draws and of the run's ids (default 0)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=None,
+        metavar="N",
+        help="run the variants on a pool of N worker processes (default: in this process)",
+    )
     parser.add_argument(
         "--dask",
         nargs="?",
@@ -71,7 +99,15 @@ def register(sub: Any) -> None:
         metavar="P",
         help="for run formats with no error flag: a reply starting with P is a failure",
     )
-    parser.add_argument("--out", default="out/sweep", metavar="DIR", help="output folder")
+    add_error_regex(parser)
+    parser.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="the report folder, replaced as a whole when the sweep is done (default "
+        "out/sweep; a folder you name must be new, empty or an earlier report)",
+    )
+    add_output_arguments(parser)
     add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -79,69 +115,269 @@ def register(sub: Any) -> None:
         "demo",
         help="sweep the bundled billing run and tau-bench record and write their reports",
     )
-    demo.add_argument("--out", default="out/demo", metavar="DIR", help="output folder")
-    demo.add_argument("--workers", type=int, default=None, help="a process pool of N workers")
+    demo.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="the folder for the two report folders (default out/demo)",
+    )
+    demo.add_argument(
+        "--workers",
+        type=bounded_int(1, MAX_WORKERS),
+        default=None,
+        metavar="N",
+        help="run the variants on a pool of N worker processes (default: in this process)",
+    )
+    add_output_arguments(demo)
     demo.set_defaults(handler=run_demo)
 
 
-def write_outputs(result: SweepResult, out_dir: str | os.PathLike[str]) -> list[str]:
-    """The report folder: ``report.html``, the CSVs and the charts."""
-    report = write_report(result, out_dir)
+def _out(args: argparse.Namespace, default: str) -> tuple[str, bool]:
+    """The output folder and whether its missing parents may be created (the default's are)."""
+    if args.out is None:
+        return default, True
+    return args.out, bool(args.parents)
+
+
+def write_outputs(
+    result: SweepResult,
+    out_dir: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    parents: bool = False,
+    inputs: tuple[str | os.PathLike[str], ...] = (),
+) -> list[str]:
+    """The report folder: ``report.html``, the CSVs and the charts (replaced as a whole)."""
+    from workbench import write_report
+
+    report = write_report(result, out_dir, overwrite=overwrite, parents=parents, inputs=inputs)
     return [os.fspath(report)]
 
 
+def _figure(value: Any, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return format(value, spec)
+
+
+TERMINAL_ROWS = 60
+"""Per-boundary rows printed at most; a larger sweep prints its per task x kind figures."""
+
+
 def print_recovery(result: SweepResult) -> None:
-    """The per-boundary recovery table."""
+    """The per-boundary recovery table: rates over triggered variant-trials only (R37, R38).
+
+    A sweep with more than :data:`TERMINAL_ROWS` boundary rows prints the per task x kind and
+    per kind figures instead (every boundary's are in ``recovery.csv``)."""
     table = result.per_boundary()
+    if len(table) > TERMINAL_ROWS:
+        _print_levels(result, len(table))
+        return
     rows = [
         {
             **{str(k): v for k, v in row.items()},
-            "recoveryRate": f"{row['recoveryRate']:.2f}",
-            "passHatK": f"{row['passHatK']:.2f}",
-            "extraCalls": f"{row['extraCalls']:+.1f}",
+            "recoveryRate": _figure(row["recoveryRate"], ".2f"),
+            "low95": _figure(row["low95"], ".2f"),
+            "high95": _figure(row["high95"], ".2f"),
+            "passHatK": _figure(row["passHatK"], ".2f"),
+            "extraCalls": _figure(row["extraCalls"], "+.1f"),
         }
         for row in table.to_dict(orient="records")
     ]
-    columns = ["boundary", "tool", "kind", "variants", "trials", "recoveryRate", "passHatK"]
+    columns = ["boundary", "tool", "kind", "trials", "triggered", "recoveryRate", "low95",
+               "high95", "passHatK", "extraCalls"]  # fmt: skip
     if len(result.task_ids) > 1:
         columns.insert(0, "taskId")
-    print_table(rows, [*columns, "extraCalls"])
+    print_table(rows, columns)
+
+
+def _print_levels(result: SweepResult, boundary_rows: int) -> None:
+    levels = result.recovery()
+    levels = levels[levels["level"].isin(["task-kind", "kind"])]
+    if len(result.task_ids) <= 1:
+        levels = levels[levels["level"] == "kind"]
+    rows = [
+        {
+            **{str(k): v for k, v in row.items()},
+            "taskId": row["taskId"] if row["level"] == "task-kind" else "(all tasks)",
+            "recoveryRate": _figure(row["recoveryRate"], ".2f"),
+            "low95": _figure(row["low95"], ".2f"),
+            "high95": _figure(row["high95"], ".2f"),
+        }
+        for row in levels.to_dict(orient="records")
+    ]
+    print(f"{boundary_rows:,} boundary x kind rows: per boundary in recovery.csv; per kind here")
+    columns = ["taskId", "kind", "variantTrials", "triggered", "untriggered", "recovered",
+               "recoveryRate", "low95", "high95"]  # fmt: skip
+    if len(result.task_ids) <= 1:
+        columns.remove("taskId")
+    print_table(rows, columns)
 
 
 def _summary_line(result: SweepResult) -> str:
-    frame = result.frame
-    variants = frame[frame["variant"] != BASELINE]
-    recovered = int(variants["recovered"].sum())
-    base = frame[frame["variant"] == BASELINE]
-    needs_model = int((variants["outcome"] == NEEDS_MODEL).sum())
+    from workbench import BASELINE
+
+    figure = result.overall()
+    base = result.frame[result.frame["variant"] == BASELINE]
+    if figure.triggered:
+        low, high = figure.interval
+        rate = f"{figure.rate:.0%} [{low:.0%}, {high:.0%}]"
+    else:
+        rate = "no rate"
+    needs_model = figure.needs_model
     return (
-        f"{len(result.variants)} variant(s) x {result.trials} trial(s): {recovered}/"
-        f"{len(variants) - needs_model} variant-trials recovered; baseline "
+        f"{plural(len(result.variants), 'variant')} x {plural(result.trials, 'trial')}: "
+        f"{figure.recovered}/"
+        f"{figure.triggered} triggered variant-trials recovered ({rate}, Wilson 95%); "
+        f"{figure.untriggered} untriggered; baseline "
         f"{'passed' if bool(base['passed'].all()) else 'FAILED'}"
         + (f"; {needs_model} needs-model (no model to answer)" if needs_model else "")
     )
 
 
+def _print_pairs(result: SweepResult) -> None:
+    if result.faults != "pairs":
+        return
+    pairs = result.minimal_failing_pairs()
+    print(f"minimal failing pairs (each fault alone recovered): {len(pairs)}")
+    if len(pairs):
+        print_table(
+            [{str(k): v for k, v in r.items()} for r in pairs.to_dict(orient="records")],
+            ["taskId", "variant", "kind", "trial", "tools"],
+        )
+
+
 def _dask_executor(address: str) -> tuple[Executor, Any]:
+    if address != "local":
+        client = _dask_module().Client(address)
+        return client.get_executor(), (client,)
+    # The resource tracker (started for the cluster's processes) warns at exit about the
+    # semaphores of workers killed by Ctrl-C, which it then cleans up: no warning needed.
+    sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
+    distributed = _dask_module()
     try:
-        from distributed import Client, LocalCluster
+        with _sigint_held():
+            # No dashboard: the CLI shows none, and another cluster on the machine holding its
+            # port would make distributed print a warning.
+            cluster = distributed.LocalCluster(
+                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+            )
+        client = distributed.Client(cluster)
+    except BaseException:
+        _abandon_clusters()
+        raise
+    return client.get_executor(), (client, cluster)
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked (not ignored) in this thread while a local cluster starts.
+
+    Ctrl-C reaches every process of the terminal's group. The threads the cluster starts, and
+    the worker processes they spawn, inherit the blocked mask and never see it. Meanwhile
+    this thread waits inside distributed for the cluster, where no signal reaches it, so a
+    helper thread watches for a Ctrl-C (or SIGTERM) and interrupts the command at once
+    (``interrupt_from_thread``): one left pending for the process it takes with
+    ``sigtimedwait``; one the kernel handed to a thread that does not block it (a native
+    thread pool started earlier) it reads from the signal wakeup fd. Ignoring SIGINT instead
+    would lose it, and the sweep would run to the end. multiprocessing's resource tracker
+    unblocks SIGINT in the thread that starts it, so it is started first.
+    """
+    from multiprocessing import resource_tracker
+
+    from workbench.cli import interrupt_from_thread
+
+    resource_tracker.ensure_running()
+    held = {signal.SIGINT}
+    stopping = {int(signal.SIGINT), int(signal.SIGTERM), int(getattr(signal, "SIGHUP", 0))}
+    done = threading.Event()
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+
+    def take() -> None:
+        while not done.is_set():
+            caught = signal.sigtimedwait(held, 0.05)
+            signum = caught.si_signo if caught is not None else None
+            if signum is None:
+                with contextlib.suppress(BlockingIOError):
+                    signum = next((b for b in os.read(read_end, 64) if b in stopping), None)
+            if signum is not None:
+                interrupt_from_thread(signum)
+                return
+
+    previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    taker = threading.Thread(target=take, name="workbench: Ctrl-C while Dask starts", daemon=True)
+    try:
+        taker.start()
+        yield
+    finally:
+        done.set()
+        taker.join()
+        signal.set_wakeup_fd(previous_fd)
+        os.close(read_end)
+        os.close(write_end)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+def _dask_module() -> Any:
+    """``distributed``, with its and Tornado's loggers quiet: they report cancelled futures and
+    killed workers as ERRORs with tracebacks when a sweep is stopped, and the sweep reports
+    its own errors."""
+    try:
+        import distributed
     except ImportError as exc:
         raise RuntimeError("--dask needs the dask extra: pip install 'workbench[dask]'") from exc
-    if address == "local":
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=2, processes=True, threads_per_worker=1
-        )
-        client = Client(cluster)  # type: ignore[no-untyped-call]
-        return client.get_executor(), (client, cluster)  # type: ignore[no-untyped-call]
-    client = Client(address)  # type: ignore[no-untyped-call]
-    return client.get_executor(), (client,)  # type: ignore[no-untyped-call]
+    for name in ("distributed", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    return distributed
+
+
+def _kill_workers(cluster: Any) -> None:
+    """SIGKILL a local cluster's worker processes (``Nanny.pid``), with no restart."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        nanny.auto_restart = False
+        pid = getattr(nanny, "pid", None)
+        if isinstance(pid, int):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _abandon_clusters() -> None:
+    """A signal while a local cluster starts: kill the workers it has started and keep
+    distributed's exit hook from closing it (that close asserts on workers still starting
+    and prints a traceback)."""
+    spec = sys.modules.get("distributed.deploy.spec")
+    for cluster in list(getattr(getattr(spec, "SpecCluster", None), "_instances", ())):
+        _kill_workers(cluster)
+        cluster.shutdown_on_close = False
+
+
+def _close(closers: Any, interrupted: bool) -> None:
+    """Close the Dask client and cluster. After Ctrl-C (or an error) a local cluster's
+    processes are killed first, since a graceful close waits for the batches they run."""
+    if not interrupted:
+        for closer in closers:
+            closer.close()
+        return
+    if len(closers) > 1:  # our own LocalCluster: kill its worker processes first
+        _kill_workers(closers[1])
+    for closer in closers:
+        with contextlib.suppress(BaseException):
+            closer.close(timeout=0.5)
+    if len(closers) > 1:
+        closers[1].shutdown_on_close = False
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.trials < 1:
-        return fail(f"--trials must be at least 1, not {args.trials}")
+    from workbench import HostRefusal, sweep, sweep_source
+
+    out, parents = _out(args, "out/sweep")
+    args.parents = parents
+    check_outputs(args, [("--out", out, "report")], inputs=[args.input])
     # '' is "no error rule", as in `boundaries` and `promote` (ErrorRule.prefix(''))
-    rule = ErrorRule.prefix(args.error_prefix) if args.error_prefix is not None else None
+    rule = error_rule(args)
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else ("hard", "transient")
     agent = agent_from_args(args, args.input)
     if isinstance(agent, int):
@@ -151,8 +387,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.dask is not None:
             executor, closers = _dask_executor(args.dask)
+        with naming(args.input):
+            suite = sweep_source(args.input, error_rule=rule)
         result = sweep(
-            args.input,
+            suite,
             faults=args.faults,
             kinds=kinds,
             trials=args.trials,
@@ -162,37 +400,55 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             error_rule=rule,
         )
-    except LoadError as exc:
-        for problem in exc.problems[:20]:
-            print(f"workbench: error: {problem}", file=sys.stderr)
-        return 2
     except HostRefusal as refusal:
         return fail(f"{args.input}: {refusal}")
-    except (JSONFileError, SuiteError, ValueError, KeyError, RuntimeError, OSError) as exc:
+    except KeyError as exc:
+        return fail(str(exc.args[0]) if exc.args else str(exc))
+    except RuntimeError as exc:
         return fail(str(exc))
-    finally:
-        for closer in closers:
-            closer.close()
+    except ValueError as exc:  # a sweep the input cannot make (faults, size): name the input
+        message = str(exc)
+        return fail(message if args.input in message else f"{args.input}: {message}")
+    except BaseException:
+        _close(closers, interrupted=True)
+        raise
+    _close(closers, interrupted=False)
     print_recovery(result)
+    _print_pairs(result)
     print(_summary_line(result))
-    for path in write_outputs(result, args.out):
+    written = write_outputs(
+        result, out, overwrite=args.force, parents=parents, inputs=(args.input,)
+    )
+    for path in written:
         print(f"wrote {path}")
     return 0
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    lines: list[str] = []
-    for folder, relative, prefix in DEMO_INPUTS:
-        source = _ROOT / relative
+    from workbench import ErrorRule, sweep
+
+    out_text, parents = _out(args, "out/demo")
+    out = Path(out_text)
+    sources = [_ROOT / relative for _, relative, _ in DEMO_INPUTS]
+    for source, (_, relative, _) in zip(sources, DEMO_INPUTS, strict=True):
         if not source.exists():
             return fail(f"bundled run {relative} not found (run the demo from a source checkout)")
+    args.parents = parents
+    check_outputs(
+        args,
+        [(f"--out {folder}", out / folder, "report") for folder, _, _ in DEMO_INPUTS],
+        inputs=sources,
+    )
+    lines: list[str] = []
+    for (folder, relative, prefix), source in zip(DEMO_INPUTS, sources, strict=True):
         rule = ErrorRule.prefix(prefix) if prefix else None
         print(f"== {folder}: single-fault sweep of {relative} (hard, transient)")
         result = sweep(source, workers=args.workers, error_rule=rule)
         print_recovery(result)
         print(_summary_line(result))
-        written = write_outputs(result, out / folder)
+        written = write_outputs(
+            result, out / folder, overwrite=args.force, parents=parents, inputs=tuple(sources)
+        )
         lines.append(f"  {folder:<10} {_summary_line(result)}")
         lines.extend(f"             {path}" for path in written)
         print()

@@ -1,10 +1,13 @@
-"""Notebook widgets: the :class:`Workbench` (ipywidgets 8), a thin view over the library.
+"""Notebook widgets: the :class:`Workbench` (ipywidgets 8 and anywidget), a thin view over the
+library.
 
     >>> from workbench.widgets import Workbench
     >>> wb = Workbench("fixtures/billing-support.openwop.jsonl")
-    >>> wb          # in a cell: Load, Boundaries, Replay, Sweep & branches, Export
+    >>> wb   # a cell: a task picker over Load, Boundaries, Replay, Sweep & branches, Export
 
-Imported inside a kernel, charts render offline (``alt.JupyterChart`` with bundled Vega).
+Charts render offline by construction (an ``alt.JupyterChart`` with Vega bundled by vl-convert),
+whatever was displayed before. Imported inside a kernel, charts shown as cell outputs use the
+``workbench`` altair renderer: live and offline, with a static PNG twin a saved notebook keeps.
 """
 
 from ._settings import enable_offline_charts, in_kernel

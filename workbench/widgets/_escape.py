@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["MONO", "esc", "html_table", "json_text", "mono", "shorten"]
+__all__ = [
+    "DETAIL_LIMIT",
+    "cell_text",
+    "esc",
+    "html_table",
+    "json_text",
+    "mono",
+    "pretty",
+    "result_text",
+    "shorten",
+]
 
-MONO = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px"
-"""The CSS font of args and payloads."""
+DETAIL_LIMIT = 200_000
+"""Characters of one detail part sent to the browser (the suite holds it all)."""
 
 
 def json_text(value: Any) -> str:
@@ -41,7 +51,7 @@ def mono(value: Any, *, limit: int | None = None, title: bool = True) -> str:
     text = json_text(value)
     shown = shorten(text, limit) if limit else text
     tip = f' title="{html.escape(text, quote=True)}"' if title and shown != text else ""
-    return f'<span class="wb-mono" style="{MONO}"{tip}>{html.escape(shown, quote=True)}</span>'
+    return f'<span class="wb-mono"{tip}>{html.escape(shown, quote=True)}</span>'
 
 
 def html_table(
@@ -51,7 +61,8 @@ def html_table(
     css_class: str = "wb-table",
     row_classes: Sequence[str] | None = None,
 ) -> str:
-    """An HTML table; cells are escaped, except :class:`Markup` cells (already escaped here)."""
+    """An HTML table; cells are escaped, except :class:`Markup` cells (already escaped here).
+    Its look comes from the workbench stylesheet (``_static/workbench.css``)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body: list[str] = []
     for i, row in enumerate(rows):
@@ -59,13 +70,7 @@ def html_table(
         attr = f' class="{html.escape(cls, quote=True)}"' if cls else ""
         cells = "".join(f"<td>{_cell(value)}</td>" for value in row)
         body.append(f"<tr{attr}>{cells}</tr>")
-    style = (
-        "<style>.wb-table{border-collapse:collapse;font-size:12px}"
-        ".wb-table th,.wb-table td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;"
-        "vertical-align:top}.wb-table tr.wb-diverged td{background:#fff4d6}"
-        ".wb-failed{color:#b00020;font-weight:600}</style>"
-    )
-    return f'{style}<table class="{css_class}"><tr>{head}</tr>{"".join(body)}</table>'
+    return f'<table class="{css_class}"><tr>{head}</tr>{"".join(body)}</table>'
 
 
 class Markup(str):
@@ -87,3 +92,47 @@ def _cell(value: Any) -> str:
 def markup(text: str) -> Markup:
     """Mark HTML built from escaped parts as safe for :func:`html_table`."""
     return Markup(text)
+
+
+def pretty(value: Any) -> str:
+    """JSON with two-space indents, non-ASCII kept, cut at :data:`DETAIL_LIMIT` characters."""
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    if len(text) > DETAIL_LIMIT:
+        more = len(text) - DETAIL_LIMIT
+        text = text[:DETAIL_LIMIT] + f"\n\u2026 ({more:,} more characters: read wb.suite)"
+    return text
+
+
+def result_text(response: Any) -> Any:
+    """The text blocks of an MCP result, joined (parsed when the text is JSON); ``None`` when
+    there are none."""
+    content = response.get("content") if isinstance(response, Mapping) else None
+    if not isinstance(content, list):
+        return None
+    texts = [
+        b["text"]
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    if not texts:
+        return None
+    joined = "\n".join(texts)
+    try:
+        return json.loads(joined)
+    except ValueError:
+        return joined
+
+
+def cell_text(value: Any) -> str:
+    """A pandas cell as text (``<NA>`` -> empty)."""
+    try:
+        import pandas as pd
+
+        if value is pd.NA or (not isinstance(value, str) and bool(pd.isna(value))):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

@@ -1,14 +1,17 @@
 """The Load part: a path box (or an uploaded file) for a promoted run or a suite.
 
 Loading is two library calls: :func:`workbench.load_runs` then :func:`workbench.promote` for a
-run file, or :meth:`workbench.Suite.load` for a suite file. Load errors stay in place, naming the
-file and line (``LoadError.problems``, ``JSONFileError``).
+run file, or :meth:`workbench.Suite.load` for a suite file. A relative path is taken from the
+notebook's folder (not the kernel's working directory, which a cell may have changed). Load
+errors stay in place, naming the file and line (``LoadError.problems``, ``JSONFileError``), and
+say which folder a relative path was resolved against.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from workbench import (
+    RUN_FORMATS,
     ErrorRule,
     JSONFileError,
     LoadError,
@@ -31,20 +35,14 @@ from workbench import (
 )
 
 from ._escape import esc
+from ._paths import resolve
 
 if TYPE_CHECKING:
     from ._state import WorkbenchState
 
 __all__ = ["LOAD_FORMATS", "LoadPanel", "Loaded", "load_source"]
 
-LOAD_FORMATS: tuple[str, ...] = (
-    "auto",
-    "suite",
-    "openwop",
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-)
+LOAD_FORMATS: tuple[str, ...] = ("auto", "suite", *RUN_FORMATS)
 """The format picker's choices: ``auto`` tells a suite from a run file by its content."""
 
 
@@ -63,8 +61,8 @@ class Loaded:
 
 
 def _looks_like_suite(path: str) -> bool:
-    if path.endswith((".jsonl", ".ndjson")):
-        return False
+    if path.endswith((".jsonl", ".ndjson")) or not os.path.isfile(path):
+        return False  # a FIFO or device is never opened here: load_runs refuses it (R35)
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -84,11 +82,27 @@ def _promoted(source: LoadResult | PromotedRun | Sequence[PromotedRun], path: st
     return Loaded(suite=suite, label=label, promotion=promotion, path=path)
 
 
+class PathLoadError(Exception):
+    """A file given by a relative path could not be loaded: the error, and where it looked."""
+
+    def __init__(self, given: str, folder: Path, error: BaseException) -> None:
+        super().__init__(f"{given}: resolved against {folder}")
+        self.given = given
+        self.folder = folder
+        self.error = error
+
+
 def load_source(
-    source: Any, *, format: str = "auto", error_rule: ErrorRule | None = None
+    source: Any,
+    *,
+    format: str = "auto",
+    error_rule: ErrorRule | None = None,
+    folder: Path | None = None,
 ) -> Loaded:
     """Load what the widget was given: a path (run or suite file), a ``LoadResult``, runs, a
-    ``Promotion``, a :class:`~workbench.Suite` or a suite's JSON object."""
+    ``Promotion``, a :class:`~workbench.Suite` or a suite's JSON object. A relative path is
+    taken from ``folder`` (default: the working directory); when it cannot be loaded the error
+    is a :class:`PathLoadError` naming that folder."""
     if isinstance(source, Suite):
         return Loaded(suite=source, label=f"suite {source.suite_id}", path=source.path)
     if isinstance(source, Promotion):
@@ -102,7 +116,18 @@ def load_source(
         return _promoted(source, source.source or None)
     if isinstance(source, Sequence) and not isinstance(source, str | bytes):
         return _promoted(list(source), None)
-    path = os.fspath(source)
+    given = os.fspath(source)
+    base = folder if folder is not None else Path(os.getcwd())
+    path = str(resolve(given, base))
+    if os.path.isabs(os.path.expanduser(given)):
+        return _load_path(path, format, error_rule)
+    try:
+        return _load_path(path, format, error_rule)
+    except Exception as exc:
+        raise PathLoadError(given, base, exc) from exc
+
+
+def _load_path(path: str, format: str, error_rule: ErrorRule | None) -> Loaded:
     if format == "suite" or (format == "auto" and _looks_like_suite(path)):
         suite = Suite.load(path)
         label = f"{os.path.basename(path)}: suite {suite.suite_id} ({len(suite)} task(s))"
@@ -113,6 +138,12 @@ def load_source(
 
 def error_lines(exc: BaseException) -> list[str]:
     """The messages to show for a failed load: every problem of a ``LoadError``, one a line."""
+    if isinstance(exc, PathLoadError):
+        return [
+            *error_lines(exc.error),
+            f"{exc.given} is a relative path: it was resolved against the notebook's folder "
+            f"{exc.folder}",
+        ]
     if isinstance(exc, LoadError) and exc.problems:
         return [str(problem) for problem in exc.problems]
     if isinstance(exc, JSONFileError | SuiteError | OSError | ValueError | KeyError):
@@ -130,29 +161,44 @@ class LoadPanel:
         )
         self.path.add_class("wb-load-path")
         self.format = w.Dropdown(options=LOAD_FORMATS, value="auto", description="format")
-        self.error_rule = w.Text(
-            value="Error:",
-            description="error prefix",
-            tooltip="formats without an error flag: a result whose text starts with this failed",
+        self.rule_kind = w.Dropdown(
+            options=[("error prefix", "prefix"), ("error regex", "regex")],
+            value="prefix",
+            description="error rule",
+            tooltip="formats without an error flag: a result whose text starts with the prefix "
+            "(or matches the regular expression, re.search) failed (R36)",
         )
-        self.button = w.Button(description="Load", icon="folder-open", button_style="primary")
+        self.error_rule = w.Text(value="Error:", placeholder="prefix or regular expression")
+        self.button = w.Button(description="Load", icon="folder-open")
         self.button.add_class("wb-load-button")
+        self.button.add_class("wb-btn-primary")
         self.button.on_click(lambda _b: self.load_path())
-        self.upload = w.FileUpload(accept=".json,.jsonl,.ndjson", multiple=False)
+        self.upload = w.FileUpload(
+            accept=".json,.jsonl,.ndjson,.eval,.traj,.yaml,.yml,.gz", multiple=False
+        )
         self.upload.observe(self._on_upload, names="value")
         self.status = w.HTML()
         self.status.add_class("wb-load-status")
         self.widget = w.VBox(
             [
                 w.HBox([self.path, self.button]),
-                w.HBox([self.format, self.error_rule, self.upload]),
+                w.HBox([self.format, self.rule_kind, self.error_rule, self.upload]),
                 self.status,
             ]
         )
         self.widget.add_class("wb-load")
 
     def rule(self) -> ErrorRule:
-        """The error rule from the box (empty: no rule)."""
+        """The error rule from the box: a prefix, or a regular expression (empty: no rule).
+
+        Raises ``ValueError`` for a regular expression that does not compile (shown in place)."""
+        if self.rule_kind.value == "regex" and self.error_rule.value:
+            try:
+                return ErrorRule.regex(self.error_rule.value)
+            except re.error as exc:
+                raise ValueError(
+                    f"error regex {self.error_rule.value!r} is not a regular expression: {exc}"
+                ) from exc
         return ErrorRule.prefix(self.error_rule.value)
 
     def show_loaded(self, loaded: Loaded) -> None:
@@ -162,10 +208,7 @@ class LoadPanel:
     def show_error(self, exc: BaseException) -> None:
         """Show a load error in place: every problem, naming its file and line."""
         items = "".join(f"<li>{esc(line)}</li>" for line in error_lines(exc))
-        self.status.value = (
-            f'<div class="wb-error" style="color:#b00020"><b>Could not load</b><ul>{items}</ul>'
-            "</div>"
-        )
+        self.status.value = f'<div class="wb-error"><b>Could not load</b><ul>{items}</ul></div>'
 
     def load_path(self, path: str | None = None) -> bool:
         """Load the path in the box (or ``path``); True when it loaded."""
@@ -174,7 +217,9 @@ class LoadPanel:
             self.show_error(ValueError("give a path to a run or suite file"))
             return False
         try:
-            loaded = load_source(target, format=self.format.value, error_rule=self.rule())
+            loaded = load_source(
+                target, format=self.format.value, error_rule=self.rule(), folder=self._wb.folder
+            )
         except Exception as exc:  # shown in place, the widget stays usable
             self.show_error(exc)
             return False

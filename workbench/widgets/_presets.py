@@ -13,7 +13,7 @@ import ipywidgets as w
 
 from workbench import PAYLOAD_PRESETS, error_payload
 
-from ._escape import MONO, esc
+from ._escape import esc
 
 __all__ = ["PayloadEditor"]
 
@@ -40,6 +40,11 @@ class PayloadEditor:
         self.widget = w.HBox([self.preset, self.text, self.preview])
         self._refresh()
 
+    def set_enabled(self, enabled: bool) -> None:
+        """Enable the editor, or grey it out (for a fault kind that serves no payload)."""
+        self.preset.disabled = not enabled
+        self.text.disabled = not enabled
+
     def payload(self) -> dict[str, Any]:
         """The payload the editor shows (ValueError for a custom preset with no text)."""
         return error_payload(self.preset.value, self.text.value or None)
@@ -48,6 +53,6 @@ class PayloadEditor:
         try:
             shown = json.dumps(self.payload(), ensure_ascii=False)
         except ValueError as exc:
-            self.preview.value = f'<span style="color:#b00020">{esc(str(exc))}</span>'
+            self.preview.value = f'<span class="wb-error">{esc(str(exc))}</span>'
             return
-        self.preview.value = f'<code style="{MONO}">{esc(shown)}</code>'
+        self.preview.value = f'<code class="wb-mono">{esc(shown)}</code>'

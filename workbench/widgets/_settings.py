@@ -1,8 +1,9 @@
-"""Chart rendering settings for notebooks: offline Vega, a PNG fallback for static outputs.
+"""Chart rendering settings for notebooks: live and offline in a kernel, PNG elsewhere.
 
-Inside a kernel, charts render through ``alt.JupyterChart`` with the Vega libraries bundled
-(``offline=True``: no CDN). Outside a kernel (scripts, static builds) charts render as PNG through
-vl-convert, so a saved output still shows a picture.
+Inside a kernel, charts shown as cell outputs render through the ``workbench`` altair renderer:
+a live ``JupyterChart`` with Vega bundled (no CDN), preceded by a static PNG that a saved notebook
+keeps (see :mod:`workbench.widgets._charts`). Outside a kernel (scripts, static builds) charts
+render as PNG through vl-convert, so a saved output still shows a picture.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def in_kernel() -> bool:
 
 
 def enable_offline_charts(*, force: ChartRenderer | None = None) -> ChartRenderer:
-    """Pick altair's renderer: ``jupyter`` offline in a kernel, else ``png`` (when vl-convert is
-    installed). Returns the renderer enabled (``none``: altair or vl-convert missing).
+    """Pick altair's renderer: live and offline in a kernel (``jupyter``: the ``workbench``
+    renderer, a ``JupyterChart`` with bundled Vega and a static PNG twin), else ``png`` (when
+    vl-convert is installed). Returns the choice made (``none``: altair or vl-convert missing).
 
     ``force`` picks one regardless of where the code runs (tests, static builds).
     """
@@ -36,14 +38,13 @@ def enable_offline_charts(*, force: ChartRenderer | None = None) -> ChartRendere
         return "none"
     try:
         import altair as alt
-    except ImportError:
-        return "none"
-    if choice == "jupyter":
-        alt.renderers.enable("jupyter", offline=True)
-        return "jupyter"
-    try:
         import vl_convert  # noqa: F401
     except ImportError:
         return "none"
+    if choice == "jupyter":
+        from ._charts import enable_renderer
+
+        enable_renderer()
+        return "jupyter"
     alt.renderers.enable("png")
     return "png"

@@ -1,13 +1,15 @@
-"""The ``Workbench`` widget: Load, Boundaries, Replay, Sweep & branches, Export, as tabs.
+"""The ``Workbench`` widget: a task picker over Load, Boundaries, Replay, Sweep & branches, Export.
 
 A thin view over the library. It holds one suite (:attr:`Workbench.suite`, a
 :class:`workbench.Suite`); every change it offers is one library call on that suite, and a
-notebook cell can read the suite back (or make the same call itself).
+notebook cell can read the suite back (or make the same call itself). The task picked above the
+tabs scopes the boundary table, the replay view, the sweep and the charts.
 """
 
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
@@ -15,9 +17,13 @@ import ipywidgets as w
 from workbench import Suite
 
 from ._boundaries import BoundaryPanel
+from ._escape import esc
 from ._export import ExportPanel
+from ._grid import StyleProbe
 from ._load import Loaded, LoadPanel, load_source
+from ._paths import notebook_folder
 from ._replay_panel import ReplayPanel
+from ._settings import in_kernel
 from ._sweep_panel import SweepPanel
 
 __all__ = ["Workbench"]
@@ -36,6 +42,11 @@ def snapshot(suite: Suite) -> Suite:
     return Suite(pickle.loads(pickle.dumps(suite.data, protocol=pickle.HIGHEST_PROTOCOL)))
 
 
+def _task_label(task: Any) -> str:
+    entries = (task.get("fixtures") or {}).get("toolResponses") or []
+    return f"{task.get('taskId', '')} ({len(entries):,} boundaries)"
+
+
 class Workbench:
     """The notebook workbench: show it in a cell, read :attr:`suite` back in the next.
 
@@ -44,25 +55,37 @@ class Workbench:
         >>> wb.boundaries.flip(3)       # what the row-3 toggle does
         >>> wb.suite                    # the edited suite
 
-    ``source`` is a run or suite file path, a ``LoadResult``, runs, a ``Promotion``, a
-    :class:`~workbench.Suite` or a suite's JSON object. Load errors are shown in the Load tab.
-    ``agent`` is any object with the agent interface (R25), used when the Replay tab's agent is
-    "Python object"; setting :attr:`agent` later picks it.
+    ``source`` is a run or suite file path (relative paths are taken from the notebook's
+    folder, ``folder``, by default the folder of the notebook this kernel runs), a
+    ``LoadResult``, runs, a ``Promotion``, a :class:`~workbench.Suite` or a suite's JSON object.
+    Load errors are shown in the Load tab. ``agent`` is any object with the agent interface
+    (R25), used when the Replay tab's agent is "Python object"; setting :attr:`agent` later
+    picks it.
     """
 
-    def __init__(self, source: Any = None, *, agent: Any = None, page_size: int = 25) -> None:
+    def __init__(
+        self, source: Any = None, *, agent: Any = None, folder: str | Path | None = None
+    ) -> None:
         self._suite = _empty_suite()
         self.baseline: Suite = self._suite.copy()
         """The suite as loaded: the replay baseline and what Reset restores."""
         self.promotion: Any = None
         """The :class:`~workbench.Promotion`, when the source was a run."""
         self.source_path: str | None = None
-        """The file loaded, if any."""
+        """The file loaded, if any (absolute)."""
         self.load_error: BaseException | None = None
         """The last load's error, if it failed."""
+        self._folder = Path(folder).resolve() if folder is not None else notebook_folder()
         self._agent: Any = None
+        self._task_id = ""
+        self._picking = False
+        self.style = StyleProbe()
+        """Carries the stylesheet; reports the page's theme."""
+        self.task = w.Dropdown(description="task", layout=w.Layout(width="50%"))
+        self.task.add_class("wb-task-picker")
+        self.task.observe(self._on_pick, names="value")
         self.load = LoadPanel(self)
-        self.boundaries = BoundaryPanel(self, page_size=page_size)
+        self.boundaries = BoundaryPanel(self)
         self.replay_panel = ReplayPanel(self)
         self.sweep_panel = SweepPanel(self)
         self.export = ExportPanel(self)
@@ -78,14 +101,22 @@ class Workbench:
         )
         self.title = w.HTML("<b>workbench</b>")
         self.title.add_class("wb-title")
-        self.widget = w.VBox([self.title, self.tabs], layout=w.Layout(width="100%"))
+        self.style.observe(lambda c: self.sweep_panel.set_dark(bool(c["new"])), names="dark")
+        self.widget = w.VBox(
+            [self.style, self.title, self.task, self.tabs], layout=w.Layout(width="100%")
+        )
         """The root widget (what a cell displays)."""
         self.widget.add_class("wb-workbench")
+        self.task.layout.display = "none"
+        if in_kernel():
+            from ._charts import warm_up
+
+            warm_up()  # bundle Vega for the charts while the user looks at the table
         if agent is not None:
             self.agent = agent
         if source is not None:
             try:
-                loaded = load_source(source)
+                loaded = load_source(source, folder=self._folder)
             except Exception as exc:  # shown in place; the widget stays usable
                 self.load_error = exc
                 self.load.path.value = str(source)
@@ -93,6 +124,58 @@ class Workbench:
                 self.tabs.selected_index = LOAD_TAB
             else:
                 self.set_loaded(loaded)
+
+    # -- where and what ----------------------------------------------------------------------------
+
+    @property
+    def folder(self) -> Path:
+        """The notebook's folder: relative paths are taken from it, exports default to it."""
+        return self._folder
+
+    @property
+    def dark(self) -> bool:
+        """Whether the page shows a dark JupyterLab theme (reported by the browser)."""
+        return bool(self.style.dark)
+
+    @property
+    def task_id(self) -> str:
+        """The task picked above the tabs."""
+        return self._task_id
+
+    def _on_pick(self, change: Any) -> None:
+        if not self._picking:
+            self.show_task(str(change["new"] or ""))
+
+    def show_task(self, task_id: str) -> None:
+        """Pick a task: the boundary table, the replay view, the sweep and the chart follow."""
+        ids = [str(t.get("taskId", "")) for t in self._suite.tasks]
+        if task_id not in ids:
+            task_id = ids[0] if ids else ""
+        if self.task.value != task_id and task_id in ids and not self._picking:
+            self._picking = True
+            try:
+                self.task.value = task_id
+            finally:
+                self._picking = False
+        if task_id == self._task_id and self.boundaries.task_id == task_id:
+            return
+        self._task_id = task_id
+        self.boundaries.show_task(task_id)
+        self.replay_panel.show_task(task_id)
+        self.sweep_panel.show_task(task_id)
+
+    def _fill_tasks(self) -> None:
+        tasks = self._suite.tasks
+        options = [(_task_label(t), str(t.get("taskId", ""))) for t in tasks]
+        keep = self._task_id if self._task_id in [v for _l, v in options] else None
+        self._picking = True
+        try:
+            self.task.options = options
+            self.task.value = keep or (options[0][1] if options else None)
+        finally:
+            self._picking = False
+        self._task_id = str(self.task.value or "")
+        self.task.layout.display = None if len(options) > 1 else "none"
 
     # -- the suite -----------------------------------------------------------------------------
 
@@ -110,12 +193,14 @@ class Workbench:
         overwrite guard still knows it) and redraw."""
         if new is not self._suite:
             self._suite.data = new.data
-        ids = [t.get("taskId") for t in self._suite.tasks]
-        if list(self.boundaries.task.options) != ids:
+        ids = [str(t.get("taskId", "")) for t in self._suite.tasks]
+        if [v for _l, v in self.task.options] != ids:
+            self._fill_tasks()
             self.boundaries.reload()
             self.sweep_panel.reload()
+            self.replay_panel.show_task(self._task_id)
         else:
-            self.boundaries.render()
+            self.boundaries.refresh()
 
     def set_loaded(self, loaded: Loaded) -> None:
         """Hold a newly loaded suite (and its copy as the baseline)."""
@@ -124,23 +209,27 @@ class Workbench:
         self.baseline = snapshot(loaded.suite)
         self.promotion = loaded.promotion
         self.source_path = loaded.path
-        self.replay_panel.result = None
-        self.replay_panel.baseline_result = None
-        self.replay_panel.results.value = ""
-        self.replay_panel.trajectory.value = ""
-        self.sweep_panel.result = None
-        self.title.value = f"<b>workbench</b> &middot; {_escape(loaded.label)}"
+        self.title.value = f"<b>workbench</b> &middot; {esc(loaded.label)}"
         self.load.show_loaded(loaded)
         if loaded.path:
             self.load.path.value = loaded.path
+        self._fill_tasks()
+        self.replay_panel.clear()
         self.boundaries.reload()
         self.sweep_panel.reload()
+        self.replay_panel.show_task(self._task_id)
         self.export.reload()
         self.tabs.selected_index = BOUNDARIES_TAB
 
     def reset(self) -> None:
-        """Restore the suite as loaded."""
+        """Restore the suite as loaded, and clear every message."""
+        self.sweep_panel.cancel()
         self.edit(snapshot(self.baseline))
+        self.boundaries.clear_messages()
+        self.replay_panel.clear_messages()
+        self.sweep_panel.clear_messages()
+        self.export.clear_messages()
+        self.boundaries.message.value = '<span class="wb-ok">reset to the suite as loaded</span>'
 
     # -- agent and results -------------------------------------------------------------------
 
@@ -165,7 +254,8 @@ class Workbench:
 
     @property
     def sweep_result(self) -> Any:
-        """The last ``SweepResult`` of the Sweep tab."""
+        """The last ``SweepResult`` of the Sweep tab (partial if it was cancelled:
+        ``wb.sweep_panel.complete`` says)."""
         return self.sweep_panel.result
 
     # -- display -------------------------------------------------------------------------------
@@ -175,9 +265,3 @@ class Workbench:
 
     def __repr__(self) -> str:
         return f"Workbench({self._suite!r})"
-
-
-def _escape(text: str) -> str:
-    from ._escape import esc
-
-    return esc(text)

@@ -1,0 +1,469 @@
+"""Loading each recording format: boundaries per second on a large synthetic file of it.
+
+One line per format (issue 10: none below 50,000 boundaries/s). Each file is SYNTHETIC, written
+here in the format's shape with ``--calls`` tool calls (one failure in ten) and the bookkeeping
+each format carries beside its calls; it is loaded by ``workbench.load_runs`` ``--repeats``
+times in this process and the median is reported, beside the floor: the bare decode of the same
+file (``orjson.loads`` of each line or of the document, libyaml's safe loader for a cassette,
+the collector paused as in the loaders), which no loader can beat, as a ratio that a busy
+machine moves less than the rate. CPU times (``time.process_time``) are given because the build
+machine is shared. Run from the repository root::
+
+    python benchmarks/load_formats.py [--calls 100000] [--repeats 3] [--only codex,otel]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOOR = 50_000
+
+
+def _lines(path: Path, records: Iterator[Any]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def _doc(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=1), encoding="utf-8")
+
+
+def _claude(n: int) -> Iterator[Any]:
+    yield {"type": "summary", "summary": "synthetic", "leafUuid": "u0"}
+    for i in range(n):
+        yield {
+            "type": "assistant",
+            "uuid": f"a{i}",
+            "parentUuid": f"u{i}",
+            "sessionId": "S",
+            "isSidechain": False,
+            "message": {
+                "id": f"m{i}",
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": "ls"}}
+                ],
+            },
+        }
+        yield {
+            "type": "user",
+            "uuid": f"u{i + 1}",
+            "parentUuid": f"a{i}",
+            "sessionId": "S",
+            "isSidechain": False,
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"t{i}",
+                        "content": "a.txt\nb.txt",
+                        "is_error": i % 10 == 0,
+                    }
+                ],
+            },
+            "toolUseResult": {"stdout": "a.txt"},
+        }
+
+
+def _codex(n: int) -> Iterator[Any]:
+    yield {"type": "session_meta", "payload": {"id": "synthetic"}}
+    for i in range(n):
+        yield {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": f"c{i}",
+                "arguments": '{"command":["ls"]}',
+            },
+        }
+        yield {
+            "type": "event_msg",
+            "payload": {
+                "type": "exec_command_end",
+                "call_id": f"c{i}",
+                "exit_code": 1 if i % 10 == 0 else 0,
+            },
+        }
+        yield {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": f"c{i}",
+                "output": "a.txt\nb.txt",
+            },
+        }
+
+
+def _chat_messages(n: int, call: Callable[[int], Any], tool: Callable[[int], Any]) -> list[Any]:
+    out: list[Any] = [{"role": "user", "content": "go"}]
+    for i in range(n):
+        out.append(call(i))
+        out.append(tool(i))
+    return out
+
+
+def _gemini(n: int) -> Any:
+    calls = [
+        {
+            "id": f"g{i}",
+            "name": "run_shell_command",
+            "args": {"command": "ls"},
+            "status": "success",
+            "result": [
+                {
+                    "functionResponse": {
+                        "id": f"g{i}",
+                        "name": "run_shell_command",
+                        "response": {
+                            "output": "Output: a\nExit Code: " + ("1" if i % 10 == 0 else "0")
+                        },
+                    }
+                }
+            ],
+        }
+        for i in range(n)
+    ]
+    return {
+        "sessionId": "s",
+        "projectHash": "h",
+        "startTime": "t",
+        "messages": [
+            {"type": "user", "content": [{"text": "go"}]},
+            *(
+                {"type": "gemini", "content": "", "toolCalls": calls[i : i + 10]}
+                for i in range(0, n, 10)
+            ),
+        ],
+    }
+
+
+def _tau2(n: int) -> Any:
+    msgs = _chat_messages(
+        n,
+        lambda i: {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": f"x{i}", "name": "get", "arguments": {"id": i}, "requestor": "assistant"}
+            ],
+        },
+        lambda i: {
+            "role": "tool",
+            "id": f"x{i}",
+            "content": "ok",
+            "error": i % 10 == 0,
+            "requestor": "assistant",
+        },
+    )
+    per = 100
+    return {
+        "info": {},
+        "tasks": [],
+        "simulations": [
+            {
+                "id": f"s{k}",
+                "task_id": k,
+                "trial": 0,
+                "messages": msgs[k * 2 * per : (k + 1) * 2 * per],
+            }
+            for k in range(n // per)
+        ],
+    }
+
+
+def _inspect(n: int) -> Any:
+    msgs = _chat_messages(
+        n,
+        lambda i: {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": f"i{i}", "function": "bash", "arguments": {"cmd": "ls"}, "type": "function"}
+            ],
+        },
+        lambda i: {
+            "role": "tool",
+            "tool_call_id": f"i{i}",
+            "function": "bash",
+            "content": "ok",
+            **({"error": {"type": "timeout", "message": "t"}} if i % 10 == 0 else {}),
+        },
+    )
+    return {
+        "version": 2,
+        "status": "success",
+        "eval": {"task": "t", "model": "m"},
+        "samples": [{"id": 1, "epoch": 1, "messages": msgs}],
+    }
+
+
+def _swe(n: int) -> Any:
+    msgs = _chat_messages(
+        n,
+        lambda i: {
+            "role": "assistant",
+            "content": "",
+            "agent": "main",
+            "tool_calls": [
+                {
+                    "id": f"w{i}",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command":"ls"}'},
+                }
+            ],
+        },
+        lambda i: {
+            "role": "tool",
+            "content": "Error: x" if i % 10 == 0 else "ok",
+            "tool_call_ids": [f"w{i}"],
+            "agent": "main",
+        },
+    )
+    return {
+        "history": msgs,
+        "trajectory": [],
+        "info": {"exit_status": "submitted"},
+        "environment": "e",
+    }
+
+
+def _openhands(n: int) -> Any:
+    events: list[Any] = []
+    for i in range(n):
+        meta = {"function_name": "execute_bash", "tool_call_id": f"o{i}"}
+        events.append(
+            {
+                "id": 2 * i,
+                "source": "agent",
+                "action": "run",
+                "args": {"command": "ls"},
+                "tool_call_metadata": meta,
+            }
+        )
+        events.append(
+            {
+                "id": 2 * i + 1,
+                "source": "agent",
+                "observation": "run",
+                "cause": 2 * i,
+                "content": "ok",
+                "success": i % 10 != 0,
+                "tool_call_metadata": meta,
+                "extras": {"metadata": {"exit_code": 1 if i % 10 == 0 else 0}},
+            }
+        )
+    return events
+
+
+def _agentdojo(n: int) -> Any:
+    msgs = _chat_messages(
+        n,
+        lambda i: {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"function": "get", "args": {"id": i}, "id": f"d{i}"}],
+        },
+        lambda i: {
+            "role": "tool",
+            "content": "ok",
+            "tool_call_id": f"d{i}",
+            "error": "ValueError: x" if i % 10 == 0 else None,
+        },
+    )
+    return {
+        "suite_name": "s",
+        "pipeline_name": "p",
+        "user_task_id": "u",
+        "injection_task_id": None,
+        "attack_type": None,
+        "injections": {},
+        "messages": msgs,
+        "error": None,
+    }
+
+
+def _mcp(n: int) -> Any:
+    return {
+        "version": "1.0",
+        "metadata": {},
+        "interactions": [
+            {
+                "type": "jsonrpc_request",
+                "request": {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "tools/call",
+                    "params": {"name": "add", "arguments": {"a": i}},
+                },
+                "response": {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "result": {"content": [{"type": "text", "text": "ok"}], "isError": i % 10 == 0},
+                },
+            }
+            for i in range(n)
+        ],
+    }
+
+
+def _otel(n: int) -> Any:
+    spans = [
+        {
+            "traceId": "t",
+            "spanId": f"s{i}",
+            "name": "execute_tool add",
+            "startTimeUnixNano": str(i),
+            "endTimeUnixNano": str(i + 1),
+            "status": {"code": 2 if i % 10 == 0 else 0},
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                {"key": "gen_ai.tool.name", "value": {"stringValue": "add"}},
+                {"key": "gen_ai.tool.call.id", "value": {"stringValue": f"c{i}"}},
+            ],
+        }
+        for i in range(n)
+    ]
+    return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
+
+
+def _responses(n: int) -> Iterator[str]:
+    yield "interactions:\n"
+    previous = None
+    for i in range(n):
+        request = {
+            "model": "m",
+            "input": []
+            if i == 0
+            else [{"type": "function_call_output", "call_id": f"r{i - 1}", "output": "ok"}],
+        }
+        if previous:
+            request["previous_response_id"] = previous
+        response = {
+            "object": "response",
+            "id": f"resp{i}",
+            "output": [
+                {"type": "function_call", "call_id": f"r{i}", "name": "get", "arguments": "{}"}
+            ],
+        }
+        if i == n - 1:
+            response["output"] = [{"type": "web_search_call", "id": "ws", "status": "completed"}]
+        previous = f"resp{i}"
+        yield (
+            "- request:\n    uri: https://api.openai.com/v1/responses\n    method: POST\n"
+            f"    parsed_body: {json.dumps(request)}\n  response:\n"
+            f"    status: {{code: 200}}\n    parsed_body: {json.dumps(response)}\n"
+        )
+
+
+FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
+    "claude-code": ("session.jsonl", lambda p, n: _lines(p, _claude(n))),
+    "codex": ("rollout.jsonl", lambda p, n: _lines(p, _codex(n))),
+    "gemini-cli": ("session.json", lambda p, n: _doc(p, _gemini(n))),
+    "tau2-bench": ("results.json", lambda p, n: _doc(p, _tau2(n))),
+    "inspect-ai": ("log.json", lambda p, n: _doc(p, _inspect(n))),
+    "swe-agent": ("run.traj", lambda p, n: _doc(p, _swe(n))),
+    "openhands": ("events.json", lambda p, n: _doc(p, _openhands(n))),
+    "agentdojo": ("result.json", lambda p, n: _doc(p, _agentdojo(n))),
+    "mcp": ("cassette.json", lambda p, n: _doc(p, _mcp(n))),
+    "otel": ("trace.json", lambda p, n: _doc(p, _otel(n))),
+    "openai-responses": ("cassette.yaml", lambda p, n: p.write_text("".join(_responses(n)))),
+}
+
+
+def _bare(path: Path) -> None:
+    """The floor: decode the file and keep nothing (what every loader does first), with the
+    cyclic collector paused as the loaders pause it (else a large document's decode is
+    mostly the collector's passes over it, and the floor flatters the loader)."""
+    gc.disable()
+    try:
+        _decode(path)
+    finally:
+        gc.enable()
+
+
+def _decode(path: Path) -> None:
+    data = path.read_bytes()
+    if path.suffix == ".jsonl":
+        for line in data.split(b"\n"):
+            if line:
+                orjson.loads(line)
+    elif path.suffix == ".yaml":
+        import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
+
+        yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    else:
+        orjson.loads(data)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default="", help="comma-separated formats (default: all)")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from workbench import load_runs
+
+    names = [n for n in args.only.split(",") if n] or list(FORMATS)
+    print(
+        f"{args.calls:,} calls a file; repeats {args.repeats}; {os.cpu_count()} cores; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"{'format':17s} {'MB':>7s} {'wall s':>9s} {'cpu s':>7s} {'per cpu-s':>13s}"
+        f" {'bare cpu s':>10s} {'x bare':>7s}  target {FLOOR:,} boundaries/s"
+    )
+    worst = float("inf")
+    with tempfile.TemporaryDirectory(prefix="wb-formats-") as folder:
+        for name in names:
+            file_name, write = FORMATS[name]
+            path = Path(folder) / file_name
+            write(path, args.calls)
+            times = []
+            count = 0
+            cpus = []
+            bares = []
+            for _ in range(args.repeats):
+                cpu = time.process_time()
+                _bare(path)
+                bares.append(time.process_time() - cpu)
+                start, cpu = time.perf_counter(), time.process_time()
+                result = load_runs(path, strict=False)
+                times.append(time.perf_counter() - start)
+                cpus.append(time.process_time() - cpu)
+                count = len(result.boundaries)
+                assert result.format == name, (name, result.format)
+                del result
+            wall = statistics.median(times)
+            cpu_s = statistics.median(cpus)
+            bare = statistics.median(bares)
+            rate = count / cpu_s
+            worst = min(worst, rate)
+            verdict = "met" if rate >= FLOOR else "NOT met"
+            size = path.stat().st_size / 1e6
+            print(
+                f"{name:17s} {size:7.1f} {wall:9.2f} {cpu_s:7.2f} {rate:13,.0f}"
+                f" {bare:10.2f} {cpu_s / bare:6.1f}x  {verdict}"
+            )
+            path.unlink()
+    print(f"load average {os.getloadavg()[0]:.1f} after")
+    return 0 if worst >= FLOOR else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""The real recordings in ``fixtures/`` with their hand counts (each folder's SOURCE.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from helpers.paths import FIXTURES
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One real recording and what its SOURCE.md counted by hand."""
+
+    path: Path
+    format: str
+    calls: int
+    failed: int
+    problems: int = 0
+    regex: str | None = None
+    failed_with_regex: int | None = None
+
+
+def _r(folder: str, name: str, fmt: str, calls: int, failed: int, **kw: object) -> Recording:
+    return Recording(FIXTURES / folder / name, fmt, calls, failed, **kw)  # type: ignore[arg-type]
+
+
+RECORDINGS: tuple[Recording, ...] = (
+    _r("claude-code", "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl", "claude-code", 12, 1),
+    _r("claude-code", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", "claude-code", 21, 3),
+    _r("claude-code", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.first226.jsonl", "claude-code", 87, 11),
+    # exit codes the agent was shown; exec_command_end of a call that said "Process running"
+    # belongs to the write_stdin poll that reports it (fixtures/codex/SOURCE.md)
+    _r(
+        "codex",
+        "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.gz",
+        "codex",
+        105,
+        4,
+    ),
+    _r(
+        "codex",
+        "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl.gz",
+        "codex",
+        38,
+        1,
+    ),
+    # status error/cancelled, plus shell commands whose output reports a non-zero exit code
+    _r("gemini-cli", "session-2026-03-18T01-46-50316244.json", "gemini-cli", 6, 1),
+    _r("gemini-cli", "session-2026-03-18T01-58-b26e4930.json", "gemini-cli", 8, 1),
+    _r("gemini-cli", "matrix_pro_run2.json", "gemini-cli", 50, 2 + 10),
+    _r("tau2-bench", "whissle_airline_run1.tasks-9-20-25.json", "tau2-bench", 19, 7),
+    _r("inspect-ai", "2025-05-12T20-27-36-04-00_browser.json", "inspect-ai", 4, 0),
+    _r("inspect-ai", "log_message_deduplication.eval", "inspect-ai", 5, 0),
+    _r("swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj", "swe-agent", 4, 0),
+    _r(
+        "swe-agent",
+        "marshmallow-code__marshmallow-1867.function_calling_replace.traj",
+        "swe-agent",
+        11,
+        0,
+        regex="introduced new syntax error",
+        failed_with_regex=1,
+    ),
+    _r("openhands", "basic_gui_mode.json", "openhands", 4, 1),
+    # the terminal finish call has no observation by design (R36): 3 boundaries
+    _r("openhands", "wrong_initial_state.json", "openhands", 3, 0),
+    _r(
+        "agentdojo",
+        "claude-3-5-sonnet-20241022__workspace__user_task_37__none__none.json",
+        "agentdojo",
+        4,
+        1,
+    ),
+    _r(
+        "agentdojo",
+        "gemini-2.0-flash-001__slack__user_task_9__important_instructions__injection_task_3.json",
+        "agentdojo",
+        6,
+        2,
+    ),
+    _r(
+        "agentdojo",
+        "gpt-4o-2024-05-13__slack__user_task_5__important_instructions__injection_task_5.json",
+        "agentdojo",
+        9,
+        1,
+    ),
+    _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
+    _r(
+        "openai-responses",
+        "test_openai_previous_response_id_seed_auto_chains_through_retries.yaml",
+        "openai-responses",
+        2,
+        0,
+        regex=r"Fix the errors and try again\.$",
+        failed_with_regex=1,
+    ),
+    _r(
+        "openai-responses",
+        "test_openai_responses_model_web_search_tool_with_user_location.yaml",
+        "openai-responses",
+        1,
+        0,
+    ),
+    _r(
+        "openai-responses",
+        "test_openai_responses_model_mcp_server_tool_with_connector.yaml",
+        "openai-responses",
+        2,
+        2,
+    ),
+    # one custom_tool_call answered; the streamed one never is (the test stopped): a problem
+    _r("openai-responses", "test_custom_tool.yaml.gz", "openai-responses", 1, 0, problems=1),
+    # two function calls never answered, one web_search_call
+    _r("openai-responses", "test_function_calling.yaml.gz", "openai-responses", 1, 0, problems=2),
+)

@@ -1,0 +1,175 @@
+"""Hostile run files are refused with a place, never a traceback (SPEC R35; issue 10 point 4)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import workbench as wb
+from workbench._load import reading
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CALL = (
+    b'{"eventId":"e0","runId":"r","type":"agent.tool-called","sequence":0,'
+    b'"payload":{"callId":"c","toolName":"t","inputs":ARGS}}\n'
+)
+RET = (
+    b'{"eventId":"e1","runId":"r","type":"agent.tool-returned","sequence":1,'
+    b'"payload":{"callId":"c","outcome":{}}}\n'
+)
+
+
+def _log(tmp_path: Path, args: bytes, name: str = "log.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(CALL.replace(b"ARGS", args) + RET)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "field", "words"),
+    [
+        (b'{"x": NaN}', "payload.inputs.x", "out of range"),
+        (b'{"x": Infinity}', "payload.inputs.x", "out of range"),
+        (b'{"x": 1e400}', "payload.inputs.x", "out of range"),
+        (b'{"x": 123456789012345678901234567890}', "payload.inputs.x", "64 bits"),
+        (b'{"x": "\\ud800"}', "payload.inputs.x", "lone surrogate"),
+        (b"[" * 300 + b"]" * 300, "payload.inputs", "deeper than"),
+        (b"1" + b"0" * 5000, "", "value the workbench cannot hold"),
+    ],
+)
+def test_hostile_values_are_problems_naming_line_and_field(
+    tmp_path: Path, args: bytes, field: str, words: str
+) -> None:
+    """NaN, infinities, huge integers, lone surrogates and deep nesting name line 1 and field."""
+    with pytest.raises(wb.LoadError) as caught:
+        wb.load_runs(_log(tmp_path, args))
+    first = caught.value.problems[0]
+    assert (first.line, words in first.message) == (1, True), str(first)
+    assert first.field.startswith(field)
+
+
+@pytest.mark.parametrize("name", ["doc.json", "session.txt"])
+def test_hostile_values_in_documents_and_other_formats_are_refused_too(
+    tmp_path: Path, name: str
+) -> None:
+    """The strict reader is every format's: a Gemini session with NaN names its line."""
+    path = tmp_path / name
+    path.write_text('{"sessionId": "s", "projectHash": "h",\n "messages": [], "n": NaN}\n')
+    with pytest.raises(wb.LoadError, match=r"line 2.*out of range"):
+        wb.load_runs(path)
+
+
+def test_a_byte_order_mark_is_refused_naming_line_one(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf[]")
+    with pytest.raises(wb.LoadError, match=r"line 1.*byte order mark"):
+        wb.load_runs(path)
+
+
+def test_a_byte_that_is_not_utf8_is_placed_by_line_and_column_past_a_megabyte(
+    tmp_path: Path,
+) -> None:
+    """The line and column of the first bad byte, found a megabyte at a time: a character cut
+    by the block boundary is carried into the next block, not taken for the bad byte."""
+    head = b'{"pad": "'
+    first = head + b"a" * (1_048_575 - len(head)) + b'\xc3\xa9"}\n'  # "é" across the 1 MiB mark
+    assert first[1_048_575:1_048_577] == b"\xc3\xa9"
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(first + b'{"x": "ok \xff"}\n')
+    assert reading.first_bad_utf8(str(path)) == (2, 11, 0xFF)
+    with pytest.raises(wb.LoadError, match=r"line 2, column 11: .*not UTF-8.*0xff"):
+        wb.load_runs(path)
+
+
+def test_special_files_are_refused_before_reading(tmp_path: Path) -> None:
+    """A device (endless) and a folder are refused from stat."""
+    for path in ("/dev/zero", str(tmp_path)):
+        with pytest.raises(wb.LoadError, match="not a regular file"):
+            wb.load_runs(path)
+
+
+def test_a_named_pipe_is_read_to_its_end_and_one_with_no_writer_never_blocks(
+    tmp_path: Path,
+) -> None:
+    """``cat run.jsonl | workbench boundaries /dev/stdin``: a pipe is read whole, once (no
+    sniffing ahead); a pipe no process writes to reads as empty at once and is refused as a
+    file with no tool call, instead of waiting for a writer."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(wb.LoadError, match=r"pipe\.jsonl"):
+        wb.load_runs(fifo)
+    recording = ROOT / "fixtures" / "billing-support.openwop.jsonl"
+    data = recording.read_bytes()
+    assert len(data) < 60_000  # fits the pipe's buffer: written whole before the load reads
+    holder = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # keeps the pipe's data alive
+    try:
+        writer = os.open(fifo, os.O_WRONLY)
+        os.write(writer, data)
+        os.close(writer)
+        loaded = wb.load_runs(fifo)
+    finally:
+        os.close(holder)
+    direct = wb.load_runs(recording)
+    assert loaded.format == direct.format == "openwop"
+    assert [len(run.boundaries) for run in loaded.runs] == [len(r.boundaries) for r in direct.runs]
+    assert sum(len(run.boundaries) for run in loaded.runs) > 0
+
+
+def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines are measured as they arrive; the limit is patched small here (the real one is
+    64 MiB, see tests below for memory)."""
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 3 * 1024 * 1024)
+    from workbench._load import openwop
+
+    monkeypatch.setattr(openwop, "MAX_LINE_BYTES", 3 * 1024 * 1024)
+    for name, head in (("one.json", b'{"a": "'), ("one.jsonl", CALL + b'{"a": "')):
+        path = tmp_path / name
+        path.write_bytes(head + b"x" * (5 * 1024 * 1024) + b'"}')
+        with pytest.raises(wb.LoadError, match=r"line \d+ is longer than 3 MiB"):
+            wb.load_runs(path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM (Linux)")
+def test_a_1_gb_single_line_file_is_refused_with_bounded_memory(tmp_path: Path) -> None:
+    """A sparse 1 GB file of one line: refused at the 64 MiB limit, peak memory well under 1 GB.
+
+    The peak is the child's own ``VmHWM``: ``ru_maxrss`` carries the parent's high-water mark
+    across ``exec`` on Linux, so under a big pytest process it measured pytest, not the load.
+    """
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.write(b'{"a": "')
+        handle.truncate(1 << 30)
+    code = (
+        "import sys, workbench as wb\n"
+        "try:\n    wb.load_runs(sys.argv[1])\nexcept wb.LoadError as e:\n    print(e)\n"
+        "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    message, peak_kib = done.stdout.strip().splitlines()
+    assert "line 1 is longer than 64 MiB" in message
+    assert int(peak_kib) < 256 * 1024  # the 64 MiB line limit plus the interpreter, not 1 GB
+
+
+def test_gzip_and_yaml_bombs_are_bounded(tmp_path: Path) -> None:
+    """YAML aliases are refused (a billion-laughs file expands through them)."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text('interactions:\n- &a {request: {uri: "x"}}\n- *a\n')
+    with pytest.raises(wb.LoadError, match="aliases are not read"):
+        wb.load_runs(path)
+
+
+def test_cli_answers_hostile_files_with_exit_2_and_one_line_each(tmp_path: Path) -> None:
+    from workbench.cli import main
+
+    path = _log(tmp_path, b'{"x": NaN}')
+    assert main(["boundaries", str(path)]) == 2
+    assert main(["boundaries", "/dev/zero"]) == 2

@@ -1,0 +1,169 @@
+"""Properties of the new loaders on generated (synthetic) recordings (SPEC R2, R34, R35):
+no boundary is lost or invented when records are shuffled within what the format allows, and
+every input either loads or is refused with a place, never with a traceback."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import workbench as wb
+from workbench._load.loader import FORMATS
+
+TOOLS = st.sampled_from(["Bash", "Read", "lookup", "shell", "apply_patch"])
+ARGS = st.dictionaries(st.sampled_from(["a", "b", "cmd"]), st.integers(0, 9) | st.text(max_size=5))
+CALLS = st.lists(st.tuples(TOOLS, ARGS, st.booleans()), min_size=1, max_size=8)
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _write(name: str, text: str) -> wb.LoadResult:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_text(text, encoding="utf-8")
+        return wb.load_runs(path, strict=False)
+
+
+def _facts(result: wb.LoadResult) -> list[tuple[str, str, Any, bool]]:
+    return [(b.call_id, b.tool, b.args, b.is_error) for b in result.boundaries]
+
+
+@SETTINGS
+@given(CALLS, st.randoms(use_true_random=False))
+def test_otel_spans_in_any_file_order_give_the_same_boundaries(
+    calls: list[tuple[str, dict[str, Any], bool]], rng: random.Random
+) -> None:
+    """OTLP spans are ordered by start time, so their order in the file does not matter."""
+    spans = []
+    for i, (tool, args, failed) in enumerate(calls):
+        attrs = [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": tool}},
+            {"key": "gen_ai.tool.call.id", "value": {"stringValue": f"c{i}"}},
+            {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": json.dumps(args)}},
+        ]
+        if failed:
+            attrs.append({"key": "error.type", "value": {"stringValue": "ToolError"}})
+        spans.append(
+            {
+                "traceId": "t",
+                "spanId": f"s{i}",
+                "name": f"execute_tool {tool}",
+                "startTimeUnixNano": str(1000 + i),
+                "endTimeUnixNano": str(2000 + i),
+                "attributes": attrs,
+            }
+        )
+    expected = [(f"c{i}", t, a, f) for i, (t, a, f) in enumerate(calls)]
+    rng.shuffle(spans)
+    doc = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
+    result = _write("trace.json", json.dumps(doc))
+    assert result.format == "otel" and result.problems == ()
+    assert _facts(result) == expected
+
+
+@SETTINGS
+@given(CALLS, st.randoms(use_true_random=False))
+def test_claude_code_results_in_any_order_after_their_calls_give_the_same_boundaries(
+    calls: list[tuple[str, dict[str, Any], bool]], rng: random.Random
+) -> None:
+    """Parallel tool_use blocks answered in any order, with bookkeeping lines anywhere."""
+    lines: list[dict[str, Any]] = [{"type": "summary", "summary": "s", "leafUuid": "x"}]
+    for i, (tool, args, _) in enumerate(calls):
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{i}",
+                "sessionId": "S",
+                "message": {
+                    "id": "m",
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": f"t{i}", "name": tool, "input": args}],
+                },
+            }
+        )
+    answers = []
+    for i, (_, _, failed) in enumerate(calls):
+        answers.append(
+            {
+                "type": "user",
+                "uuid": f"u{i}",
+                "sessionId": "S",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": f"t{i}",
+                            "content": "ok",
+                            "is_error": failed,
+                        }
+                    ],
+                },
+            }
+        )
+    rng.shuffle(answers)
+    for answer in answers:
+        if rng.random() < 0.3:
+            lines.append({"type": "file-history-snapshot", "messageId": "m", "snapshot": {}})
+        lines.append(answer)
+    result = _write("s.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+    assert result.format == "claude-code" and result.problems == ()
+    assert _facts(result) == [(f"t{i}", t, a, f) for i, (t, a, f) in enumerate(calls)]
+
+
+@SETTINGS
+@given(CALLS, st.randoms(use_true_random=False))
+def test_mcp_replies_in_any_order_pair_by_id(
+    calls: list[tuple[str, dict[str, Any], bool]], rng: random.Random
+) -> None:
+    """A JSON-RPC message log: every request first, the replies in any order, paired by id."""
+    requests = [
+        {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": t, "arguments": a}}
+        for i, (t, a, _) in enumerate(calls)
+    ]
+    replies: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": i, "error": {"code": -32000, "message": "no"}}
+        if failed
+        else {"jsonrpc": "2.0", "id": i, "result": {"content": [], "isError": False}}
+        for i, (_, _, failed) in enumerate(calls)
+    ]
+    rng.shuffle(replies)
+    result = _write("rpc.json", json.dumps(requests + replies))
+    assert result.format == "mcp" and result.problems == ()
+    assert [(b.tool, b.args, b.is_error) for b in result.boundaries] == calls
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["x.json", "x.jsonl", "x.traj", "x.yaml"]),
+    st.lists(JSONISH, min_size=0, max_size=4) | JSONISH,
+    st.sampled_from(FORMATS),
+)
+def test_every_input_loads_or_is_refused_with_a_place(name: str, value: Any, fmt: str) -> None:
+    """R35: any JSON, read as any format, loads or gives LoadError problems with a place."""
+    if name.endswith(".jsonl") and isinstance(value, list):
+        text = "\n".join(json.dumps(v) for v in value)
+    else:
+        text = json.dumps(value)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_text(text, encoding="utf-8")
+        try:
+            result = wb.load_runs(path, format=fmt)
+        except wb.LoadError as exc:
+            assert exc.problems and all(p.where for p in exc.problems)
+        else:
+            assert result.boundaries

@@ -1,0 +1,187 @@
+"""Real recordings of every format load to their hand counts and promote with a passing
+self-test (SPEC R34-R36, R30; issue 10). The counts are the ones each folder's SOURCE.md made by
+hand, record by record."""
+
+from __future__ import annotations
+
+import pytest
+
+import workbench as wb
+from helpers.recordings import RECORDINGS, Recording
+
+
+@pytest.mark.parametrize("rec", RECORDINGS, ids=lambda r: r.path.name[:48])
+def test_real_recording_loads_to_its_hand_counted_calls_and_failures(rec: Recording) -> None:
+    """R34, R36: detected by content, every call a boundary, failures by the format's signal."""
+    result = wb.load_runs(rec.path, strict=False)
+    assert result.format == rec.format
+    assert len(result.boundaries) == rec.calls
+    assert sum(b.is_error for b in result.boundaries) == rec.failed
+    assert len(result.problems) == rec.problems, [str(p) for p in result.problems]
+    for run in result.runs:
+        assert [b.index for b in run.boundaries] == list(range(len(run.boundaries)))
+    if rec.regex is not None:
+        again = wb.load_runs(rec.path, error_rule=wb.ErrorRule.regex(rec.regex), strict=False)
+        assert sum(b.is_error for b in again.boundaries) == rec.failed_with_regex
+
+
+@pytest.mark.parametrize("rec", RECORDINGS, ids=lambda r: r.path.name[:48])
+def test_real_recording_promotes_and_its_self_test_reproduces_every_call(rec: Recording) -> None:
+    """R30: the promoted suite is valid and replaying it reproduces the recording, zero misses.
+    (The two cassettes whose last calls were never answered promote what did load, R2.)"""
+    promotion = wb.promote(wb.load_runs(rec.path, strict=False))
+    assert promotion.suite.validate() == []
+    assert promotion.boundary_count == rec.calls
+    assert promotion.error_count == rec.failed
+    report = promotion.self_test
+    assert report is not None and report.passed
+    assert (report.misses, report.mismatches, report.boundaries) == (0, (), rec.calls)
+
+
+@pytest.mark.parametrize(
+    "rec", [r for r in RECORDINGS if r.format != "mcp"], ids=lambda r: r.path.name[:48]
+)
+def test_real_recording_promotes_with_its_conversation_on_the_task_input(rec: Recording) -> None:
+    """R40: each run's conversation is on its task input, valid against the extension schema;
+    its calls are the run's boundaries in order (less a sub-agent's or a user simulator's), and
+    the tool message answering each carries what that boundary's fixture entry serves."""
+    result = wb.load_runs(rec.path, strict=False)
+    promotion = wb.promote(result)
+    assert promotion.suite.validate() == []
+    for task, run in zip(promotion.suite.tasks, result.runs, strict=True):
+        conversation = task["input"]["conversation"]
+        messages = conversation["messages"]
+        calls = [
+            c["id"] for m in messages if m["role"] == "assistant" for c in m.get("toolCalls", ())
+        ]
+        ids = [b.call_id for b in run.boundaries]
+        rest = iter(ids)
+        assert all(call in rest for call in calls if call in ids), "calls out of boundary order"
+        answers: dict[str, list[dict[str, object]]] = {}
+        for message in messages:
+            if message["role"] == "tool":
+                answers.setdefault(message["toolCallId"], []).append(message)
+        entries = task["fixtures"]["toolResponses"]
+        checked = 0
+        for boundary, entry in zip(run.boundaries, entries, strict=True):
+            if boundary.call_id not in calls or not answers.get(boundary.call_id):
+                continue  # not the model's call in this conversation (a sub-agent's)
+            message = answers[boundary.call_id].pop(0)
+            served = wb.ToolResult.from_response(entry["response"], is_error=False).text
+            assert (message["content"], message["isError"]) == (served, entry.get("isError", False))
+            checked += 1
+        assert checked == sum(1 for m in messages if m["role"] == "tool")
+
+
+def test_explicit_format_does_not_fit_is_refused_with_what_the_file_looks_like() -> None:
+    """R35: a Claude Code session read as OpenWOP or tau2-bench is refused, naming what it is.
+    (Read as ``anthropic`` it loads: its records wrap Anthropic messages.)"""
+    path = RECORDINGS[0].path
+    for wrong in ("openwop", "tau2-bench", "gemini-cli"):
+        with pytest.raises(wb.LoadError, match="looks like a Claude Code session"):
+            wb.load_runs(path, format=wrong)
+
+
+def test_sub_agent_calls_keep_their_agent() -> None:
+    """R34: sidechain calls of a 1.x Claude Code session carry the Task call that spawned them."""
+    result = wb.load_runs(RECORDINGS[2].path)
+    agents = {b.agent_id for b in result.boundaries}
+    tasks = {b.call_id for b in result.boundaries if b.tool == "Task"}
+    assert {f"task-{t}" for t in tasks} | {"main"} == agents
+    assert sum(b.agent_id == "main" for b in result.boundaries) == 7
+
+
+def test_conversations_carry_tool_call_ids_equal_to_boundary_call_ids() -> None:
+    """R40: each new format that records the model's side fills the neutral conversation, and
+    every tool call in it is a boundary's callId."""
+    for rec in RECORDINGS:
+        if rec.format in ("mcp",):
+            continue
+        result = wb.load_runs(rec.path, strict=False)
+        for run in result.runs:
+            assert run.conversation is not None, rec.path.name
+            ids = {c["id"] for m in run.conversation.messages for c in m.get("toolCalls", ())}
+            # hosted tools (web search, MCP connectors) run inside the API, not as the agent's calls
+            own = {
+                b.call_id
+                for b in run
+                if b.agent_id in (None, "main", "assistant", "agent") and "itemType" not in b.extra
+            }
+            assert own <= ids, rec.path.name
+            terminal = {c["callId"] for c in run.metadata.get("terminalCalls", ())}
+            assert ids <= {b.call_id for b in run} | terminal | _unpaired(result), rec.path.name
+
+
+def _unpaired(result: wb.LoadResult) -> set[str]:
+    return {p.message.split("'")[1] for p in result.problems if "never answered" in p.message}
+
+
+def test_error_regex_on_the_command_line_marks_failures_and_is_recorded(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R36: ``--error-regex`` beside ``--error-prefix`` on boundaries and promote; the rule is
+    recorded in ``x-promotion``; a bad expression is exit 2 naming the option."""
+    import json
+    from pathlib import Path
+
+    from workbench.cli import main
+
+    rec = next(r for r in RECORDINGS if r.format == "openai-responses" and r.regex)
+    assert main(["boundaries", str(rec.path), "--json", "--error-regex", rec.regex or ""]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["isError"] for row in rows] == [True, False]
+    out = Path(str(tmp_path)) / "suite.json"
+    args = ["promote", str(rec.path), "-o", str(out), "--error-regex", rec.regex or ""]
+    assert main(args) == 0
+    rule = json.loads(out.read_text())["x-promotion"]["errorRule"]
+    assert rule["kind"] == "regex" and rule["pattern"] == rec.regex
+    assert main(["boundaries", str(rec.path), "--error-regex", "("]) == 2
+    assert "--error-regex '(' is not a regular expression" in capsys.readouterr().err
+
+
+def test_a_conversation_past_sub_agent_calls_still_carries_what_the_fixtures_serve() -> None:
+    """R40 with R34's sub-agents: the main thread's conversation skips the sidechain boundaries
+    interleaved with its own, and every one of its tool messages still gets its fixture's text
+    (here the recorded texts are blanked first, so only that matching can fill them)."""
+    import dataclasses
+
+    run = wb.load_runs(RECORDINGS[1].path).run
+    assert run.conversation is not None
+    assert any(b.agent_id != "main" for b in run.boundaries[:-1])
+    blank = tuple(
+        {**m, "content": "?"} if m["role"] == "tool" else m for m in run.conversation.messages
+    )
+    run = dataclasses.replace(
+        run, conversation=dataclasses.replace(run.conversation, messages=blank)
+    )
+    task = wb.promote([run]).suite.tasks[0]
+    tools = [m for m in task["input"]["conversation"]["messages"] if m["role"] == "tool"]
+    entries = {
+        b.call_id: e
+        for b, e in zip(run.boundaries, task["fixtures"]["toolResponses"], strict=True)
+        if b.agent_id == "main"
+    }
+    assert len(tools) == len(entries) == 13
+    for message in tools:
+        served = wb.ToolResult.from_response(
+            entries[message["toolCallId"]]["response"], is_error=False
+        )
+        assert message["content"] == served.text != "?"
+
+
+def test_codex_command_that_outlives_its_call_fails_at_the_poll_that_reports_its_exit() -> None:
+    """R36 on a real Codex 0.125.0 rollout: ``exec_command`` answered ``Process running with
+    session ID N`` showed the agent no failure; the ``write_stdin`` poll that prints ``Process
+    exited with code 2`` is the failure, and the first call keeps the late exit code."""
+    rec = next(r for r in RECORDINGS if r.path.name.startswith("rollout-2026-05-11T11"))
+    run = wb.load_runs(rec.path).run
+    failed = [b for b in run.boundaries if b.is_error]
+    assert [b.tool for b in failed] == ["write_stdin"] * 4
+    assert [b.error_code for b in failed] == ["exit_code:2"] + ["exit_code:1"] * 3
+    late = [b for b in run.boundaries if b.extra.get("laterExitCode")]
+    assert [(b.tool, b.is_error, b.extra["laterExitCode"]) for b in late] == [
+        ("exec_command", False, 2),
+        ("exec_command", False, 1),
+        ("exec_command", False, 1),
+        ("exec_command", False, 1),
+    ]

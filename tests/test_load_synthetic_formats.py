@@ -1,0 +1,190 @@
+"""Codex rollouts, mcp-recorder cassettes (SPEC R34, R36) on SYNTHETIC files written here.
+
+No real, published mcp-recorder cassette was found (docs/formats.md); the files below are made by
+the tests from the formats' documented shapes and are synthetic, not recordings. Codex has real
+rollouts too (fixtures/codex/, tests/test_load_real_recordings.py); the synthetic ones here pin
+the signals those lack (exec_command_end before its output, a failed apply_patch, exit 127).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import workbench as wb
+
+
+def _rollout(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "rollout-2026-01-01T00-00-00-synthetic.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def _item(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": payload}
+
+
+def test_codex_exit_codes_from_events_structured_output_and_text_mark_failures(
+    tmp_path: Path,
+) -> None:
+    """R36: exec_command_end exit codes (before or after the output), structured output
+    metadata and ``Process exited with code N`` text; custom_tool_call and web_search_call
+    are boundaries; bookkeeping records are counted (R35)."""
+    records = [
+        {"type": "session_meta", "payload": {"id": "synthetic-1", "cli_version": "0.0"}},
+        {"type": "turn_context", "payload": {"model": "gpt-x"}},
+        _item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ),
+        _item(
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c1",
+                "arguments": json.dumps({"command": ["false"]}),
+            }
+        ),
+        {
+            "type": "event_msg",
+            "payload": {"type": "exec_command_end", "call_id": "c1", "exit_code": 1},
+        },
+        _item({"type": "function_call_output", "call_id": "c1", "output": "boom"}),
+        _item({"type": "function_call", "name": "shell", "call_id": "c2", "arguments": "{}"}),
+        _item(
+            {
+                "type": "function_call_output",
+                "call_id": "c2",
+                "output": json.dumps({"output": "ok", "metadata": {"exit_code": 0}}),
+            }
+        ),
+        _item(
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "call_id": "c3",
+                "input": "*** Begin Patch\n*** End Patch",
+            }
+        ),
+        _item(
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "c3",
+                "output": "Process exited with code 2\nerror: patch failed",
+            }
+        ),
+        _item(
+            {
+                "type": "web_search_call",
+                "id": "ws1",
+                "status": "completed",
+                "action": {"type": "search", "query": "q"},
+            }
+        ),
+        _item({"type": "function_call", "name": "shell", "call_id": "c4", "arguments": "{}"}),
+        _item({"type": "function_call_output", "call_id": "c4", "output": "late"}),
+        {
+            "type": "event_msg",
+            "payload": {"type": "exec_command_end", "call_id": "c4", "exit_code": 127},
+        },
+        _item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done"}],
+            }
+        ),
+        {"type": "event_msg", "payload": {"type": "token_count"}},
+    ]
+    result = wb.load_runs(_rollout(tmp_path, records))
+    assert result.format == "codex"
+    got = [(b.call_id, b.tool, b.is_error, b.error_code) for b in result.boundaries]
+    assert got == [
+        ("c1", "shell", True, "exit_code:1"),
+        ("c2", "shell", False, None),
+        ("c3", "apply_patch", True, "exit_code:2"),
+        ("ws1", "web_search", False, None),
+        ("c4", "shell", True, "exit_code:127"),
+    ]
+    assert result.run.answer == "done"
+    assert result.run.metadata["records"]["event_msg:token_count"] == 1
+    assert result.run.conversation is not None and result.run.conversation.model == "gpt-x"
+    promotion = wb.promote(result)
+    assert promotion.self_test is not None and promotion.self_test.passed
+
+
+def test_mcp_recorder_cassette_json_rpc_error_is_a_failure_kept_whole(tmp_path: Path) -> None:
+    """R42: a JSON-RPC error reply is a failure; its error object is kept as the response."""
+    cassette = {
+        "version": "1.0",
+        "metadata": {"server_url": "http://127.0.0.1:1/mcp", "transport_type": "http"},
+        "interactions": [
+            {
+                "type": "jsonrpc_request",
+                "request": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}},
+                "response": {"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {}}},
+            },
+            {
+                "type": "notification",
+                "request": {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                "response": None,
+            },
+            {
+                "type": "jsonrpc_request",
+                "request": {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+                },
+                "response": {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "result": {"content": [{"type": "text", "text": "3"}], "isError": False},
+                },
+            },
+            {
+                "type": "jsonrpc_request",
+                "request": {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "add", "arguments": {"a": "x"}},
+                },
+                "response": {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "error": {"code": -32602, "message": "Invalid params", "data": {"a": 1}},
+                },
+            },
+            {
+                "type": "jsonrpc_request",
+                "request": {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "add", "arguments": {}},
+                },
+                "response": {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "result": {"content": [], "isError": "true"},
+                },
+            },
+        ],
+    }
+    path = tmp_path / "synthetic.cassette.json"
+    path.write_text(json.dumps(cassette), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert result.format == "mcp"
+    assert [(b.tool, b.is_error, b.error_code) for b in result.boundaries] == [
+        ("add", False, None),
+        ("add", True, "-32602"),
+    ]
+    assert result.boundaries[1].response == {
+        "code": -32602,
+        "message": "Invalid params",
+        "data": {"a": 1},
+    }
+    # a wrongly typed isError is a problem, never a success (R35)
+    assert [p.field for p in result.problems] == ["response.result.isError"]

@@ -1,0 +1,146 @@
+"""AgentDojo results as promoted runs (SPEC R34-R36).
+
+A result file (``runs/<pipeline>/<suite>/<user_task>/<attack>/<injection_task>.json``) is one
+object with ``suite_name``, ``pipeline_name``, ``user_task_id``, ``injection_task_id`` and
+``messages[]``. An assistant message's ``tool_calls[]`` (``{function, args, id}``) are calls; the
+``tool`` message that follows answers by ``tool_call_id`` and failed when ``error`` is a
+string (``"ValueError: ..."``; ``null`` on success; any other type is a problem, R35). Models
+that return no ids (Gemini) leave every id ``""``: those calls pair with their results in
+order. ``content`` is a string, or in newer versions a list of ``{"type": "text", "content"}``
+blocks. One file is one run; its metadata keeps ``utility``, ``security`` and the injections.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._common.toolresult import text_content
+from .common import CallIds, RecordTally, json_args
+from .conversation import ConversationBuilder
+from .pairing import CallPairer
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["load_agentdojo", "sniff_agentdojo"]
+
+
+def sniff_agentdojo(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("messages"), list)
+        and "suite_name" in data
+        and "user_task_id" in data
+    )
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict):
+                value = block.get("content", block.get("text"))
+                if isinstance(value, str):
+                    parts.append(value)
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""
+
+
+def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    pairer = CallPairer(file)
+    ids = CallIds("agentdojo")
+    tally = RecordTally()
+    talk = ConversationBuilder()
+    answer: Any = None
+    for m_index, message in enumerate(data["messages"]):
+        where = f"messages[{m_index}]"
+        if not isinstance(message, dict):
+            pairer.problem(where, "", "a message must be an object")
+            continue
+        role = message.get("role")
+        tally.add(str(role))
+        text = _text(message.get("content"))
+        if role == "system":
+            talk.system(text)
+        elif role == "user":
+            talk.user(text)
+        elif role == "assistant":
+            calls = message.get("tool_calls") or []
+            if not isinstance(calls, list):
+                pairer.problem(where, "tool_calls", "must be a list")
+                continue
+            made: list[dict[str, Any]] = []
+            for c_index, call in enumerate(calls):
+                c_where = f"{where}.tool_calls[{c_index}]"
+                if not isinstance(call, dict) or not isinstance(call.get("function"), str):
+                    pairer.problem(c_where, "function", "missing or not a string")
+                    continue
+                call_id = ids.for_call(call.get("id"))
+                args = json_args(call.get("args"))
+                extra = {k: v for k, v in call.items() if k not in ("id", "function", "args")}
+                pairer.call(
+                    call_id,
+                    call["function"],
+                    args,
+                    where=c_where,
+                    field_name="id",
+                    extra=extra or None,
+                )
+                made.append({"id": call_id, "name": call["function"], "args": args})
+            talk.assistant(text or None, made)
+            if made:
+                answer = None
+            elif text and text != "None":
+                answer = text
+        elif role == "tool":
+            answered = ids.for_result(message.get("tool_call_id"))
+            if answered is None:
+                pairer.problem(where, "tool_call_id", "no open call to answer")
+                continue
+            error = message.get("error")
+            if error is not None and not isinstance(error, str):
+                pairer.problem(where, "error", "must be a string or null")
+                pairer.discard(answered)
+                continue
+            failed = bool(error)
+            content = message.get("content")
+            response = {"content": text_content(text)} if text or failed else {"content": []}
+            if failed and not text:
+                response = {"content": text_content(error or "")}
+            kept = {"tool_call": message["tool_call"]} if "tool_call" in message else None
+            pairer.result(
+                answered,
+                response if not isinstance(content, list) else {"content": content},
+                failed,
+                where=where,
+                field_name="tool_call_id",
+                error_message=error if failed else None,
+                extra=kept,
+            )
+            talk.tool(answered, (error or "") if failed and not text else text, failed)
+    boundaries = pairer.finish()
+    key = "-".join(
+        str(data.get(k))
+        for k in ("suite_name", "user_task_id", "injection_task_id")
+        if data.get(k) is not None
+    )
+    metadata = {k: v for k, v in data.items() if k != "messages"}
+    metadata.update(tally.to_metadata())
+    run = PromotedRun(
+        run_id=key or "run",
+        boundaries=boundaries,
+        source=file,
+        format="agentdojo",
+        outcome="failed" if data.get("error") else "completed",
+        answer=answer,
+        task_key=key or "run",
+        metadata=metadata,
+        conversation=talk.build(None, _model(data.get("pipeline_name"))),
+    )
+    return [run], pairer.problems
+
+
+def _model(pipeline: Any) -> str | None:
+    return pipeline if isinstance(pipeline, str) and pipeline else None

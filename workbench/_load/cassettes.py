@@ -1,0 +1,224 @@
+"""HTTP cassettes: recorded request/response exchanges, the container of two formats (R34).
+
+Test suites record API traffic as cassettes, and those recordings are what many people have of
+an agent's run. Two layouts are read:
+
+- vcrpy (YAML): ``interactions[]`` of ``{request: {method, uri, body | parsed_body}, response:
+  {status, body: {string} | parsed_body}}`` (pydantic-ai, most Python projects);
+- vcrpy's older layout, ``requests[]`` and ``responses[]`` side by side (langchain), bodies
+  often ``!!binary``.
+
+A body is JSON, or server-sent events (``event:``/``data:`` lines, SSE comments ignored), or
+empty. The exchanges feed the OpenAI Responses loader (``responses``) and the MCP loader
+(``mcp``). YAML is read by PyYAML's safe loader with aliases refused (``reading``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
+
+from .reading import value_problem
+from .records import LoadError, LoadProblem
+
+__all__ = ["Exchange", "cassette_exchanges", "load_yaml", "looks_like_yaml_cassette", "sse_events"]
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One recorded HTTP request and its response."""
+
+    index: int
+    """The exchange's place in the cassette (0-based)."""
+    uri: str
+    method: str
+    request: Any
+    """The request body as JSON (``None`` when it has none or it is not JSON)."""
+    response: Any
+    """The response body as JSON, or ``None``."""
+    events: tuple[Any, ...] = ()
+    """The response's server-sent events' ``data`` as JSON, in order (streamed responses)."""
+    status: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"interaction {self.index}"
+
+
+class _NoAliases(yaml.SafeLoader):  # type: ignore[misc]
+    """The safe loader with anchors and aliases refused (a YAML bomb expands through them)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.constructor.ConstructorError(
+                None, None, "YAML aliases are not read (a cassette has none)", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
+_MAYBE_ALIAS = re.compile(rb"(?:^|[\s\[{,])[&*][^\s,\[\]{}]", re.MULTILINE)
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def looks_like_yaml_cassette(text: bytes) -> bool:
+    head = text.lstrip()[:200]
+    return head.startswith((b"interactions:", b"requests:", b"version:", b"---"))
+
+
+def load_yaml(data: bytes, file: str) -> Any:
+    """YAML decoded safely; a problem names the line (or, for a decoded value the workbench
+    refuses, the field).
+
+    Text with nothing that could be an anchor or alias (``&name``, ``*name`` after a blank or
+    a flow indicator) goes through libyaml's safe loader (fast); any other text through the
+    pure-Python safe loader that refuses aliases, which is exact but slower. The decoded value
+    passes the same checks as JSON's (R35): no nesting past ``MAX_DEPTH``, no NaN or infinity
+    (``.nan``, ``.inf``), no integer outside 64 bits, no lone surrogate.
+    """
+    loader = _NoAliases if _MAYBE_ALIAS.search(data) else _FAST_LOADER
+    try:
+        value = yaml.load(data, Loader=loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        where = f"line {line}" if line is not None else "(file)"
+        reason = _one_line(exc.problem or exc.context or "invalid YAML")
+        raise LoadError([LoadProblem(file, where, "", f"invalid YAML: {reason}", line)]) from None
+    except yaml.reader.ReaderError as exc:  # bytes that are not UTF-8, or control characters
+        raise LoadError([_reader_problem(data, file, exc)]) from None
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        message = f"invalid YAML: {_one_line(str(exc))}"
+        raise LoadError([LoadProblem(file, "(file)", "", message)]) from None
+    found = value_problem(value)
+    if found is not None:
+        path, message = found
+        raise LoadError([LoadProblem(file, "(file)", "" if path == "(root)" else path, message)])
+    return value
+
+
+def _reader_problem(data: bytes, file: str, exc: Any) -> LoadProblem:
+    """Where YAML's reader stopped: the first byte that is not UTF-8, else the character."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        line = data.count(b"\n", 0, bad.start) + 1
+        column = bad.start - (data.rfind(b"\n", 0, bad.start) + 1) + 1
+        reason = f"not UTF-8 text (byte 0x{data[bad.start]:02x})"
+        return LoadProblem(file, f"line {line}, column {column}", "", reason, line)
+    position = exc.position if isinstance(exc.position, int) else 0
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    char = exc.character if isinstance(exc.character, int) else 0
+    reason = f"a control character (U+{char:04X}) that YAML does not allow"
+    return LoadProblem(file, f"line {line}, column {column}", "", reason, line)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def sse_events(text: str) -> list[Any]:
+    """The JSON ``data`` of each server-sent event in ``text`` (comments and blanks skipped)."""
+    events: list[Any] = []
+    data: list[str] = []
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        if raw.startswith("data:"):
+            data.append(raw[5:].lstrip(" "))
+        elif not raw.strip() and data:
+            events.append(_json("\n".join(data)))
+            data = []
+    if data:
+        events.append(_json("\n".join(data)))
+    return [e for e in events if e is not None]
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _body(body: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A recorded body as (JSON, SSE events)."""
+    if isinstance(body, Mapping) and "string" in body:
+        body = body["string"]
+    if isinstance(body, bytes | bytearray):
+        try:
+            body = bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return None, ()
+    if isinstance(body, Mapping | list):
+        return body, ()
+    if not isinstance(body, str) or not body.strip():
+        return None, ()
+    stripped = body.lstrip()
+    if stripped.startswith(("{", "[")):
+        return _json(body), ()
+    if "data:" in body:
+        return None, tuple(sse_events(body))
+    return None, ()
+
+
+def _status(response: Mapping[str, Any]) -> int | None:
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, Mapping) else status
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def cassette_exchanges(data: Any) -> list[Exchange] | None:
+    """The exchanges of a decoded cassette, or ``None`` when ``data`` is not one."""
+    if not isinstance(data, Mapping):
+        return None
+    pairs: list[tuple[Any, Any]]
+    if isinstance(data.get("interactions"), list):
+        pairs = [
+            (i.get("request"), i.get("response")) if isinstance(i, Mapping) else (None, None)
+            for i in data["interactions"]
+        ]
+    elif isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
+        pairs = list(zip(data["requests"], data["responses"], strict=False))
+    else:
+        return None
+    out: list[Exchange] = []
+    for index, (request, response) in enumerate(pairs):
+        if not isinstance(request, Mapping):
+            continue
+        if "parsed_body" in request:
+            request_json: Any = request["parsed_body"]
+        else:
+            request_json, _ = _body(request.get("body"))
+        response_json: Any = None
+        events: tuple[Any, ...] = ()
+        status = None
+        if isinstance(response, Mapping):
+            if "parsed_body" in response:
+                response_json = response["parsed_body"]
+            else:
+                response_json, events = _body(response.get("body"))
+            status = _status(response)
+        uri = request.get("uri")
+        method = request.get("method")
+        out.append(
+            Exchange(
+                index=index,
+                uri=uri if isinstance(uri, str) else "",
+                method=method if isinstance(method, str) else "",
+                request=request_json,
+                response=response_json,
+                events=events,
+                status=status,
+            )
+        )
+    return out

@@ -1,0 +1,257 @@
+"""Claude Code session JSONL as promoted runs (SPEC R34-R36).
+
+A session file (``~/.claude/projects/<project>/<session>.jsonl``) holds one record a line.
+``user`` and ``assistant`` records carry an Anthropic message (``message.content`` blocks): a
+``tool_use`` block in an assistant record is a call, the ``tool_result`` block with its
+``tool_use_id`` in a later user record its result, ``is_error: true`` a failure (a non-boolean
+``is_error`` is a problem, R35). One API message may be split over several records (one block
+a record, sharing ``message.id``); calls are counted by blocks, never by records.
+
+Every other record type (``summary``, ``system``, ``file-history-snapshot``,
+``queue-operation``, ``custom-title``, ...) is bookkeeping: counted on the run's
+``metadata["records"]`` and the unknown ones kept under ``otherRecords`` (R4, R35); a file may
+start with one.
+
+Sub-agents: records with ``isSidechain: true`` belong to a sub-agent. Claude Code 2.x names it
+(``agentId``); 1.x does not, and a sidechain starts at a user record with no parent whose text
+is the ``prompt`` of the ``Task`` call that spawned it. Each sub-agent call's ``agent_id`` is
+``agent-<agentId>`` or ``task-<id of the Task call>`` (``main`` for the session's own calls).
+The whole file is one run, in call order. The conversation (R40) is the main thread's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._common.toolresult import result_text, text_content
+from .common import RecordTally, read_flag
+from .conversation import ConversationBuilder
+from .messages import as_text_block
+from .pairing import CallPairer
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["BOOKKEEPING", "load_claude_code", "sniff_claude_code"]
+
+BOOKKEEPING = frozenset(
+    {
+        "summary",
+        "system",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "progress",
+        "attachment",
+    }
+)
+"""Record types Claude Code writes that are not turns of the conversation."""
+
+
+def sniff_claude_code(heads: Sequence[Any]) -> bool:
+    """Whether the first records of a JSONL file look like a Claude Code session."""
+    for record in heads:
+        if not isinstance(record, dict):
+            continue
+        kind = record.get("type")
+        conversational = kind in ("user", "assistant") and isinstance(
+            record.get("message"), Mapping
+        )
+        if conversational and any(k in record for k in ("uuid", "sessionId", "parentUuid")):
+            return True
+        if kind == "summary" and "leafUuid" in record:
+            return True
+        if kind in BOOKKEEPING and ("sessionId" in record or "messageId" in record):
+            return True
+    return False
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return text_content(content)
+    if isinstance(content, list):
+        return [as_text_block(b) for b in content]
+    return []
+
+
+def load_claude_code(
+    docs: Sequence[tuple[int, Any]], file: str
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """One run from a session's records ``(line, record)``."""
+    pairer = CallPairer(file)
+    tally = RecordTally()
+    talk = ConversationBuilder()
+    agents: dict[str, str] = {}  # record uuid -> agent id (sidechains)
+    prompts: dict[str, list[str]] = {}  # Task prompt -> Task call ids not yet matched
+    answer: Any = None
+    model: str | None = None
+    session: str | None = None
+    for line, record in docs:
+        pairer.current_line = line
+        where = f"line {line}"
+        if not isinstance(record, dict):
+            pairer.problem(where, "", "a record must be a JSON object")
+            continue
+        kind = record.get("type")
+        if not isinstance(kind, str):
+            pairer.problem(where, "type", "missing or not a string")
+            continue
+        if kind not in ("user", "assistant"):
+            if kind in BOOKKEEPING:
+                tally.add(kind)
+            else:
+                tally.other(kind, record)
+            continue
+        tally.add(kind)
+        session = session or _str(record.get("sessionId"))
+        message = record.get("message")
+        if not isinstance(message, dict):
+            pairer.problem(where, "message", "a user or assistant record needs a message object")
+            continue
+        agent = _agent(record, agents, prompts)
+        content = message.get("content")
+        if kind == "assistant":
+            model = model or _str(message.get("model"))
+            calls, texts = _assistant(content, pairer, where, agent, prompts)
+            if agent == "main":
+                text = "\n".join(texts) or None
+                talk.assistant(text, calls, turn=_str(message.get("id")))
+                if text and not calls:
+                    answer = text
+                elif calls:
+                    answer = None
+        else:
+            _user(content, record, pairer, where, talk if agent == "main" else None)
+    boundaries = pairer.finish()
+    run_id = session or "session"
+    metadata: dict[str, Any] = {"sessionId": session} if session else {}
+    metadata.update(tally.to_metadata())
+    run = PromotedRun(
+        run_id=run_id,
+        boundaries=boundaries,
+        source=file,
+        format="claude-code",
+        outcome="completed",
+        answer=answer,
+        task_key="session" if not session else f"session-{session[:8]}",
+        metadata=metadata,
+        conversation=talk.build(None, model),
+    )
+    return [run], pairer.problems
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _agent(record: Mapping[str, Any], agents: dict[str, str], prompts: dict[str, list[str]]) -> str:
+    """The agent a record belongs to: ``main``, ``agent-<agentId>`` or ``task-<call id>``."""
+    uuid = _str(record.get("uuid"))
+    if record.get("isSidechain") is not True:
+        return "main"
+    agent_id = _str(record.get("agentId"))
+    if agent_id:
+        agent = f"agent-{agent_id}"
+    else:
+        parent = _str(record.get("parentUuid"))
+        agent = agents.get(parent or "", "")
+        if not agent:
+            message = record.get("message")
+            prompt = message.get("content") if isinstance(message, dict) else None
+            waiting = prompts.get(prompt) if isinstance(prompt, str) else None
+            agent = f"task-{waiting.pop(0)}" if waiting else "sidechain"
+    if uuid:
+        agents[uuid] = agent
+    return agent
+
+
+def _assistant(
+    content: Any,
+    pairer: CallPairer,
+    where: str,
+    agent: str,
+    prompts: dict[str, list[str]],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    calls: list[dict[str, Any]] = []
+    texts: list[str] = []
+    if isinstance(content, str):
+        return calls, [content] if content else []
+    if not isinstance(content, list):
+        pairer.problem(where, "message.content", "must be a string or a list of blocks")
+        return calls, texts
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        if kind != "tool_use":
+            continue
+        block_where = f"{where}, block {index}"
+        call_id = _str(block.get("id"))
+        name = _str(block.get("name"))
+        if call_id is None:
+            pairer.problem(block_where, "id", "missing or not a string")
+            continue
+        if name is None:
+            pairer.problem(block_where, "name", "missing or not a string")
+            continue
+        args = block.get("input")
+        pairer.call(call_id, name, args, where=block_where, field_name="id", agent_id=agent)
+        calls.append({"id": call_id, "name": name, "args": args})
+        if name in ("Task", "Agent") and isinstance(args, dict):
+            prompt = args.get("prompt")
+            if isinstance(prompt, str):
+                prompts.setdefault(prompt, []).append(call_id)
+    return calls, texts
+
+
+def _user(
+    content: Any,
+    record: Mapping[str, Any],
+    pairer: CallPairer,
+    where: str,
+    talk: ConversationBuilder | None,
+) -> None:
+    if isinstance(content, str):
+        if talk is not None and record.get("isMeta") is not True:
+            talk.user(content)
+        return
+    if not isinstance(content, list):
+        pairer.problem(where, "message.content", "must be a string or a list of blocks")
+        return
+    texts: list[str] = []
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+            continue
+        if block.get("type") != "tool_result":
+            continue
+        block_where = f"{where}, block {index}"
+        call_id = _str(block.get("tool_use_id"))
+        if call_id is None:
+            pairer.problem(block_where, "tool_use_id", "missing or not a string")
+            continue
+        failed = read_flag(block.get("is_error"), pairer, block_where, "is_error")
+        if failed is None:
+            pairer.discard(call_id)
+            continue
+        blocks = _blocks(block.get("content"))
+        text = result_text(blocks)
+        extra: dict[str, Any] = {}
+        if "toolUseResult" in record:
+            extra["toolUseResult"] = record["toolUseResult"]
+        pairer.result(
+            call_id,
+            {"content": blocks},
+            failed,
+            where=block_where,
+            field_name="tool_use_id",
+            error_message=(text or "tool call failed") if failed else None,
+            extra=extra or None,
+        )
+        if talk is not None:
+            talk.tool(call_id, text, failed)
+    if talk is not None and texts and record.get("isMeta") is not True:
+        talk.user("\n".join(texts))

@@ -1,0 +1,284 @@
+"""Codex CLI rollout JSONL as promoted runs (SPEC R34-R36).
+
+A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) holds one ``{timestamp, type,
+payload}`` record a line. ``response_item`` records carry Responses API items, read by the
+same rules as the ``openai-responses`` format: ``function_call`` / ``custom_tool_call`` (e.g.
+``apply_patch`` with raw-text input) / ``local_shell_call`` are calls, their ``*_output`` items
+the results, ``web_search_call`` a hosted call with its result in one item.
+
+Failures (R36). A shell command failed when its exit code is not 0, read from, in order: the
+``exec_command_end`` event of its ``call_id`` (``exit_code``), unless the call's output says the
+process is still running (``Process running with session ID N``: the agent saw no failure then,
+and the exit code reaches it in a later ``write_stdin`` output, which fails instead; the event's
+code is kept as ``laterExitCode``); an output that is a JSON object with ``metadata.exit_code``
+(Codex's structured output); an output whose text says ``Process exited with code N`` or ``Exit
+code: N``. Its ``error_code`` is ``exit_code:N``. Any other
+output is judged by the caller's error rule, as for Responses items.
+
+``session_meta``, ``turn_context``, ``compacted`` and the other ``event_msg`` records
+(``token_count``, ``agent_message``, ``task_started``, ...) are counted as non-tool records
+(R35); ``message`` and ``reasoning`` items make the conversation (R40). One file is one run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .common import RecordTally, json_args, text_of
+from .conversation import ConversationBuilder
+from .pairing import CallPairer
+from .records import ErrorRule, LoadProblem, PromotedRun
+
+__all__ = ["load_codex", "sniff_codex"]
+
+RECORD_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+_CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
+_HOSTED = frozenset({"web_search_call"})
+_EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
+_RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
+
+
+def sniff_codex(heads: Sequence[Any]) -> bool:
+    """Whether the first records of a JSONL file look like a Codex rollout."""
+    hits = 0
+    for record in heads:
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") in RECORD_TYPES and isinstance(record.get("payload"), dict):
+            if "eventId" in record or "runId" in record or "sequence" in record:
+                return False  # an OpenWOP event
+            hits += 1
+    return hits > 0
+
+
+def load_codex(
+    docs: Sequence[tuple[int, Any]], file: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    pairer = CallPairer(file)
+    tally = RecordTally()
+    talk = ConversationBuilder()
+    exit_codes = _exit_events(docs)  # exec_command_end may come before or after the output
+    session: Mapping[str, Any] = {}
+    model: str | None = None
+    answer: Any = None
+    for line, record in docs:
+        pairer.current_line = line
+        where = f"line {line}"
+        if not isinstance(record, dict):
+            pairer.problem(where, "", "a record must be a JSON object")
+            continue
+        kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(kind, str):
+            pairer.problem(where, "type", "missing or not a string")
+            continue
+        if not isinstance(payload, dict):
+            pairer.problem(where, "payload", "missing or not an object")
+            continue
+        if kind != "response_item":
+            sub = payload.get("type")
+            tally.add(f"{kind}:{sub}" if kind == "event_msg" and isinstance(sub, str) else kind)
+            if kind not in RECORD_TYPES:
+                tally.unknown.append(record)
+            if kind == "session_meta":
+                session = payload
+            elif kind == "turn_context" and isinstance(payload.get("model"), str):
+                model = model or payload["model"]
+            continue
+        item_type = payload.get("type")
+        tally.add(f"response_item:{item_type}")
+        if item_type in _CALLS:
+            call = _call(payload, str(item_type), pairer, where)
+            if call is not None:
+                talk.add_call(call)  # calls after a message are that response's turn
+                answer = None
+        elif item_type in _OUTPUTS:
+            call_id = payload.get("call_id")
+            if not isinstance(call_id, str) or not call_id:
+                pairer.problem(where, "payload.call_id", "missing or not a string")
+                continue
+            _answer(call_id, payload.get("output"), where, exit_codes, pairer, rule, talk)
+        elif item_type in _HOSTED:
+            _hosted(payload, pairer, where, line, talk)
+            answer = None
+        elif item_type == "message":
+            role = payload.get("role")
+            text = text_of(payload.get("content"))
+            if role == "assistant":
+                talk.assistant(text or None)
+                answer = text or answer
+            elif role == "user":
+                talk.user(text)
+            elif role in ("developer", "system"):
+                talk.system(text)
+        elif item_type != "reasoning":
+            tally.unknown.append(record)
+    boundaries = pairer.finish()
+    session_id = session.get("id") if isinstance(session.get("id"), str) else None
+    metadata: dict[str, Any] = {"session": dict(session)} if session else {}
+    metadata.update(tally.to_metadata())
+    run = PromotedRun(
+        run_id=session_id or "rollout",
+        boundaries=boundaries,
+        source=file,
+        format="codex",
+        error_rule=rule,
+        outcome="completed",
+        answer=answer,
+        task_key=f"rollout-{session_id[:8]}" if session_id else "rollout",
+        metadata=metadata,
+        conversation=talk.build(None, model),
+    )
+    return [run], pairer.problems
+
+
+def _call(
+    payload: Mapping[str, Any], kind: str, pairer: CallPairer, where: str
+) -> dict[str, Any] | None:
+    """The call read into the pairer, as a conversation tool call; ``None`` when refused."""
+    call_id = payload.get("call_id")
+    name = payload.get("name")
+    if name is None and kind == "local_shell_call":
+        name = "local_shell"
+    if not isinstance(call_id, str) or not call_id:
+        pairer.problem(where, "payload.call_id", "missing or not a string")
+        return None
+    if not isinstance(name, str) or not name:
+        pairer.problem(where, "payload.name", "missing or not a string")
+        return None
+    key = _CALLS[kind]
+    args = json_args(payload.get(key)) if key == "arguments" else payload.get(key)
+    extra = {k: v for k, v in payload.items() if k not in ("type", "call_id", "name", key)}
+    if kind != "function_call":
+        extra["itemType"] = kind
+    pairer.call(call_id, name, args, where=where, field_name="payload.call_id", extra=extra or None)
+    call: dict[str, Any] = {"id": call_id, "name": name, "args": args}
+    if kind != "function_call":
+        call["x-itemType"] = kind
+    return call
+
+
+def _output_text(output: Any) -> tuple[str, int | None]:
+    """An output's text and the exit code it records, if any."""
+    if isinstance(output, dict):
+        text = text_of(output.get("content")) or text_of(output.get("output"))
+        return text, None
+    if isinstance(output, list):
+        return text_of(output), None
+    if not isinstance(output, str):
+        return "", None
+    structured = json_args(output) if output.lstrip().startswith("{") else None
+    if isinstance(structured, dict) and "output" in structured:
+        meta = structured.get("metadata")
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        text = structured["output"] if isinstance(structured["output"], str) else output
+        if isinstance(code, int) and not isinstance(code, bool):
+            return text, code
+        return text, _text_exit(text)
+    return output, _text_exit(output)
+
+
+def _text_exit(text: str) -> int | None:
+    head = text[:400]
+    if "xit" not in head.lower():  # no "exited", no "Exit code": the regex need not run
+        return None
+    found = _EXIT_TEXT.search(head)
+    return int(found.group(1)) if found else None
+
+
+def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
+    """The exit codes of ``exec_command_end`` events by call id, in file order."""
+    codes: dict[str, list[int]] = {}
+    for _, record in docs:
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if not isinstance(payload, dict) or record.get("type") != "event_msg":
+            continue
+        if payload.get("type") != "exec_command_end":
+            continue
+        call_id = payload.get("call_id")
+        code = payload.get("exit_code")
+        if isinstance(call_id, str) and isinstance(code, int) and not isinstance(code, bool):
+            codes.setdefault(call_id, []).append(code)
+    return codes
+
+
+def _answer(
+    call_id: str,
+    output: Any,
+    where: str,
+    exit_codes: dict[str, list[int]],
+    pairer: CallPairer,
+    rule: ErrorRule,
+    talk: ConversationBuilder,
+) -> None:
+    text, code = _output_text(output)
+    event_codes = exit_codes.get(call_id)
+    event_code = event_codes.pop(0) if event_codes else None
+    if event_code is not None and _RUNNING.search(text[:400]):
+        # the command outlived the call: the agent saw a running process, and the exit code
+        # reaches it through a later ``write_stdin`` output, which is where it fails
+        later: int | None = event_code
+    else:
+        later = None
+        code = event_code if event_code is not None else code
+    failed = code is not None and code != 0
+    if code is None:
+        failed = rule.matches(text)
+    response: Any = {"content": [{"type": "text", "text": text}]} if text else {"content": []}
+    extra: dict[str, Any] = {"output": output} if not isinstance(output, str) else {}
+    if code is not None:
+        extra["exitCode"] = code
+    if later is not None:
+        extra["laterExitCode"] = later
+    pairer.result(
+        call_id,
+        response,
+        failed,
+        where=where,
+        field_name="payload.call_id",
+        error_code=f"exit_code:{code}" if failed and code is not None else None,
+        error_message=(text or "tool call failed") if failed else None,
+        extra=extra or None,
+    )
+    talk.tool(call_id, text, failed)
+
+
+def _hosted(
+    payload: Mapping[str, Any], pairer: CallPairer, where: str, line: int, talk: ConversationBuilder
+) -> None:
+    """A ``web_search_call``: the call and its result in one item (R34)."""
+    raw_id = payload.get("id")
+    call_id = raw_id if isinstance(raw_id, str) and raw_id else f"web_search-{line}"
+    pairer.call(
+        call_id,
+        "web_search",
+        payload.get("action"),
+        where=where,
+        field_name="payload.id",
+        extra={"itemType": "web_search_call"},
+    )
+    failed = payload.get("status") == "failed"
+    talk.add_call(
+        {
+            "id": call_id,
+            "name": "web_search",
+            "args": payload.get("action"),
+            "x-itemType": "web_search_call",
+        }
+    )
+    result = {k: v for k, v in payload.items() if k not in ("type", "id")}
+    talk.tool(call_id, json.dumps(result, ensure_ascii=False, sort_keys=True), failed)
+    pairer.result(
+        call_id,
+        {k: v for k, v in payload.items() if k not in ("type", "id")},
+        failed,
+        where=where,
+        field_name="payload.status",
+        error_message="web_search failed" if failed else None,
+    )

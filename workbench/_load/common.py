@@ -1,0 +1,119 @@
+"""What the format modules share: flags read strictly (R35), tool-call arguments, result text,
+made-up ids for empty call ids, and the tally of records that are not tool calls (R35). The
+conversation builder (R40) is ``conversation.ConversationBuilder``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._common.toolresult import result_text
+from .pairing import CallPairer
+
+__all__ = [
+    "CallIds",
+    "RecordTally",
+    "json_args",
+    "read_flag",
+    "text_of",
+]
+
+
+def json_args(raw: Any) -> Any:
+    """Tool-call arguments: a JSON string is decoded (a string that is not JSON is kept)."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw) if raw.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            return raw
+    return raw
+
+
+def text_of(content: Any) -> str:
+    """The text of a result or message: a string, or the text of a list of parts or blocks.
+
+    Parts may be ``{"type": "text" | "input_text" | "output_text", "text": ...}``, Gemini
+    ``{"text": ...}`` parts, or strings; other parts add no text.
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        text = content.get("text")
+        return text if isinstance(text, str) else ""
+    if isinstance(content, Sequence) and not isinstance(content, bytes | bytearray):
+        blocks = []
+        for part in content:
+            if isinstance(part, str):
+                blocks.append({"type": "text", "text": part})
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                blocks.append({"type": "text", "text": part["text"]})
+        return result_text(blocks)
+    return ""
+
+
+def read_flag(
+    value: Any, pairer: CallPairer, where: str, field_name: str, *, absent: bool = False
+) -> bool | None:
+    """A boolean failure flag read strictly (R35): ``None``/absent is ``absent``, a bool is
+    itself, anything else (``"true"``, ``1``) is a problem and ``None`` is returned."""
+    if value is None:
+        return absent
+    if isinstance(value, bool):
+        return value
+    pairer.problem(
+        where,
+        field_name,
+        f"a failure flag must be true or false, not {json.dumps(value, ensure_ascii=False)[:40]} "
+        "(read as neither: a wrongly typed flag is never taken for a success)",
+    )
+    return None
+
+
+@dataclass(slots=True)
+class RecordTally:
+    """How many records of each kind a file held (R35: each is a boundary's part, a known
+    non-tool record, or a problem), and the unknown ones, kept opaquely (R4)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    unknown: list[Any] = field(default_factory=list)
+
+    def add(self, kind: str) -> None:
+        self.counts[kind] += 1
+
+    def other(self, kind: str, record: Any) -> None:
+        self.counts[kind] += 1
+        self.unknown.append(record)
+
+    def to_metadata(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"records": dict(sorted(self.counts.items()))}
+        if self.unknown:
+            out["otherRecords"] = self.unknown
+        return out
+
+
+@dataclass(slots=True)
+class CallIds:
+    """Call ids for formats whose ids may be empty (AgentDojo on Gemini, ``""`` for every
+    call): an empty id gets a made-up one (``<prefix>-<n>``), and a result with an empty id
+    pairs with the earliest such call still open (answers come in call order)."""
+
+    prefix: str
+    _waiting: list[str] = field(default_factory=list)
+    _made: int = 0
+
+    def for_call(self, raw: Any) -> str:
+        if isinstance(raw, str) and raw:
+            return raw
+        self._made += 1
+        made = f"{self.prefix}-{self._made}"
+        self._waiting.append(made)
+        return made
+
+    def for_result(self, raw: Any) -> str | None:
+        if isinstance(raw, str) and raw:
+            return raw
+        return self._waiting.pop(0) if self._waiting else None

@@ -1,0 +1,227 @@
+"""Inspect AI eval logs, ``.json`` and ``.eval``, as promoted runs (SPEC R34-R36).
+
+A ``.json`` log is one object with ``version``, ``status``, ``eval`` and ``samples[]``; an
+``.eval`` log is a zip archive with ``header.json`` and one ``samples/<id>_epoch_<n>.json`` per
+sample and epoch (members are read one at a time, each within the size limit). Each sample and
+epoch is one run (task key ``sample-<id>-epoch-<n>``).
+
+In a sample's ``messages[]`` an assistant message's ``tool_calls[]`` (``{id, function,
+arguments}``) are the calls; a ``tool`` message answers its ``tool_call_id`` and failed when it
+has an ``error`` (a ``ToolCallError`` ``{type, message}``: ``type`` is kept as the boundary's
+``error_code``: ``parsing``, ``timeout``, ``unicode_decode``, ``permission``,
+``file_not_found``, ``is_a_directory``, ``limit``, ``approval``, ``output_limit``,
+``unknown``). An ``error`` that is not an object or null is a problem (R35). Strings of the form
+``attachment://<hash>`` are resolved from the sample's ``attachments``.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Mapping
+from typing import Any
+
+from .common import RecordTally, json_args, text_of
+from .conversation import ConversationBuilder
+from .pairing import CallPairer
+from .reading import MAX_FILE_BYTES, decode_json
+from .records import LoadError, LoadProblem, PromotedRun
+
+__all__ = ["load_inspect", "read_eval_zip", "sniff_inspect"]
+
+_ATTACHMENT = "attachment://"
+
+
+def sniff_inspect(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("eval"), dict)
+        and ("samples" in data or "status" in data)
+        and "version" in data
+    )
+
+
+def read_eval_zip(file: str) -> dict[str, Any]:
+    """An ``.eval`` archive as a ``.json`` log: ``header.json``'s members plus ``samples``."""
+    try:
+        archive = zipfile.ZipFile(file)
+    except (zipfile.BadZipFile, OSError) as exc:
+        problem = LoadProblem(file, "(file)", "", f"not a readable zip archive: {exc}")
+        raise LoadError([problem]) from None
+    with archive:
+        names = archive.namelist()
+        if "header.json" not in names:
+            raise LoadError(
+                [
+                    LoadProblem(
+                        file,
+                        "(file)",
+                        "",
+                        "a zip archive without header.json: not an Inspect AI .eval log",
+                    )
+                ]
+            )
+        header = _member(archive, "header.json", file)
+        samples = [
+            _member(archive, name, file)
+            for name in sorted(names, key=_sample_order)
+            if name.startswith("samples/") and name.endswith(".json")
+        ]
+    log = dict(header) if isinstance(header, dict) else {}
+    log["samples"] = samples
+    return log
+
+
+def _sample_order(name: str) -> tuple[str, int]:
+    stem = name.rsplit("/", 1)[-1].removesuffix(".json")
+    sample, _, epoch = stem.rpartition("_epoch_")
+    return (sample, int(epoch)) if epoch.isdigit() else (stem, 0)
+
+
+def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
+    info = archive.getinfo(name)
+    if info.file_size > MAX_FILE_BYTES:
+        raise LoadError([LoadProblem(file, name, "", "zip member larger than the limit")])
+    with archive.open(info) as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise LoadError([LoadProblem(file, name, "", "zip member larger than the limit")])
+    value, problem = decode_json(data, f"{file}!{name}")
+    if problem is not None:
+        raise LoadError([problem])
+    return value
+
+
+def load_inspect(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    samples = data.get("samples") if isinstance(data, dict) else None
+    if not isinstance(samples, list):
+        samples = []
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    spec = data.get("eval") if isinstance(data.get("eval"), dict) else {}
+    model = spec.get("model") if isinstance(spec.get("model"), str) else None
+    for s_index, sample in enumerate(samples):
+        where = f"samples[{s_index}]"
+        if not isinstance(sample, dict) or not isinstance(sample.get("messages"), list):
+            problems.append(LoadProblem(file, where, "messages", "a sample needs messages"))
+            continue
+        run, found = _sample(sample, where, file, model)
+        runs.append(run)
+        problems.extend(found)
+    return runs, problems
+
+
+def _resolve(value: Any, attachments: Mapping[str, Any]) -> Any:
+    if isinstance(value, str) and value.startswith(_ATTACHMENT):
+        found = attachments.get(value[len(_ATTACHMENT) :])
+        return found if isinstance(found, str) else value
+    if isinstance(value, list):
+        return [_resolve(v, attachments) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve(v, attachments) for k, v in value.items()}
+    return value
+
+
+def _sample(
+    sample: Mapping[str, Any], place: str, file: str, model: str | None
+) -> tuple[PromotedRun, list[LoadProblem]]:
+    attachments = sample.get("attachments")
+    attachments = attachments if isinstance(attachments, dict) else {}
+    pairer = CallPairer(file)
+    tally = RecordTally()
+    talk = ConversationBuilder()
+    answer: Any = None
+    for m_index, raw in enumerate(sample["messages"]):
+        where = f"{place}.messages[{m_index}]"
+        if not isinstance(raw, dict):
+            pairer.problem(where, "", "a message must be an object")
+            continue
+        message = _resolve(raw, attachments) if attachments else raw
+        role = message.get("role")
+        tally.add(str(role))
+        text = text_of(message.get("content"))
+        if role == "system":
+            talk.system(text)
+        elif role == "user":
+            talk.user(text)
+        elif role == "assistant":
+            calls = message.get("tool_calls") or []
+            if not isinstance(calls, list):
+                pairer.problem(where, "tool_calls", "must be a list")
+                continue
+            made: list[dict[str, Any]] = []
+            for c_index, call in enumerate(calls):
+                c_where = f"{where}.tool_calls[{c_index}]"
+                if not isinstance(call, dict) or not isinstance(call.get("function"), str):
+                    pairer.problem(c_where, "function", "missing or not a string")
+                    continue
+                call_id = call.get("id")
+                if not isinstance(call_id, str) or not call_id:
+                    pairer.problem(c_where, "id", "missing or not a string")
+                    continue
+                args = json_args(call.get("arguments"))
+                extra = {k: call[k] for k in ("type", "parse_error", "view") if call.get(k)}
+                pairer.call(
+                    call_id,
+                    call["function"],
+                    args,
+                    where=c_where,
+                    field_name="id",
+                    extra=extra or None,
+                )
+                made.append({"id": call_id, "name": call["function"], "args": args})
+            talk.assistant(text or None, made)
+            if made:
+                answer = None
+            elif text:
+                answer = text
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                pairer.problem(where, "tool_call_id", "missing or not a string")
+                continue
+            error = message.get("error")
+            if error is not None and not isinstance(error, dict):
+                pairer.problem(where, "error", "a ToolCallError must be an object or null")
+                pairer.discard(call_id)
+                continue
+            failed = error is not None
+            code = error.get("type") if isinstance(error, dict) else None
+            note = error.get("message") if isinstance(error, dict) else None
+            content = message.get("content")
+            response = (
+                {"content": [{"type": "text", "text": content}]}
+                if isinstance(content, str)
+                else {"content": content if isinstance(content, list) else []}
+            )
+            pairer.result(
+                call_id,
+                response,
+                failed,
+                where=where,
+                field_name="tool_call_id",
+                error_code=code if isinstance(code, str) else None,
+                error_message=(note if isinstance(note, str) else text or "tool call failed")
+                if failed
+                else None,
+            )
+            talk.tool(call_id, text, failed)
+    boundaries = pairer.finish()
+    sample_id = sample.get("id")
+    epoch = sample.get("epoch", 1)
+    key = f"sample-{sample_id}-epoch-{epoch}"
+    metadata: dict[str, Any] = {
+        k: sample[k] for k in ("id", "epoch", "target", "scores", "metadata") if k in sample
+    }
+    metadata.update(tally.to_metadata())
+    run = PromotedRun(
+        run_id=str(sample.get("uuid") or key),
+        boundaries=boundaries,
+        source=file,
+        format="inspect-ai",
+        outcome="failed" if sample.get("error") else "completed",
+        answer=answer,
+        task_key=key,
+        metadata=metadata,
+        conversation=talk.build(None, model),
+    )
+    return run, pairer.problems

@@ -1,0 +1,248 @@
+"""MCP JSON-RPC recordings made by other recorders as promoted runs (SPEC R34-R36, R42).
+
+Three shapes are read, each one run:
+
+- **mcp-recorder cassettes** (JSON): ``{"version", "metadata", "interactions": [{"type":
+  "jsonrpc_request" | "notification" | "lifecycle", "request", "response", ...}]}``, each
+  request beside its response;
+- **HTTP cassettes** (vcrpy YAML, see ``cassettes``) of Streamable-HTTP MCP traffic: the
+  JSON-RPC request is the request body, the reply sits in the response body or its
+  server-sent events (progress and log notifications beside it are not results);
+- **a JSON array or JSONL of JSON-RPC messages** in the order they passed (a proxy's log).
+
+A ``tools/call`` request (``params.name``, ``params.arguments``) is a call; the response with
+its ``id`` is its result. Ids restart per connection, so a cassette's request pairs with the
+response recorded beside it, and a message log pairs each response with the open request of
+its id (R2). It failed when the reply is a JSON-RPC ``error`` (its ``code`` is the boundary's
+``error_code``, the error object its response, kept whole for serving, R42) or the result says
+``isError: true`` (a non-boolean ``isError`` is a problem, R35). Every other method
+(``initialize``, ``tools/list``, notifications) is counted as a non-tool record (R35), and an
+HTTP exchange that is not JSON-RPC (the model's own API calls in the same cassette) too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._common.toolresult import result_text
+from .cassettes import Exchange, cassette_exchanges
+from .common import RecordTally, read_flag
+from .pairing import CallPairer
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["load_mcp", "load_mcp_messages", "sniff_mcp", "sniff_mcp_messages"]
+
+
+def _is_rpc(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+
+
+def _is_tools_call(message: Any) -> bool:
+    return _is_rpc(message) and message.get("method") == "tools/call"
+
+
+def sniff_mcp(data: Any) -> bool:
+    """An mcp-recorder cassette, or an HTTP cassette holding JSON-RPC traffic."""
+    if not isinstance(data, dict):
+        return False
+    interactions = data.get("interactions")
+    if isinstance(interactions, list) and any(
+        isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
+    ):
+        return True
+    exchanges = cassette_exchanges(data)
+    return exchanges is not None and any(_is_rpc(e.request) for e in exchanges)
+
+
+def sniff_mcp_messages(data: Any) -> bool:
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(_is_rpc(m) for m in data)
+        and any(_is_tools_call(m) for m in data)
+    )
+
+
+def load_mcp(data: Mapping[str, Any], file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    pairer = CallPairer(file)
+    tally = RecordTally()
+    recorder = _is_recorder(data)
+    if recorder:
+        for index, interaction in enumerate(data["interactions"]):
+            where = f"interactions[{index}]"
+            if not isinstance(interaction, dict):
+                pairer.problem(where, "", "an interaction must be an object")
+                continue
+            request = interaction.get("request")
+            replies = [interaction.get("response")]
+            _exchange(request, replies, pairer, tally, where, f"mcp-{index}")
+    else:
+        for exchange in cassette_exchanges(data) or []:
+            if not _is_rpc(exchange.request):
+                tally.add("http:other")
+                continue
+            _exchange(
+                exchange.request,
+                _replies(exchange),
+                pairer,
+                tally,
+                exchange.where,
+                f"mcp-{exchange.index}",
+            )
+    boundaries = pairer.finish()
+    metadata: dict[str, Any] = {}
+    if recorder and isinstance(data.get("metadata"), dict):
+        metadata["recording"] = data["metadata"]
+    metadata.update(tally.to_metadata())
+    run = PromotedRun(
+        run_id="mcp-session",
+        boundaries=boundaries,
+        source=file,
+        format="mcp",
+        task_key="session",
+        metadata=metadata,
+    )
+    return [run], pairer.problems
+
+
+def _is_recorder(data: Mapping[str, Any]) -> bool:
+    interactions = data.get("interactions")
+    return isinstance(interactions, list) and any(
+        isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
+    )
+
+
+def _replies(exchange: Exchange) -> list[Any]:
+    if exchange.response is not None:
+        return exchange.response if isinstance(exchange.response, list) else [exchange.response]
+    return list(exchange.events)
+
+
+def _exchange(
+    request: Any,
+    replies: Sequence[Any],
+    pairer: CallPairer,
+    tally: RecordTally,
+    where: str,
+    fallback_id: str,
+) -> None:
+    """One request with the messages that came back for it."""
+    if not _is_rpc(request):
+        tally.other("non-json-rpc", request)
+        return
+    method = request.get("method")
+    if method != "tools/call":
+        tally.add(f"rpc:{method}" if isinstance(method, str) else "rpc:response")
+        return
+    tally.add("rpc:tools/call")
+    rpc_id = request.get("id")
+    reply = next(
+        (r for r in replies if _is_rpc(r) and "method" not in r and r.get("id") == rpc_id), None
+    )
+    for other in replies:
+        if other is not reply and _is_rpc(other):
+            tally.add("rpc:notification" if "method" in other else "rpc:response")
+    call_id = f"{fallback_id}" if rpc_id is None else f"{fallback_id}:{rpc_id}"
+    if not _call(request, call_id, pairer, where):
+        return
+    if reply is None:
+        pairer.problem(where, "response", f"tools/call id {rpc_id!r} has no recorded reply")
+        pairer.discard(call_id)
+        return
+    _reply(reply, call_id, pairer, where)
+
+
+def _call(request: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str) -> bool:
+    params = request.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    if not isinstance(name, str) or not name:
+        pairer.problem(where, "request.params.name", "missing or not a string")
+        return False
+    args = params.get("arguments") if isinstance(params, dict) else None
+    extra = {"rpcId": request.get("id")}
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if meta is not None:
+        extra["_meta"] = meta
+    pairer.call(call_id, name, args, where=where, field_name="request.id", extra=extra)
+    return True
+
+
+def _reply(reply: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str) -> None:
+    error = reply.get("error")
+    if error is not None:
+        code = error.get("code") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        pairer.result(
+            call_id,
+            error,
+            True,
+            where=where,
+            field_name="response.error",
+            error_code=str(code) if code is not None else None,
+            error_message=message if isinstance(message, str) else json.dumps(error)[:200],
+            extra={"jsonrpcError": error},
+        )
+        return
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        pairer.problem(where, "response.result", "a tools/call reply needs a result or an error")
+        pairer.discard(call_id)
+        return
+    failed = read_flag(result.get("isError"), pairer, where, "response.result.isError")
+    if failed is None:
+        pairer.discard(call_id)
+        return
+    content = result.get("content")
+    text = result_text(content) if isinstance(content, list) else ""
+    pairer.result(
+        call_id,
+        result,
+        failed,
+        where=where,
+        field_name="response.id",
+        error_message=(text or "tool call failed") if failed else None,
+    )
+
+
+def load_mcp_messages(
+    messages: Sequence[tuple[str, Any]], file: str
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """A log of JSON-RPC messages ``(where, message)`` in the order they passed."""
+    pairer = CallPairer(file)
+    tally = RecordTally()
+    open_ids: dict[Any, str] = {}
+    for number, (where, message) in enumerate(messages):
+        if not _is_rpc(message):
+            pairer.problem(where, "jsonrpc", 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")')
+            continue
+        if "method" in message:
+            if message.get("method") == "tools/call" and "id" in message:
+                tally.add("rpc:tools/call")
+                call_id = f"mcp-{number}"
+                if _call(message, call_id, pairer, where):
+                    open_ids[_hashable(message.get("id"))] = call_id
+            else:
+                method = message.get("method")
+                tally.add(f"rpc:{method}" if isinstance(method, str) else "rpc:?")
+            continue
+        answered = open_ids.pop(_hashable(message.get("id")), "")
+        if not answered:
+            tally.add("rpc:response")
+            continue
+        _reply(message, answered, pairer, where)
+    boundaries = pairer.finish()
+    run = PromotedRun(
+        run_id="mcp-session",
+        boundaries=boundaries,
+        source=file,
+        format="mcp",
+        task_key="session",
+        metadata=tally.to_metadata(),
+    )
+    return [run], pairer.problems
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | type(None)) else json.dumps(value)

@@ -1,0 +1,201 @@
+"""OpenHands event streams as promoted runs (SPEC R34-R36).
+
+An exported session is a JSON array of events ``{id, timestamp, source, message?, action |
+observation, args | (content, extras, cause, success), tool_call_metadata?}`` (or an object
+holding it under ``events``/``history``). An action event with ``tool_call_metadata``
+(``function_name``, ``tool_call_id``) is a call (tool ``function_name``, args ``args``); the
+observation event whose ``cause`` is that action's ``id`` is its result. It failed when its
+``success`` is false (a non-boolean ``success`` is a problem, R35), when its
+``extras.metadata.exit_code`` is non-zero (R36: a coding agent's exit codes; the error code is
+``exit_code:N``), or when it is an ``error`` observation. ``finish`` ends the run (R36): it has
+no observation by design, and its ``final_thought`` (or ``outputs``) is the answer.
+
+Events without tool metadata (``message`` actions, ``change_agent_state``, state-change and
+``null`` observations, user and environment events) are counted as non-tool records (R35).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .common import RecordTally, read_flag, text_of
+from .conversation import ConversationBuilder
+from .pairing import CallPairer
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["load_openhands", "openhands_events", "sniff_openhands"]
+
+TERMINAL = frozenset({"finish"})
+
+
+def openhands_events(data: Any) -> list[Any] | None:
+    if isinstance(data, dict):
+        for key in ("events", "history"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            return None
+    if not isinstance(data, list) or not data:
+        return None
+    return data
+
+
+def sniff_openhands(data: Any) -> bool:
+    events = openhands_events(data)
+    if events is None:
+        return False
+    for event in events[:50]:
+        if (
+            isinstance(event, dict)
+            and "source" in event
+            and ("action" in event or "observation" in event)
+        ):
+            return True
+    return False
+
+
+def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    events = openhands_events(data) or []
+    pairer = CallPairer(file)
+    tally = RecordTally()
+    talk = ConversationBuilder()
+    by_event: dict[Any, tuple[str, str]] = {}  # action event id -> (call id, tool)
+    answer: Any = None
+    model: str | None = None
+    outcome = "completed"
+    for index, event in enumerate(events):
+        where = f"[{index}]"
+        if not isinstance(event, dict):
+            pairer.problem(where, "", "an event must be an object")
+            continue
+        meta = event.get("tool_call_metadata")
+        if "action" in event:
+            kind = f"action:{event.get('action')}"
+            if not isinstance(meta, dict):
+                tally.add(kind)
+                _message(event, talk)
+                continue
+            tally.add(kind)
+            name = meta.get("function_name")
+            call_id = meta.get("tool_call_id")
+            if not isinstance(name, str) or not name:
+                pairer.problem(where, "tool_call_metadata.function_name", "missing or not a string")
+                continue
+            if not isinstance(call_id, str) or not call_id:
+                pairer.problem(where, "tool_call_metadata.tool_call_id", "missing or not a string")
+                continue
+            args = event.get("args")
+            extra = {"action": event.get("action"), "eventId": event.get("id")}
+            pairer.call(
+                call_id,
+                name,
+                args,
+                where=where,
+                field_name="tool_call_metadata.tool_call_id",
+                agent_id=_str(event.get("source")),
+                extra=extra,
+            )
+            by_event[event.get("id")] = (call_id, name)
+            thought = args.get("thought") if isinstance(args, dict) else None
+            talk.assistant(
+                thought if isinstance(thought, str) and thought else None,
+                [{"id": call_id, "name": name, "args": args}],
+                turn=_response_field(meta, "id"),
+            )
+            model = model or _response_field(meta, "model")
+            if name in TERMINAL:
+                answer = _final(args)
+        elif "observation" in event:
+            tally.add(f"observation:{event.get('observation')}")
+            cause = event.get("cause")
+            linked = by_event.pop(cause, None) if cause is not None else None
+            if linked is None:
+                if isinstance(meta, dict):
+                    pairer.problem(where, "cause", f"observation of no open call (cause {cause!r})")
+                continue
+            call_id, name = linked
+            success = read_flag(event.get("success"), pairer, where, "success", absent=True)
+            if success is None:
+                pairer.discard(call_id)
+                continue
+            failed = not success
+            code: str | None = None
+            exit_code = _exit_code(event.get("extras"))
+            if exit_code is not None and exit_code != 0:
+                failed = True
+                code = f"exit_code:{exit_code}"
+            if event.get("observation") == "error":
+                failed = True
+                code = code or "error"
+            text = text_of(event.get("content"))
+            pairer.result(
+                call_id,
+                event.get("content"),
+                failed,
+                where=where,
+                field_name="cause",
+                error_code=code,
+                error_message=(text or "tool call failed") if failed else None,
+                extra={"observation": event.get("observation"), "extras": event.get("extras")},
+            )
+            talk.tool(call_id, text, failed, name)
+        else:
+            tally.other("event", event)
+    boundaries = pairer.finish(TERMINAL)
+    metadata = tally.to_metadata()
+    if pairer.terminal_calls:
+        metadata["terminalCalls"] = pairer.terminal_calls
+    run = PromotedRun(
+        run_id="session",
+        boundaries=boundaries,
+        source=file,
+        format="openhands",
+        outcome=outcome,
+        answer=answer,
+        task_key="session",
+        metadata=metadata,
+        conversation=talk.build(None, model),
+    )
+    return [run], pairer.problems
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _response_field(meta: Mapping[str, Any], key: str) -> str | None:
+    """A member of the model response an action came from (its ``id``, its ``model``)."""
+    response = meta.get("model_response")
+    value = response.get(key) if isinstance(response, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _message(event: Mapping[str, Any], talk: ConversationBuilder) -> None:
+    if event.get("action") != "message":
+        return
+    args = event.get("args")
+    text = args.get("content") if isinstance(args, dict) else None
+    if not isinstance(text, str):
+        text = event.get("message") if isinstance(event.get("message"), str) else ""
+    if event.get("source") == "user":
+        talk.user(text or "")
+    elif event.get("source") == "agent":
+        talk.assistant(text or None)
+
+
+def _exit_code(extras: Any) -> int | None:
+    meta = extras.get("metadata") if isinstance(extras, dict) else None
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _final(args: Any) -> Any:
+    if not isinstance(args, dict):
+        return None
+    for key in ("final_thought", "message", "outputs", "thought"):
+        value = args.get(key)
+        if value:
+            return value
+    return None

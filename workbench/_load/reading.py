@@ -1,0 +1,567 @@
+"""Reading run files that may be hostile: bounded, strict, and every refusal has a place (R35).
+
+Every loader reads its file through this module, so the same limits and the same messages hold
+for every format:
+
+- Only regular files are read. A FIFO, a device (``/dev/zero``), a socket or a folder is refused
+  from its ``stat`` before it is opened, so nothing blocks and nothing endless is read.
+- No line longer than :data:`MAX_LINE_BYTES` is ever held in memory: the file is read a
+  megabyte at a time and refused at the first line that outgrows the limit, naming that line. A
+  1 GB file on one line costs at most the limit, not a gigabyte.
+- JSON is decoded strictly (RFC 8259): ``NaN``, ``Infinity``, a lone surrogate escape
+  (``"\\ud800"``), a UTF-8 byte order mark, a number that overflows a double, an integer that
+  does not fit in 64 bits and nesting deeper than :data:`MAX_DEPTH` are problems naming the
+  file, the line and the field (a JSON path such as ``payload.inputs.n``), never tracebacks and
+  never values that load and then fail in promotion.
+- A gzip file is read through a decompressor with the same limits (and :data:`MAX_FILE_BYTES`
+  in all), a zip archive member by member with :data:`MAX_FILE_BYTES` per member, YAML
+  (HTTP cassettes) with the safe loader and no aliases (no "billion laughs").
+
+orjson decodes first (it is strict already about most of these and fast); only a document it
+refuses, or one holding a run of 19 digits (orjson would turn a big integer into a float), goes
+through ``json`` with checks, which also finds the place of the problem.
+
+Longer than 400 lines: every limit and every strict-JSON refusal lives here, once, with the
+code that finds its line and field; splitting it would put one rule (R35's) in two places.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import os
+import re
+import stat
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+
+from .._common.jsonio import read_input_bytes
+from .records import LoadError, LoadProblem
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "decode_json",
+    "decode_json_lines",
+    "first_bad_utf8",
+    "gc_paused",
+    "has_long_digits",
+    "read_file_bytes",
+    "read_pipe_bytes",
+    "refuse_special",
+    "value_problem",
+]
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line read (64 MiB): a longer one is refused, not read whole."""
+MAX_FILE_BYTES = 2 * 1024 * 1024 * 1024
+"""The most a whole-document format (JSON, a gzip's or zip member's content) may hold: 2 GiB."""
+MAX_DEPTH = 200
+"""The deepest nesting of arrays and objects a value may have (Python's recursion is the limit
+of every later step: redaction, canonical JSON, writing the suite)."""
+_INT_MIN = -(1 << 63)
+_INT_MAX = (1 << 64) - 1
+_CHUNK = 1 << 20
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 19
+_SCAN_CHUNK = 4 * 1024 * 1024
+
+
+def has_long_digits(data: bytes) -> bool:
+    """Whether ``data`` holds a run of 19 digits or more (where a big integer may be).
+
+    Digits become ``0`` and all else a space (``bytes.translate``), then a substring search:
+    ten times the speed of a ``[0-9]{19}`` regex, which tries every digit as a start. Large
+    data is scanned in 4 MiB chunks overlapping by 18 bytes, so the copy stays small.
+    """
+    if len(data) <= _SCAN_CHUNK:
+        return _LONG_RUN in data.translate(_DIGITS_AS_ZERO)
+    for start in range(0, len(data), _SCAN_CHUNK):
+        chunk = data[start : start + _SCAN_CHUNK + len(_LONG_RUN) - 1]
+        if _LONG_RUN in chunk.translate(_DIGITS_AS_ZERO):
+            return True
+    return False
+
+
+def _problem(file: str, where: str, field: str, message: str, line: int | None) -> LoadProblem:
+    return LoadProblem(file, where, field, message, line)
+
+
+def _refusal(file: str, message: str, line: int | None = None, field: str = "") -> LoadError:
+    where = f"line {line}" if line is not None else "(file)"
+    return LoadError([_problem(file, where, field, message, line)])
+
+
+# --- files -----------------------------------------------------------------------------------
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def refuse_special(file: str, *, pipes: bool = False) -> os.stat_result:
+    """The file's ``stat``; a file that is not a regular file (nor, with ``pipes``, a named
+    pipe) is refused before it is opened."""
+    try:
+        info = os.stat(file)
+    except OSError as exc:
+        raise _refusal(file, f"cannot read: {exc.strerror or exc}") from exc
+    if pipes and stat.S_ISFIFO(info.st_mode):
+        return info
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+        raise _refusal(file, f"cannot read: it is {kind}, not a regular file")
+    return info
+
+
+def _open_regular(file: str) -> int:
+    """A descriptor on ``file``, refused if it stopped being a regular file since ``stat``."""
+    refuse_special(file)
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise _refusal(file, f"cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _refusal(file, "cannot read: it is not a regular file")
+    return fd
+
+
+def read_pipe_bytes(file: str) -> bytes:
+    """A named pipe's bytes (``cat run.jsonl | workbench boundaries /dev/stdin``), read to its
+    end; one no process writes to reads as empty at once. A gzip stream is inflated under the
+    same size limit as a file; a zip archive (an Inspect ``.eval``) needs a seekable file."""
+    try:
+        data = read_input_bytes(file)
+    except OSError as exc:
+        raise _refusal(file, f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise _refusal(file, f"it is larger than {_size(MAX_FILE_BYTES)}")
+    if data.startswith(b"PK\x03\x04"):
+        raise _refusal(file, "cannot read a zip archive from a pipe; save it to a file first")
+    if data.startswith(b"\x1f\x8b"):
+        data = b"".join(_gunzip(iter([data]), file))
+    return data
+
+
+def _chunks(fd: int) -> Iterator[bytes]:
+    while True:
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _gunzip(chunks: Iterator[bytes], file: str) -> Iterator[bytes]:
+    inflate = zlib.decompressobj(wbits=31)
+    total = 0
+    for chunk in chunks:
+        data = chunk
+        while data:
+            try:
+                out = inflate.decompress(data, _CHUNK)
+            except zlib.error as exc:
+                raise _refusal(file, f"not a valid gzip file: {exc}") from exc
+            total += len(out)
+            if total > MAX_FILE_BYTES:
+                raise _refusal(file, f"its gzip content is larger than {_size(MAX_FILE_BYTES)}")
+            if out:
+                yield out
+            data = inflate.unconsumed_tail
+            if inflate.eof:
+                if inflate.unused_data.strip(b"\x00"):
+                    raise _refusal(file, "holds several gzip members; only one is read")
+                return
+    if not inflate.eof:
+        raise _refusal(file, "its gzip stream is cut short")
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n < 1 << 30 else f"{n // (1 << 30)} GiB"
+
+
+def read_file_bytes(file: str) -> bytes:
+    """The file's bytes (a gzip file's content), refused at the first line over the limit.
+
+    Special files are refused before opening (:func:`refuse_special`); a file over
+    :data:`MAX_FILE_BYTES` is refused from its size. Lines are counted as the bytes arrive, so
+    a file with a line over :data:`MAX_LINE_BYTES` is refused having held at most that line's
+    first megabytes.
+    """
+    fd = _open_regular(file)
+    try:
+        if os.fstat(fd).st_size > MAX_FILE_BYTES:
+            raise _refusal(file, f"it is larger than {_size(MAX_FILE_BYTES)}")
+        source: Iterator[bytes] = _chunks(fd)
+        head = os.read(fd, 2)
+        if head == b"\x1f\x8b":
+            source = _gunzip(_prepend(head, source), file)
+        else:
+            source = _prepend(head, source)
+        parts: list[bytes] = []
+        line = 1
+        run = 0  # bytes since the last line break
+        try:
+            for chunk in source:
+                breaks = chunk.count(b"\n")
+                if breaks:
+                    if run + chunk.find(b"\n") > MAX_LINE_BYTES:
+                        break
+                    # a line inside one chunk is shorter than the chunk, far below the limit
+                    run = len(chunk) - chunk.rfind(b"\n") - 1
+                    line += breaks
+                else:
+                    run += len(chunk)
+                if run > MAX_LINE_BYTES:
+                    break
+                parts.append(chunk)
+            else:
+                return b"".join(parts)
+        except OSError as exc:
+            raise _refusal(file, f"cannot read: {exc.strerror or exc}") from exc
+        parts.clear()
+        raise _refusal(
+            file,
+            f"line {line} is longer than {_size(MAX_LINE_BYTES)}; the workbench does not read "
+            "lines that long (save the recording with one record a line)",
+            line,
+        )
+    finally:
+        os.close(fd)
+
+
+def _prepend(head: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if head:
+        yield head
+    yield from rest
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+def _key(path: str, key: str) -> str:
+    part = key if key.isidentifier() else json.dumps(key, ensure_ascii=True)
+    if key.isidentifier():
+        return f"{path}.{part}" if path else part
+    return f"{path}[{part}]"
+
+
+def _bad_string(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def value_problem(value: Any, *, full: bool = True) -> tuple[str, str] | None:
+    """The first thing in decoded JSON the workbench refuses, as ``(field path, message)``.
+
+    Always: nesting deeper than :data:`MAX_DEPTH`. With ``full`` (values decoded by ``json``,
+    which accepts more than RFC 8259): NaN and infinities, integers outside 64 bits, strings
+    (keys too) holding a lone surrogate. The walk is iterative, so depth itself cannot overflow.
+    """
+    if not full and type(value) in (dict, list) and not _too_deep(value):
+        return None
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth >= MAX_DEPTH:
+                return path or "(root)", f"nested deeper than {MAX_DEPTH} levels"
+            for key, child in reversed(list(item.items())):
+                if full and _bad_string(key):
+                    return path or "(root)", "an object key holds a lone surrogate (invalid UTF-16)"
+                stack.append((child, _key(path, key), depth + 1))
+        elif isinstance(item, list):
+            if depth >= MAX_DEPTH:
+                return path or "(root)", f"nested deeper than {MAX_DEPTH} levels"
+            for index in range(len(item) - 1, -1, -1):
+                stack.append((item[index], f"{path}[{index}]", depth + 1))
+        elif not full:
+            continue
+        elif isinstance(item, str):
+            if _bad_string(item):
+                return path or "(root)", "a string holds a lone surrogate escape (not valid UTF-16)"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return path or "(root)", "a number out of range (NaN or an infinity)"
+        elif (
+            isinstance(item, int)
+            and not isinstance(item, bool)
+            and not _INT_MIN <= item <= _INT_MAX
+        ):
+            return path or "(root)", "an integer out of range: it does not fit in 64 bits"
+    return None
+
+
+def _may_be_deep(data: bytes) -> bool:
+    """Whether bytes can hold nesting past the limit: too short, or too few brackets, cannot."""
+    return len(data) > 2 * MAX_DEPTH and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether decoded JSON nests deeper than :data:`MAX_DEPTH` (containers only, no paths)."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        if depth >= MAX_DEPTH:
+            return True
+        children = item.values() if type(item) is dict else item
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                push((child, depth + 1))
+    return False
+
+
+class _Constant(Exception):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Constant(name)
+
+
+def _big_int(text: str) -> Any:
+    if len(text.lstrip("-")) > 4000:
+        raise _Constant("an integer of more than 4000 digits")
+    return int(text)
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+
+
+def _find_token(data: bytes, pattern: bytes) -> int | None:
+    """The line of the first match of ``pattern`` after a JSON value separator, if any."""
+    found = re.search(rb"[\[:,]\s*" + pattern, data)
+    return data.count(b"\n", 0, found.start()) + 1 if found else None
+
+
+def decode_json(
+    data: bytes,
+    file: str,
+    *,
+    line: int | None = None,
+    base: str = "",
+    long_digits: bool | None = None,
+) -> tuple[Any, LoadProblem | None]:
+    """One JSON document (or one JSONL line, ``line`` its number) decoded strictly.
+
+    Returns ``(value, None)`` or ``(None, problem)``; the problem names the line (the
+    document's own line of the fault, or ``line``) and the field. ``base`` prefixes field paths.
+    ``long_digits=False`` says the caller has scanned ``data`` and found no 19-digit run.
+    """
+    offset = 0 if line is None else line - 1
+    if data.startswith(b"\xef\xbb\xbf"):
+        return None, _at(
+            file,
+            line or 1,
+            base,
+            "starts with a UTF-8 byte order mark (U+FEFF), which JSON text must not have "
+            "(RFC 8259 section 8.1): save it without one",
+        )
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = _SLOW
+    if long_digits is None:
+        long_digits = value is not _SLOW and has_long_digits(data)
+    if value is not _SLOW and not long_digits:
+        if not _may_be_deep(data) or not _too_deep(value):
+            return value, None
+        found = value_problem(value, full=False)
+        if found is None:  # pragma: no cover - _too_deep and value_problem agree
+            return value, None
+        return None, _at(file, line or 1, _join(base, found[0]), found[1])
+    return _decode_slow(data, file, offset, base)
+
+
+_SLOW = object()
+
+
+def _join(base: str, path: str) -> str:
+    if not base:
+        return "" if path == "(root)" else path
+    if path in ("", "(root)"):
+        return base
+    return f"{base}{path}" if path.startswith("[") else f"{base}.{path}"
+
+
+def _at(file: str, line: int, field: str, message: str) -> LoadProblem:
+    return _problem(file, f"line {line}", field, message, line)
+
+
+def _decode_slow(data: bytes, file: str, offset: int, base: str) -> tuple[Any, LoadProblem | None]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(data, exc.start)
+        return None, _problem(
+            file,
+            f"line {line + offset}, column {column}",
+            base,
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x})",
+            line + offset,
+        )
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_big_int)
+    except json.JSONDecodeError as exc:
+        return None, _problem(
+            file,
+            f"line {exc.lineno + offset}, column {exc.colno}",
+            base,
+            f"invalid JSON: {exc.msg}",
+            exc.lineno + offset,
+        )
+    except _Constant as exc:
+        name = str(exc)
+        token = re.escape(name.encode()) if name in ("NaN", "Infinity", "-Infinity") else rb"-?\d"
+        line = (_find_token(data, token) or 1) + offset
+        what = "NaN or an infinity" if name != "-Infinity" else "an infinity"
+        if not name.startswith("an integer"):
+            message = f"a number out of range: {name} is not a JSON value ({what})"
+        else:
+            message = f"{name} is out of range: it does not fit in 64 bits"
+        return None, _at(file, line, base, message)
+    except RecursionError:
+        return None, _at(file, 1 + offset, base, f"nested deeper than {MAX_DEPTH} levels")
+    found = value_problem(value)
+    if found is None:
+        return value, None
+    path, message = found
+    line = offset + 1
+    if "surrogate" in message:
+        line = (_first_line(data, rb"\\u[dD][89abAB][0-9a-fA-F]{2}") or 1) + offset
+    elif "64 bits" in message:
+        line = (_find_token(data, rb"-?[0-9]{20}") or 1) + offset
+    elif "NaN" in message:
+        line = (_find_token(data, rb"-?[0-9.]+[eE]\+?[0-9]{3}") or 1) + offset
+    return None, _at(file, line, _join(base, path), message)
+
+
+def _first_line(data: bytes, pattern: bytes) -> int | None:
+    found = re.search(pattern, data)
+    return data.count(b"\n", 0, found.start()) + 1 if found else None
+
+
+def decode_json_lines(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[LoadProblem]]:
+    """The lines of a JSONL file decoded strictly: ``(line number, value)`` and the problems.
+
+    Blank lines are skipped. Lines end at ``\\n`` (a ``\\r`` before it is dropped). When the
+    file holds no 19-digit run, a line orjson decodes that is too short or has too few brackets
+    to nest past the limit is taken as it is (the common case, without a call per line); every
+    other line goes through :func:`decode_json`.
+    """
+    docs: list[tuple[int, Any]] = []
+    problems: list[LoadProblem] = []
+    scan = None if has_long_digits(data) else False  # once for the file, not once a line
+    loads = orjson.loads
+    shallow = 2 * MAX_DEPTH
+    append = docs.append
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if not raw or raw.isspace():
+            continue
+        if (
+            scan is False
+            and (len(raw) <= shallow or raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH)
+            and not raw.startswith(b"\xef\xbb\xbf")
+        ):
+            try:
+                append((number, loads(raw)))
+                continue
+            except orjson.JSONDecodeError:
+                pass  # decode_json finds the place
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            _, problem = decode_json(raw, file, line=1)
+        else:
+            value, problem = decode_json(raw, file, line=number, long_digits=scan)
+            if problem is None:
+                append((number, value))
+                continue
+        if problem is not None:
+            problems.append(problem)
+    return docs, problems
+
+
+def first_bad_utf8(file: str) -> tuple[int, int, int] | None:
+    """Where a file's bytes first stop being UTF-8: ``(line, column, byte)``, or ``None``.
+
+    For the message of a file refused as not UTF-8 (the error path only): read a megabyte at a
+    time, so a large file costs no more memory than reading it did. A gzip file is not looked
+    into (``None``).
+    """
+    line, column, carry = 1, 1, b""
+    with open(file, "rb") as handle:
+        if handle.read(2) == b"\x1f\x8b":
+            return None
+        handle.seek(0)
+        while True:
+            block = handle.read(1 << 20)
+            data = carry + block
+            if not data:
+                return None
+            try:
+                data.decode("utf-8")
+                good, carry, bad_byte = data, b"", None
+            except UnicodeDecodeError as bad:
+                good = data[: bad.start]
+                if block and bad.reason == "unexpected end of data":
+                    carry, bad_byte = data[bad.start :], None  # a character cut by the block
+                else:
+                    carry, bad_byte = b"", data[bad.start]
+            breaks = good.count(b"\n")
+            if breaks:
+                line += breaks
+                column = len(good) - good.rfind(b"\n")
+            else:
+                column += len(good)
+            if bad_byte is not None:
+                return line, column, bad_byte
+            if not block:
+                return None
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a file loads (every format; nesting is harmless).
+
+    Loading makes millions of small, acyclic objects that all stay alive; the collector would
+    traverse them again and again (this halves the load time of a large log) and would find
+    nothing to free. Reference counting still frees everything as usual.
+
+    Before the collector is enabled again, the objects made meanwhile are moved to its oldest
+    generation (``gc.freeze()`` then ``gc.unfreeze()``), where objects that survive collections
+    end up anyway; otherwise the first collection after the load would traverse them all at
+    once. This is skipped when the process has frozen objects of its own.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        gc.enable()

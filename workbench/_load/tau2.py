@@ -1,0 +1,164 @@
+"""tau2-bench results as promoted runs (SPEC R34-R36).
+
+A results file is one object with ``info``, ``tasks[]`` and ``simulations[]``; each simulation
+is a run (task key ``task-<task_id>-trial-<trial>``). In a simulation's ``messages[]`` an
+``assistant`` message's ``tool_calls[]`` (``{id, name, arguments, requestor}``) are calls, and a
+``user`` message's too: the user simulator has tools in some domains (telecom), and its calls
+are boundaries whose ``agent_id`` is ``user`` (the requestor, R34). A ``tool`` message answers
+the open call of its ``id`` (tau2 puts the call id in ``id``, not ``tool_call_id``) and failed
+when ``error`` is true (a non-boolean ``error`` is a problem, R35). Ids repeat once answered
+(``gem_book_reservation_0`` three times in one simulation), which R2 allows.
+
+The run's answer is the last assistant text with no call beside it; its metadata keeps the
+simulation's reward and termination reason. The conversation (R40) is the agent's view: system
+policy is not recorded in results, user turns are the simulator's texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .common import CallIds, RecordTally, json_args, read_flag, text_of
+from .conversation import ConversationBuilder
+from .messages import record_key
+from .pairing import CallPairer
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["load_tau2", "sniff_tau2"]
+
+
+def sniff_tau2(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("simulations"), list)
+        and ("tasks" in data or "info" in data)
+    )
+
+
+def load_tau2(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    simulations = data.get("simulations") if isinstance(data, dict) else None
+    if not isinstance(simulations, list):
+        return [], [LoadProblem(file, "(root)", "simulations", "not a tau2-bench results file")]
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    for s_index, sim in enumerate(simulations):
+        where = f"simulations[{s_index}]"
+        if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
+            problems.append(LoadProblem(file, where, "messages", "a simulation needs messages"))
+            continue
+        run, found = _simulation(sim, where, file, s_index, len(simulations), info)
+        runs.append(run)
+        problems.extend(found)
+    return runs, problems
+
+
+def _simulation(
+    sim: Mapping[str, Any],
+    place: str,
+    file: str,
+    number: int,
+    total: int,
+    info: Mapping[str, Any],
+) -> tuple[PromotedRun, list[LoadProblem]]:
+    pairer = CallPairer(file)
+    ids = CallIds(f"tau2-{number}")
+    tally = RecordTally()
+    talk = ConversationBuilder()
+    answer: Any = None
+    for m_index, message in enumerate(sim["messages"]):
+        where = f"{place}.messages[{m_index}]"
+        if not isinstance(message, dict):
+            pairer.problem(where, "", "a message must be an object")
+            continue
+        role = message.get("role")
+        tally.add(str(role))
+        text = text_of(message.get("content"))
+        if role in ("assistant", "user"):
+            calls = message.get("tool_calls") or []
+            if not isinstance(calls, list):
+                pairer.problem(where, "tool_calls", "must be a list")
+                continue
+            made: list[dict[str, Any]] = []
+            for c_index, call in enumerate(calls):
+                c_where = f"{where}.tool_calls[{c_index}]"
+                if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+                    pairer.problem(c_where, "name", "missing or not a string")
+                    continue
+                call_id = ids.for_call(call.get("id"))
+                requestor = call.get("requestor", role)
+                agent = requestor if isinstance(requestor, str) else str(role)
+                args = json_args(call.get("arguments"))
+                extra = {k: v for k, v in call.items() if k not in ("id", "name", "arguments")}
+                pairer.call(
+                    call_id,
+                    call["name"],
+                    args,
+                    where=c_where,
+                    field_name="id",
+                    agent_id=agent,
+                    extra=extra or None,
+                )
+                made.append({"id": call_id, "name": call["name"], "args": args})
+            if role == "assistant":
+                talk.assistant(text or None, made)
+                if made:
+                    answer = None
+                elif text:
+                    answer = text
+            elif text or made:
+                talk.user(text)
+                if made:  # the user simulator's own calls, which the agent does not see
+                    talk.messages[-1]["x-toolCalls"] = made
+        elif role == "tool":
+            answered = ids.for_result(message.get("id"))
+            if answered is None:
+                pairer.problem(where, "id", "missing or not a string")
+                continue
+            failed = read_flag(message.get("error"), pairer, where, "error")
+            if failed is None:
+                pairer.discard(answered)
+                continue
+            content = message.get("content")
+            pairer.result(
+                answered,
+                content,
+                failed,
+                where=where,
+                field_name="id",
+                error_message=(text or "tool call failed") if failed else None,
+            )
+            if message.get("requestor", "assistant") == "assistant":
+                talk.tool(answered, text, failed)
+        elif role == "system":
+            talk.system(text)
+    boundaries = pairer.finish()
+    record = {"task_id": sim.get("task_id"), "trial": sim.get("trial")}
+    key = record_key(record, number, total)
+    reward = sim.get("reward_info")
+    metadata: dict[str, Any] = {
+        k: sim[k] for k in ("id", "task_id", "trial", "termination_reason", "seed") if k in sim
+    }
+    if isinstance(reward, dict):
+        metadata["reward"] = reward.get("reward")
+    metadata.update(tally.to_metadata())
+    model = _model(info)
+    run = PromotedRun(
+        run_id=str(sim.get("id") or key),
+        boundaries=boundaries,
+        source=file,
+        format="tau2-bench",
+        outcome="completed",
+        answer=answer,
+        task_key=key,
+        metadata=metadata,
+        conversation=talk.build(None, model),
+    )
+    return run, pairer.problems
+
+
+def _model(info: Mapping[str, Any]) -> str | None:
+    agent = info.get("agent_info")
+    llm = agent.get("llm") if isinstance(agent, dict) else None
+    return llm if isinstance(llm, str) else None

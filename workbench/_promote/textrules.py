@@ -1,0 +1,159 @@
+"""Secrets written in text that no scanner's rules find: our own rules (R31).
+
+Each rule gives the spans of the secret values in a text, with a reason: a credential key's
+value written in the text (JSON that does not parse as a whole, ``'key': 'value'``,
+``key=value``), ``Authorization`` / ``Proxy-Authorization`` with any scheme, credential-named
+header lines and ``curl -H`` options, cookies, command lines (``-u user:pw``, ``--password``,
+``sshpass -p``, ``mysql -pPW``), secrets in URL paths (webhooks, bot URLs), signed-URL
+parameters, passwords in URLs, ``Bearer`` / ``Basic`` credentials, and a few token shapes kept
+from the first version (``sk-live-``, a private key cut off before its end line). The patterns
+have no nested repetition, so Python's ``re`` runs them in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .keys import PLACEHOLDER, URL_SECRET_NAMES, is_credential_key, normalised
+
+__all__ = ["Span", "own_spans"]
+
+REDACTED = "[REDACTED]"
+
+Span = tuple[int, int, str]
+"""A secret's place in a text: start, end, reason."""
+
+_PAIR_PATTERNS = (
+    # "api_key": "..." in JSON text that does not parse as a whole (a log line)
+    re.compile(r'"(?P<key>[A-Za-z0-9_.-]{1,64})"\s*:\s*"(?P<value>(?:[^"\\]|\\.)+)"'),
+    # the same with escaped quotes (JSON text inside a JSON string)
+    re.compile(r'\\"(?P<key>[A-Za-z0-9_.-]{1,64})\\"\s*:\s*\\"(?P<value>[^"\\]+)\\"'),
+    # a Python dict's repr: 'client_secret': '...'
+    re.compile(r"'(?P<key>[A-Za-z0-9_.-]{1,64})'\s*:\s*'(?P<value>(?:[^'\\]|\\.)+)'"),
+    # key=value in a query string, an env line, an ini file, a connection string
+    re.compile(
+        r"(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,63})[ \t]*=[ \t]*"
+        r"(?P<quote>[\"']?)(?P<value>[^&\s\"'<>;()\[\]{}]+)"
+    ),
+)
+_HEADER_LINE = re.compile(
+    r"(?im)^[ \t>*-]*(?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})[ \t]*:[ \t]*(?P<value>[^\r\n]*[^\s])"
+)
+"""``Name: value`` at the start of a line: HTTP dumps, ``curl -v``, YAML, error texts."""
+_HEADER_OPTION = re.compile(
+    r"(?i)(?:-H|--header)[ =]?[ \t]*(?P<quote>['\"])(?P<name>[A-Za-z][A-Za-z0-9_-]{1,60})"
+    r"[ \t]*:[ \t]*(?P<value>[^\r\n'\"]*[^\s'\"])"
+)
+"""A header given on a command line: ``curl -H 'X-Auth-Token: ...'``."""
+_AUTH_VALUE = re.compile(r"^(?P<scheme>[A-Za-z][\w.-]*[ \t]+)?(?P<credential>\S.*)$")
+_COOKIE_PAIR = re.compile(r"(?P<name>[^=;\s]+)=(?P<value>[^;\s]+)")
+_URL_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s/@]+)@")
+_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})")
+_TOKEN_SIGNAL = re.compile(r"[0-9_~+/=]|[a-z][A-Z]")
+"""What an opaque token has and an English word does not: a digit, a ``_~+/=`` or a case change.
+Without it ``basic information`` or ``Basic membership`` would read as credentials."""
+_COMMAND_LINE = (
+    (
+        re.compile(r"""(?:^|\s)(?:-u|--user)[ =]['"]?[^:\s'"]+:(?P<value>[^\s'"]+)"""),
+        "password on a command line",
+    ),
+    (
+        re.compile(
+            r"(?i)(?:^|\s)--(?:password|passwd|pass|token|api[-_]?key|secret|auth[-_]?token|"
+            r"access[-_]?token|client[-_]?secret|private[-_]?key)(?:=|\s+)['\"]?(?P<value>[^\s'\"]+)"
+        ),
+        "secret option on a command line",
+    ),
+    (re.compile(r"""\bsshpass\s+-p\s*['"]?(?P<value>[^\s'"]+)"""), "password on a command line"),
+    (
+        re.compile(r"\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?P<value>[^\s'\"-][^\s'\"]*)"),
+        "password on a command line",
+    ),
+)
+_URL_PATH_SECRETS = (
+    re.compile(
+        r"https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<value>[\w-]{20,})"
+    ),
+    re.compile(r"api\.telegram\.org/(?:file/)?bot(?P<value>\d{5,}:[\w-]{30,})"),
+    re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<value>[\w/]+)"),
+    re.compile(r"https://[\w.-]+\.webhook\.office\.com/webhookb2/(?P<value>[\w@/-]+)"),
+)
+_URL_PARAMETER = re.compile(r"[?&;](?P<name>[A-Za-z][A-Za-z0-9_.-]{0,63})=(?P<value>[^&\s\"'<>#]+)")
+_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("API key", re.compile(r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}")),
+    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),
+    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    (
+        "private key",
+        re.compile(
+            r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+            r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+    ),
+)
+
+
+def _value_span(match: re.Match[str], reason: str, group: str = "value") -> Span | None:
+    value = match.group(group)
+    if not value or PLACEHOLDER.match(value) or value == REDACTED:
+        return None
+    start, end = match.span(group)
+    return start, end, reason
+
+
+def own_spans(text: str) -> list[Span]:
+    spans: list[Span | None] = []
+    if "=" in text or ":" in text:
+        for pattern in _PAIR_PATTERNS:
+            for match in pattern.finditer(text):
+                key = match.group("key")
+                after = text[match.end("value") : match.end("value") + 1]
+                if is_credential_key(key) and after not in ("(", "["):  # not an expression
+                    spans.append(_value_span(match, f"credential key {key!r} in text"))
+    if ":" in text:
+        for pattern in (_HEADER_LINE, _HEADER_OPTION):
+            for match in pattern.finditer(text):
+                spans.extend(_header_spans(match))
+        if "@" in text:
+            spans += [_value_span(m, "password in URL") for m in _URL_USERINFO.finditer(text)]
+        for pattern in _URL_PATH_SECRETS:
+            spans += [_value_span(m, "secret in a URL path") for m in pattern.finditer(text)]
+    if "=" in text:
+        for match in _URL_PARAMETER.finditer(text):
+            name = match.group("name")
+            if normalised(name) in URL_SECRET_NAMES:
+                spans.append(_value_span(match, f"signed URL parameter {name!r}"))
+    if "-" in text:
+        for pattern, reason in _COMMAND_LINE:
+            spans += [_value_span(m, reason) for m in pattern.finditer(text)]
+    for match in _BEARER.finditer(text):
+        if _TOKEN_SIGNAL.search(match.group("value")):
+            spans.append(_value_span(match, "bearer token"))
+    for reason, pattern in _SHAPES:
+        spans += [(m.start(), m.end(), reason) for m in pattern.finditer(text)]
+    return [s for s in spans if s is not None]
+
+
+def _header_spans(match: re.Match[str]) -> list[Span | None]:
+    name, value = match.group("name"), match.group("value")
+    low = name.lower()
+    start = match.start("value")
+    if low in ("authorization", "proxy-authorization"):
+        auth = _AUTH_VALUE.match(value)
+        if auth is None or PLACEHOLDER.match(auth.group("credential")):
+            return []
+        return [(start + auth.start("credential"), start + len(value), f"{name} header")]
+    if low in ("cookie", "set-cookie"):
+        pairs = list(_COOKIE_PAIR.finditer(value))[: 1 if low == "set-cookie" else None]
+        return [
+            (start + c.start("value"), start + c.end("value"), f"{name} header")
+            for c in pairs
+            if not PLACEHOLDER.match(c.group("value"))
+        ]
+    if is_credential_key(name) or normalised(name) in URL_SECRET_NAMES - {"key", "code"}:
+        if PLACEHOLDER.match(value) or value == REDACTED:
+            return []
+        return [(start, start + len(value), f"{name} header")]
+    return []
