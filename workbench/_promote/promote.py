@@ -11,6 +11,11 @@ its order (``isError``, ``_meta`` and unknown members included), a JSON-RPC erro
 error object (:func:`~workbench._common.toolresult.jsonrpc_error_response`), and a tool catalogue
 recorded by ``workbench record-mcp`` (its ``workbench.mcp-tools-listed`` events) becomes the
 task's ``x-mcpTools``, the tools the MCP bridge lists.
+
+Longer than 400 lines because a task is built in one pass over a run (entries, script, expected
+trajectory, conversation, catalogue) and each part depends on how the others were built (the
+conversation's tool messages carry what the fixture entries serve): split, the pass would be
+repeated or its state passed around.
 """
 
 from __future__ import annotations
