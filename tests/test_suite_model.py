@@ -115,10 +115,16 @@ def test_unknown_members_survive_a_round_trip(tmp_path: Path) -> None:
 
 
 def test_export_is_stable_json(tmp_path: Path) -> None:
-    """Sorted keys, 2-space indent, trailing newline, UTF-8 text kept as text."""
-    text = Suite(plain_suite()).to_json()
+    """Members in their order (R42: a recorded payload keeps its member order), 2-space indent,
+    trailing newline, UTF-8 text kept as text."""
+    data = plain_suite()
+    data["tasks"][0]["fixtures"] = {
+        "toolResponses": [{"tool": "t", "response": {"z": 1, "a": {"y": 2, "b": 3}}}]
+    }
+    text = Suite(data).to_json()
     assert text.endswith("}\n")
-    assert text == json.dumps(plain_suite(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert text == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    assert text.index('"z"') < text.index('"a"') and text.index('"y"') < text.index('"b"')
 
 
 def test_saving_over_a_file_changed_on_disk_is_refused(tmp_path: Path) -> None:

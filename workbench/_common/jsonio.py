@@ -14,6 +14,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 from collections.abc import Iterable
 from typing import Any
@@ -26,6 +27,7 @@ __all__ = [
     "atomic_file",
     "compact_json_line",
     "dumps_stable",
+    "escape_surrogates",
     "is_stable_json_file",
     "jsonl_recogniser",
     "parse_json_bytes",
@@ -70,8 +72,11 @@ class JSONFileError(ValueError):
 # Stable text
 
 
-def dumps_stable(value: Any) -> str:
+def dumps_stable(value: Any, *, sort_keys: bool = True) -> str:
     """Return ``value`` as stable JSON text: sorted keys, 2-space indent, trailing newline.
+
+    With ``sort_keys=False`` members are written in their order instead (a suite keeps its
+    recorded payloads' member order, SPEC R42); the text is still the same for the same value.
 
     Non-ASCII characters are written as themselves (the file is UTF-8). The result round-trips:
     ``dumps_stable(json.loads(dumps_stable(v))) == dumps_stable(v)``.
@@ -84,7 +89,7 @@ def dumps_stable(value: Any) -> str:
         The messages name the offending place as a JSON path such as ``$.tasks[0].score``.
     """
     try:
-        text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, sort_keys=sort_keys, indent=2, ensure_ascii=False, allow_nan=False)
     except (ValueError, TypeError) as exc:
         raise (_first_problem(value) or exc) from exc
     # json.dumps turns int, float, bool and None keys into strings, sorted by their original
@@ -99,7 +104,23 @@ def dumps_stable(value: Any) -> str:
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
-    return text + "\n"
+    return escape_surrogates(text) + "\n"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with each lone surrogate
+    written as its ``\\uXXXX`` escape, so it can be encoded as UTF-8.
+
+    Python's ``json.loads`` takes ``"\\ud800"``, so recorded payloads may hold one (SPEC R42);
+    escaped, it reads back as the same string. Surrogates only occur inside JSON strings, where
+    the escape means that code unit. Text without one is returned as it is (a fast check).
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _path_key(key: str) -> str:

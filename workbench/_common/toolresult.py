@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "JSONRPC_ERROR_MEMBER",
     "NON_STRING_TEXT",
     "NO_TEXT_ERROR",
     "ToolResult",
     "error_text",
+    "jsonrpc_error_of",
+    "jsonrpc_error_response",
     "result_preview",
     "result_text",
     "text_content",
@@ -71,6 +74,40 @@ def result_preview(value: Any, limit: int = 200) -> str:
 def text_content(text: str) -> list[dict[str, Any]]:
     """MCP content holding one text block."""
     return [{"type": "text", "text": text}]
+
+
+JSONRPC_ERROR_MEMBER = "x-jsonrpcError"
+"""The fixture-response member holding a recorded JSON-RPC error object as it was sent (R42)."""
+
+
+def jsonrpc_error_response(error: Mapping[str, Any]) -> dict[str, Any]:
+    """The fixture response of a recorded JSON-RPC error reply (SPEC R42, R17).
+
+    ``content`` holds the error's message as one text block, so an in-process agent gets a tool
+    error with that message (R17); :data:`JSONRPC_ERROR_MEMBER` holds the error object exactly
+    as the server sent it (members and their order), which the MCP bridge serves back as the
+    same JSON-RPC error.
+    """
+    message = error.get("message")
+    text = message if isinstance(message, str) else ""
+    return {"content": text_content(text) if text else [], JSONRPC_ERROR_MEMBER: error}
+
+
+def jsonrpc_error_of(response: Any) -> Mapping[str, Any] | None:
+    """The recorded JSON-RPC error object a fixture response carries (R42), or ``None``.
+
+    Only an object with an integer ``code`` and a string ``message`` counts: anything else under
+    the member is served as the tool error its content reads as.
+    """
+    if not isinstance(response, Mapping):
+        return None
+    error = response.get(JSONRPC_ERROR_MEMBER)
+    if not isinstance(error, Mapping):
+        return None
+    code = error.get("code")
+    if type(code) is not int or not isinstance(error.get("message"), str):
+        return None
+    return error
 
 
 def _as_content(response: Any) -> Any:

@@ -5,6 +5,17 @@ Each promoted run becomes one task: one fixture entry per boundary in call order
 expectation on the recorded outcome and an expected trajectory of the recorded calls. A recorded
 failure is promoted as an ``isError: true`` entry with its payload as MCP text content: never
 dropped, never turned into a success.
+
+Recorded MCP payloads are kept as recorded (R42): a ``CallToolResult`` body keeps every member in
+its order (``isError``, ``_meta`` and unknown members included), a JSON-RPC error reply keeps its
+error object (:func:`~workbench._common.toolresult.jsonrpc_error_response`), and a tool catalogue
+recorded by ``workbench record-mcp`` (its ``workbench.mcp-tools-listed`` events) becomes the
+task's ``x-mcpTools``, the tools the MCP bridge lists.
+
+Longer than 400 lines because a task is built in one pass over a run (entries, script, expected
+trajectory, conversation, catalogue) and each part depends on how the others were built (the
+conversation's tool messages carry what the fixture entries serve): split, the pass would be
+repeated or its state passed around.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._common.text import plural
-from .._common.toolresult import result_text, text_content
+from .._common.toolresult import jsonrpc_error_response, result_text, text_content
 from .._load.records import LoadResult, PromotedRun, ToolBoundary
 from .._replay.policies import policy_problems
 from .._suite.model import Suite
@@ -28,7 +39,11 @@ from .redact import Redaction, redact
 if TYPE_CHECKING:
     from .selftest import SelfTestReport
 
-__all__ = ["DEFAULT_POLICY", "Promotion", "promote"]
+__all__ = ["DEFAULT_POLICY", "MCP_TOOLS_LISTED", "Promotion", "mcp_catalogue", "promote"]
+
+MCP_TOOLS_LISTED = "workbench.mcp-tools-listed"
+"""The event ``workbench record-mcp`` writes per ``tools/list`` answer: ``{"cursor"?, "result"}``
+with the server's result as it was sent."""
 
 DEFAULT_POLICY: dict[str, Any] = {"retry": 1}
 """The script policy of a step whose recorded call succeeded, unless the author picks another."""
@@ -91,12 +106,18 @@ def default_suite_id(source: str) -> str:
 
 
 def fixture_response(boundary: ToolBoundary) -> dict[str, Any]:
-    """The recorded result as an MCP ``CallToolResult`` body (text content, R5)."""
+    """The recorded result as an MCP ``CallToolResult`` body (text content, R5).
+
+    A body that already is one is kept whole, members in their order (R42); a JSON-RPC error
+    reply keeps its error object (:func:`jsonrpc_error`).
+    """
     response = boundary.response
+    error = jsonrpc_error(boundary)
+    if error is not None:
+        return jsonrpc_error_response(error)
     if isinstance(response, Mapping) and isinstance(response.get("content"), list):
-        body: dict[str, Any] = {"content": _mcp_blocks(response["content"])}
-        if "structuredContent" in response:
-            body["structuredContent"] = response["structuredContent"]
+        body: dict[str, Any] = dict(response)
+        body["content"] = _mcp_blocks(response["content"])
         return body
     if isinstance(response, str):
         return {"content": text_content(response)}
@@ -112,12 +133,69 @@ def fixture_response(boundary: ToolBoundary) -> dict[str, Any]:
     return body
 
 
+def jsonrpc_error(boundary: ToolBoundary) -> Mapping[str, Any] | None:
+    """The JSON-RPC error object of a boundary recorded as a JSON-RPC error reply, or ``None``.
+
+    Such a boundary has an ``error_code`` of ``jsonrpc.<code>``. Its response is either the
+    error object itself, or the OpenWOP error ``record-mcp`` writes, which holds it in
+    ``details.jsonrpcError`` (older recordings: ``details.jsonrpcCode`` and ``details.data``).
+    """
+    code = boundary.error_code
+    response = boundary.response
+    if not boundary.is_error or not isinstance(code, str) or not code.startswith("jsonrpc."):
+        return None
+    if not isinstance(response, Mapping):
+        return None
+    details = response.get("details")
+    if isinstance(details, Mapping):
+        raw = details.get("jsonrpcError")
+        if isinstance(raw, Mapping):
+            return raw
+        if type(details.get("jsonrpcCode")) is int:
+            rebuilt: dict[str, Any] = {
+                "code": details["jsonrpcCode"],
+                "message": str(response.get("message", "")),
+            }
+            if "data" in details:
+                rebuilt["data"] = details["data"]
+            return rebuilt
+    if type(response.get("code")) is int and isinstance(response.get("message"), str):
+        return response
+    return None
+
+
+def mcp_catalogue(events: Sequence[Any]) -> list[Any] | None:
+    """The tools of the last complete ``tools/list`` a recording holds, or ``None``.
+
+    Reads the :data:`MCP_TOOLS_LISTED` events in order: one without a ``cursor`` starts a
+    listing, each later page (with a ``cursor``) adds its tools to it.
+    """
+    listing: list[Any] | None = None
+    for event in events:
+        if not isinstance(event, Mapping) or event.get("type") != MCP_TOOLS_LISTED:
+            continue
+        payload = event.get("payload")
+        result = payload.get("result") if isinstance(payload, Mapping) else None
+        tools = result.get("tools") if isinstance(result, Mapping) else None
+        if not isinstance(tools, list) or not isinstance(payload, Mapping):
+            continue
+        if payload.get("cursor") is None or listing is None:
+            listing = []
+        listing.extend(tools)
+    return listing
+
+
 def _mcp_blocks(blocks: Sequence[Any]) -> list[Any]:
     """Content blocks with OpenAI's ``input_text`` / ``output_text`` parts as MCP ``text``.
 
     The served error text is built from ``text`` blocks only (R17); a recorded failure whose
     text sat in an ``input_text`` part would otherwise replay with none of it.
     """
+    if not any(
+        isinstance(block, Mapping) and block.get("type") in ("input_text", "output_text")
+        for block in blocks
+    ):
+        return list(blocks)
     out: list[Any] = []
     for block in blocks:
         if isinstance(block, Mapping) and block.get("type") in ("input_text", "output_text"):
@@ -158,7 +236,7 @@ def _task_for(
     if run.conversation is not None:
         task_input["conversation"] = conversation_input(run)
     expected_output: dict[str, Any] = {"outcome": run.outcome, "answer": run.answer}
-    return {
+    task: dict[str, Any] = {
         "taskId": task_id,
         "input": task_input,
         "expected": {
@@ -168,6 +246,11 @@ def _task_for(
         "fixtures": {"toolResponses": entries, "onMiss": "fail"},
         "trajectory": {"expected": expected_calls, "match": trajectory_match},
     }
+    other = run.metadata.get("otherEvents") if isinstance(run.metadata, Mapping) else None
+    catalogue = mcp_catalogue(other) if isinstance(other, list) else None
+    if catalogue is not None:
+        task["x-mcpTools"] = catalogue
+    return task
 
 
 def conversation_input(run: PromotedRun) -> dict[str, Any]:

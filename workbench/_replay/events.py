@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from .._common.canonical import jcs_text
-from .._common.jsonio import write_text_atomic
+from .._common.jsonio import escape_surrogates, write_text_atomic
 from .._common.markers import compact_json_line, is_event_log_file
 from .._common.toolresult import ToolResult, error_text
 from .._common.vocab import FIXTURE_MISS, LIVE_TOOL_ERROR, NEEDS_MODEL, TOOL_ERROR, ServedBy
@@ -141,8 +141,9 @@ class EventLog:
 
 
 def events_to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
-    """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8."""
-    return "".join(compact_json_line(e) for e in events)
+    """JSONL text of events: one compact JSON object a line, keys sorted, UTF-8 (a lone
+    surrogate in recorded content is written as its JSON escape)."""
+    return "".join(escape_surrogates(compact_json_line(e)) for e in events)
 
 
 def write_event_log(

@@ -2,7 +2,8 @@
 
 A :class:`Suite` is a thin wrapper over the suite's JSON object. Keeping the JSON as it is means
 members the workbench does not know survive a load/export cycle, and export is byte-stable
-(:func:`~workbench._common.jsonio.dumps_stable`): load -> export -> load gives the same bytes.
+(:func:`~workbench._common.jsonio.dumps_stable`, members in their order: R42): load -> export ->
+load gives the same bytes.
 """
 
 from __future__ import annotations
@@ -147,7 +148,8 @@ class Suite:
         return len(self.tasks)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Suite) and self.to_json() == other.to_json()
+        """Equal values (member order aside: :meth:`to_json` keeps it, equality does not)."""
+        return isinstance(other, Suite) and dumps_stable(self.data) == dumps_stable(other.data)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -176,8 +178,9 @@ class Suite:
     # -- writing ---------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        """The suite as stable JSON text (sorted keys, 2-space indent, trailing newline)."""
-        return dumps_stable(self.data)
+        """The suite as stable JSON text: members in their order (recorded payloads keep theirs,
+        SPEC R42), 2-space indent, trailing newline."""
+        return dumps_stable(self.data, sort_keys=False)
 
     def save(
         self,

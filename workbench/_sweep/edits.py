@@ -63,7 +63,15 @@ def toggle_error(suite: Suite | Mapping[str, Any], task_id: str, boundary: int) 
     if entry.get("isError") is True:
         flipped = {k: v for k, v in entry.items() if k != "isError"}
     else:
-        flipped = {**entry, "isError": True}
+        # Where promotion writes it (before ``response``): suites keep member order (R42), so
+        # a failure toggled off and on again gives back the same bytes.
+        flipped = {}
+        for key, value in entry.items():
+            if key == "response":
+                flipped["isError"] = True
+            if key != "isError":
+                flipped[key] = value
+        flipped.setdefault("isError", True)
     new_entries = list(entries)
     new_entries[boundary] = flipped
     new_task = {**task, "fixtures": {**task["fixtures"], "toolResponses": new_entries}}

@@ -1,8 +1,8 @@
 """The MCP bridge: serve recorded fixtures over MCP, record live MCP servers, and replay agents
 built on the MCP SDK's client (needs the ``mcp`` extra: ``pip install 'workbench[mcp]'``).
 
-The name mapping and the recorder need no SDK; the server and the client agent import it, on
-first use.
+The protocol is the official SDK's server (``mcp.server.lowlevel.Server``) on both transports;
+the name mapping needs no SDK. Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ _EXPORTS: dict[str, str] = {
     "McpBridge": "_server",
     "McpClientAgent": "_client_agent",
     "Recording": "_record",
+    "StopReason": "_stdio",
+    "bind_socket": "_server",
     "catalogue_tools": "_names",
     "infer_input_schema": "_names",
     "mcp_tool_names": "_names",
@@ -72,5 +74,11 @@ if TYPE_CHECKING:
         McpBridge as McpBridge,
     )
     from ._server import (
+        bind_socket as bind_socket,
+    )
+    from ._server import (
         summary_line as summary_line,
+    )
+    from ._stdio import (
+        StopReason as StopReason,
     )

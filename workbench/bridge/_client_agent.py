@@ -6,7 +6,8 @@
 runs (:func:`~workbench.bridge._server.build_tool_server`), connects a ``Client`` to it, and
 awaits the function. Every ``client.call_tool`` is served by ``host.call``, so the trial's event
 log, trajectory and grading are those of any in-process replay; an ``isError`` fixture comes
-back as a ``CallToolResult`` with ``is_error=True``, exactly as a live server's failure would.
+back as a ``CallToolResult`` with ``is_error=True``, exactly as a live server's failure would,
+and a recorded JSON-RPC error as a tool error with its message (an in-process agent, R17, R42).
 
 Tool names on the client are the bridge's MCP names (``billing:lookup`` is ``billing_lookup``,
 see :mod:`workbench.bridge._names`); the host records the original ids.
@@ -20,10 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._common.toolresult import ToolResult
 from .._replay.agents import Decision, ToolInterface, as_decision
 from ._names import catalogue_tools, infer_input_schema, mcp_tool_names
-from ._server import build_tool_server
+from ._server import build_tool_server, result_body
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -86,8 +86,8 @@ class McpClientAgent:
 
         specs, ids = self._tools(tuple(tools.tool_names))
 
-        def call(name: str, arguments: dict[str, Any]) -> ToolResult:
-            return tools.call(ids.get(name, name), arguments)
+        def call(name: str, arguments: dict[str, Any]) -> Mapping[str, Any]:
+            return result_body(tools.call(ids.get(name, name), arguments))
 
         server = build_tool_server("workbench-replay", specs, call)
         with anyio.fail_after(self.timeout):

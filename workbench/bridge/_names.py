@@ -1,4 +1,4 @@
-"""Tool names and input schemas for the MCP bridge (no MCP SDK needed here).
+"""Tool names and the tools the MCP bridge lists (no MCP SDK needed here).
 
 **Names.** MCP tool names are ``[A-Za-z0-9._-]{1,128}`` (the MCP specification's tool-name rule,
 which the SDK checks). Suite tool ids often are not (``billing:lookup``). The rule, applied to
@@ -13,14 +13,26 @@ every tool id of a task, in first-entry order:
 The mapping is one-to-one and the same in every process. The event log, the trajectory and the
 summary always carry the original id; only the MCP wire uses the mapped name.
 
-**Input schemas.** A tool's ``inputSchema`` comes, first found wins, from a tool catalogue passed
-by the caller (a ``tools/list`` result ``{"tools": [...]}`` or a list of tools, keyed by
-``name``), from the task's ``x-mcpTools`` member, from the suite's root ``x-mcpTools`` member
-(each a list of ``{"name", "description"?, "inputSchema"}`` keyed by the original id), and
-otherwise is inferred from the recorded args: an object schema whose properties are the keys the
-recorded args use, each typed by the JSON types seen. The inferred schema requires nothing and
-allows other keys, so a call with unexpected args still reaches the host and is graded as a miss
-(R16) instead of being turned away.
+**Which tools are listed** (SPEC R42: what the live server listed, as it listed it):
+
+- the tools of the **catalogue**, every field as recorded and in its order: a catalogue passed
+  by the caller (a ``tools/list`` result ``{"tools": [...]}`` or a list of tools), the task's
+  ``x-mcpTools`` member (promotion writes the catalogue ``record-mcp`` recorded there) and the
+  suite's root ``x-mcpTools`` member, first found wins per name; a tool whose name is not a
+  valid MCP name is listed under its mapped name (the only change made);
+- with **no catalogue**, each fixture tool the recording called **successfully or with a
+  tool-level error** (``isError``), with an inferred schema: an object schema whose properties
+  are the keys the recorded args use, each typed by the JSON types seen; it requires nothing and
+  allows other keys, so a call with unexpected args still reaches the host and is graded as a
+  miss (R16) instead of being turned away;
+- and the live tools registered for ``onMiss: "live"`` (inferred schemas) not listed already.
+
+So a call the live server answered as an unknown tool, whether with a JSON-RPC error or (as the
+TypeScript SDK's servers do) with ``isError``, is not listed when the catalogue is known.
+
+A tool the recording only ever called with a JSON-RPC error in reply (the server refused it as
+unknown, or its params) is never listed. Every call is served whether its tool is listed or
+not: a recorded one as recorded, any other as a miss.
 """
 
 from __future__ import annotations
@@ -29,6 +41,8 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from .._common.toolresult import jsonrpc_error_of
 
 __all__ = [
     "MCP_TOOL_NAME",
@@ -45,7 +59,8 @@ MCP_TOOL_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _INVALID = re.compile(r"[^A-Za-z0-9._-]")
 
 ToolSpec = dict[str, Any]
-"""An MCP tool definition as JSON: ``name``, ``inputSchema`` and, when known, ``description``."""
+"""An MCP tool definition as JSON (a ``tools/list`` entry): ``name``, ``inputSchema`` and
+whatever else the catalogue gives."""
 
 
 def _digest(tool_id: str) -> str:
@@ -130,9 +145,10 @@ def catalogue_tools(catalogue: Any) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _schema_of(tool: Mapping[str, Any]) -> dict[str, Any] | None:
-    schema = tool.get("inputSchema", tool.get("input_schema"))
-    return dict(schema) if isinstance(schema, Mapping) else None
+def _is_served(entry: Mapping[str, Any]) -> bool:
+    """Whether a fixture entry is a call the server answered with a result (success or isError),
+    not with a JSON-RPC error."""
+    return not (entry.get("isError") is True and jsonrpc_error_of(entry.get("response")))
 
 
 def task_tool_specs(
@@ -142,44 +158,48 @@ def task_tool_specs(
     catalogue: Any = None,
     extra_tools: Sequence[str] = (),
 ) -> tuple[list[ToolSpec], dict[str, str]]:
-    """The MCP tools a task serves and ``{MCP name: tool id}``.
+    """The MCP tools a task lists (module docstring) and ``{MCP name: tool id}`` for every
+    fixture tool (listed or not) and every extra tool.
 
-    The tools are the task's fixture tools in first-entry order, then ``extra_tools`` (live
-    tools for ``onMiss: "live"``) not already listed. Each tool's ``name`` is its MCP name; its
-    schema and description come from the first source in the module docstring's order.
+    Raises ``ValueError`` naming the entry when a catalogue is not a list of tools with names.
     """
     fixtures = task.get("fixtures")
     entries = fixtures.get("toolResponses") if isinstance(fixtures, Mapping) else None
     entries = entries if isinstance(entries, list) else []
     recorded: dict[str, list[Any]] = {}
+    served: set[str] = set()
     for entry in entries:
         if isinstance(entry, Mapping) and isinstance(entry.get("tool"), str):
             args = recorded.setdefault(entry["tool"], [])
             if "args" in entry:
                 args.append(entry["args"])
+            if _is_served(entry):
+                served.add(entry["tool"])
     for tool_id in extra_tools:
         recorded.setdefault(tool_id, [])
-    sources: list[dict[str, dict[str, Any]]] = []
-    if catalogue is not None:
-        sources.append(catalogue_tools(catalogue))
-    for holder in (task, suite_data):
-        member = holder.get("x-mcpTools")
-        if member is not None:
-            sources.append(catalogue_tools(member))
-    names = mcp_tool_names(recorded)
+        served.add(tool_id)
+    listed: dict[str, dict[str, Any]] = {}
+    sources: list[Any] = [catalogue] if catalogue is not None else []
+    sources += [h["x-mcpTools"] for h in (task, suite_data) if h.get("x-mcpTools") is not None]
+    for source in sources:
+        for name, tool in catalogue_tools(source).items():
+            listed.setdefault(name, tool)
+    names = mcp_tool_names([*recorded, *listed])
     specs: list[ToolSpec] = []
+    seen: set[str] = set()
+    for name, tool in listed.items():
+        wire = names[name]
+        if wire in seen:
+            continue
+        seen.add(wire)
+        specs.append(tool if wire == name else {**tool, "name": wire})
     for tool_id, args in recorded.items():
         name = names[tool_id]
-        known = next(
-            (source.get(tool_id) or source.get(name) for source in sources if tool_id in source
-             or name in source),
-            None,
-        )  # fmt: skip
-        schema = _schema_of(known) if known is not None else None
-        spec: ToolSpec = {"name": name, "inputSchema": schema or infer_input_schema(args)}
-        if known is not None and isinstance(known.get("description"), str):
-            spec["description"] = known["description"]
-        elif name != tool_id:
+        if tool_id not in served or name in seen or (listed and tool_id not in extra_tools):
+            continue
+        seen.add(name)
+        spec: ToolSpec = {"name": name, "inputSchema": infer_input_schema(args)}
+        if name != tool_id:
             spec["description"] = f"Recorded tool {tool_id!r}."
         specs.append(spec)
-    return specs, {names[tool_id]: tool_id for tool_id in recorded}
+    return specs, {names[tool_id]: tool_id for tool_id in (*listed, *recorded)}

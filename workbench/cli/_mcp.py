@@ -1,10 +1,18 @@
 """``workbench serve-mcp`` and ``workbench record-mcp``: the MCP bridge (needs ``workbench[mcp]``).
 
-``serve-mcp SUITE.json --task ID`` serves one trial of a task's fixture tools as an MCP server
-(stdio by default, ``--http [HOST:]PORT`` for streamable HTTP on 127.0.0.1 unless a host is
-given) and, on shutdown (the client closes stdin; SIGINT or SIGTERM), writes the event log and
-the summary. ``record-mcp --out RUN.jsonl -- SERVER_COMMAND...`` runs a live MCP server behind a
-recording stdio proxy and writes its ``tools/call`` traffic as an OpenWOP v2 event log.
+``serve-mcp SUITE.json --task ID`` serves one trial of a task's recorded tools with the MCP
+SDK's server (stdio by default, ``--http [HOST:]PORT`` for streamable HTTP on 127.0.0.1 unless a
+host is given) and, when the session ends (the client closes stdin; SIGINT, SIGTERM or SIGHUP),
+writes the event log and the summary. Exit codes: 0 the trial passed, 1 it failed, 2 bad input
+(a suite it cannot serve, a file it cannot open, an ``--http`` address it cannot listen on: the
+port is taken), 3 the transport failed or the files could not be written, 4 the client made no
+``tools/call`` (nothing to grade; the files are still written). A one-line reason goes to
+stderr.
+
+``record-mcp --out RUN.jsonl -- SERVER_COMMAND...`` runs a live MCP server behind a recording
+stdio proxy and writes its traffic as an OpenWOP v2 event log, an event at a time. Exit codes:
+0 recorded, 1 recorded but the server failed on its own (its exit code is reported), 2 bad
+input (no command, a command that cannot start, a file that cannot be written).
 
 Nothing but MCP traffic goes to stdout in stdio mode; reports go to stderr.
 """
@@ -29,14 +37,23 @@ from workbench import (
 
 from ._common import add_output_arguments, check_outputs, fail
 
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+EXIT_CANNOT_SERVE = 3
+EXIT_NO_CALL = 4
+
 
 def register(sub: Any) -> None:
     serve: argparse.ArgumentParser = sub.add_parser(
         "serve-mcp",
         help="serve a task's recorded tools as an MCP server (stdio, or --http)",
-        description="Serve one trial of a suite task's fixture tools over MCP. Every tools/call "
-        "is served by the replay host (R12-R17): an isError entry comes back as isError: true, "
-        "a miss follows onMiss. On shutdown the event log and summary are written.",
+        description="Serve one trial of a suite task's recorded tools over MCP, with the MCP "
+        "SDK's server (protocol revisions 2024-11-05 to 2026-07-28). Every tools/call is "
+        "served by the replay host (R12-R17) and answered as recorded (R42): results verbatim, "
+        "recorded JSON-RPC errors as the same JSON-RPC errors, a miss as a tool error. When "
+        "the session ends the event log and summary are written. Exit: 0 passed, 1 failed, "
+        "2 bad input (including a port in use), 3 the transport failed or the files could "
+        "not be written, 4 no tools/call was made.",
     )
     serve.add_argument("suite", metavar="SUITE.json")
     serve.add_argument("--task", default=None, metavar="ID", help="the task (needed if several)")
@@ -46,19 +63,16 @@ def register(sub: Any) -> None:
         "--http",
         default=None,
         metavar="[HOST:]PORT",
-        help="serve streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1)",
-    )
-    serve.add_argument(
-        "--transport-impl",
-        choices=("lean", "sdk"),
-        default="lean",
-        help="lean: the bridge's own JSON-RPC loop (default, fastest; protocol versions "
-        "2024-11-05 to 2025-11-25); sdk: the MCP SDK's low-level server and transports",
+        help="serve streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1; "
+        "PORT 0 picks a free port, printed on stderr)",
     )
     serve.add_argument("--events", default=None, metavar="OUT.jsonl", help="write the event log")
     serve.add_argument("--summary", default=None, metavar="OUT.json", help="write the summary")
     serve.add_argument(
-        "--tools", default=None, metavar="CATALOGUE.json", help="tool definitions (input schemas)"
+        "--tools",
+        default=None,
+        metavar="CATALOGUE.json",
+        help="the tools to list (a tools/list result), ahead of the suite's x-mcpTools",
     )
     serve.add_argument(
         "--agent-id", default=None, metavar="ID", help="agent id on the agent events"
@@ -74,11 +88,12 @@ def register(sub: Any) -> None:
 
     record: argparse.ArgumentParser = sub.add_parser(
         "record-mcp",
-        help="record a live MCP server's tools/call traffic (stdio proxy) as an OpenWOP log",
+        help="record a live MCP server's traffic (stdio proxy) as an OpenWOP log",
         description="Run SERVER_COMMAND behind a recording stdio proxy: an MCP client talks to "
-        "this process as it would to the server. Every tools/call and its result (isError "
-        "included; JSON-RPC errors as failed boundaries with their code) is written as an "
-        "OpenWOP v2 event log when the client hangs up.",
+        "this process as it would to the server. Every tools/call and its answer (results as "
+        "sent, isError included; JSON-RPC errors with their error object) and every tools/list "
+        "answer is written to the OpenWOP v2 event log as it happens. Exit: 0 recorded, 1 the "
+        "server failed on its own, 2 bad input.",
     )
     record.add_argument("--out", required=True, metavar="RUN.jsonl", help="the event log to write")
     record.add_argument(
@@ -111,7 +126,7 @@ def _parse_http(value: str) -> tuple[str, int]:
 
 def run_serve(args: argparse.Namespace) -> int:
     try:
-        from workbench.bridge import DEFAULT_AGENT_ID, McpBridge, summary_line
+        from workbench.bridge import DEFAULT_AGENT_ID, McpBridge, bind_socket, summary_line
     except ImportError as exc:
         return fail(f"serve-mcp needs the mcp extra (pip install 'workbench[mcp]'): {exc}")
     check_outputs(
@@ -144,53 +159,53 @@ def run_serve(args: argparse.Namespace) -> int:
         return fail(str(exc))
     import anyio
 
-    impl = args.transport_impl
+    sock = None
+    if http is not None:
+        try:
+            sock = bind_socket(*http)
+        except OSError as exc:
+            host, port = http
+            reason = exc.strerror or str(exc)
+            return fail(f"serve-mcp --http {host}:{port}: could not listen: {reason}")
+    if args.events is not None:
+        try:
+            bridge.stream_events(args.events)
+        except OSError as exc:
+            if sock is not None:
+                sock.close()
+            return fail(f"serve-mcp could not write {args.events!r}: {exc.strerror or exc}")
     # Everything built so far (the SDK, the suite, the host) lives until exit: moved out of the
     # collector's reach, a full collection no longer walks it in the middle of a call.
     gc.collect()
     gc.freeze()
 
-    async def serve() -> None:
+    async def serve() -> str:
         if http is None:
-            await _until_signal(bridge.run_stdio)
-        else:
-            host, port = http
+            return await bridge.run_stdio()
+        host, port = http
 
-            def ready(url: str) -> None:
-                print(f"workbench serve-mcp: serving {url}", file=sys.stderr, flush=True)
+        def ready(url: str) -> None:
+            print(f"workbench serve-mcp: serving {url}", file=sys.stderr, flush=True)
 
-            await bridge.run_http(host, port, on_ready=ready, impl=impl)
+        return await bridge.run_http(host, port, sock=sock, on_ready=ready)
 
     try:
-        if http is None and impl == "lean":
-            bridge.serve_stdio()  # blocking, no event loop: SIGINT/SIGTERM end it
-        else:
-            anyio.run(serve)
-    except KeyboardInterrupt:
-        pass
-    finally:
+        stopped = anyio.run(serve)
+    except OSError as exc:
+        stopped = f"transport failed: {exc}"
+        code = EXIT_CANNOT_SERVE
+    else:
+        code = EXIT_PASSED
+    try:
         result = bridge.write(args.events, args.summary, overwrite=args.force)
-        print(summary_line(result), file=sys.stderr, flush=True)
-    return 0
-
-
-async def _until_signal(serve: Any) -> None:
-    """Run ``serve`` until it returns or SIGINT/SIGTERM arrives (then cancel it)."""
-    import signal
-
-    import anyio
-
-    async with anyio.create_task_group() as group:
-
-        async def watch() -> None:
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    group.cancel_scope.cancel()
-                    return
-
-        group.start_soon(watch)
-        await serve()
-        group.cancel_scope.cancel()
+    except (OSError, ValueError) as exc:
+        return fail(f"serve-mcp could not write its files: {exc}", EXIT_CANNOT_SERVE)
+    print(summary_line(result, stopped), file=sys.stderr, flush=True)
+    if code != EXIT_PASSED:
+        return code
+    if bridge.calls_served == 0:
+        return EXIT_NO_CALL
+    return EXIT_PASSED if result.passed else EXIT_FAILED
 
 
 def run_record(args: argparse.Namespace) -> int:
@@ -205,10 +220,15 @@ def run_record(args: argparse.Namespace) -> int:
     try:
         recording = record_mcp(command, args.out, overwrite=args.force)
     except OSError as exc:
-        return fail(f"could not run {command[0]!r}: {exc}")
+        where = exc.filename if exc.filename is not None else command[0]
+        return fail(f"record-mcp: {where}: {exc.strerror or exc}")
     if args.tools_out and recording.catalogue is not None:
-        write_json_atomic(args.tools_out, recording.catalogue, overwrite=args.force)
+        try:
+            write_json_atomic(args.tools_out, recording.catalogue, overwrite=args.force)
+        except (OSError, ValueError) as exc:
+            print(recording_text(recording), file=sys.stderr, flush=True)
+            return fail(f"could not write {args.tools_out!r}: {exc}")
     print(recording_text(recording), file=sys.stderr, flush=True)
     for problem in recording.problems[:5]:
-        print(f"workbench record-mcp: not JSON (passed through): {problem!r}", file=sys.stderr)
-    return 0
+        print(f"workbench record-mcp: not recorded: {problem!r}", file=sys.stderr)
+    return 1 if recording.server_failed else 0
