@@ -1,4 +1,9 @@
-"""``workbench sweep INPUT`` and ``workbench demo``: fault sweeps with their reports (R32, R33)."""
+"""``workbench sweep INPUT`` and ``workbench demo``: fault sweeps with their reports (R32, R33).
+
+Longer than 400 lines: besides the two commands' options and printing, it holds how a sweep's
+workers stop on Ctrl-C and SIGTERM (a process pool, a local Dask cluster while it starts), which
+only these two commands start and which is easiest to check read in one place.
+"""
 
 from __future__ import annotations
 

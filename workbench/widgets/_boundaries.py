@@ -297,10 +297,12 @@ class BoundaryPanel:
     def _commit(self, changed: Sequence[int]) -> None:
         built = self.journal.suite()
         held = self._wb.suite.data
-        # Root members set from a cell (suite id, version) stay; the tasks are the journal's.
-        new = Suite(
-            {**{k: v for k, v in held.items() if k != "tasks"}, "tasks": built.data["tasks"]}
-        )
+        # Root members set from a cell (suite id, version) stay, in their order (R42: suites
+        # keep member order, so undoing every edit gives back the same bytes); the tasks are the
+        # journal's.
+        data = dict(held)
+        data["tasks"] = built.data["tasks"]
+        new = Suite(data)
         self._handed = new.data
         self._wb.edit(new)
         self._patch(changed)
