@@ -1,4 +1,4 @@
-"""Deferring an optional dependency's import to its first use."""
+"""Deferring imports to first use: an optional dependency's, and a subpackage's exports."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import importlib
 import importlib.util
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["deferred_import"]
+__all__ = ["deferred_import", "lazy_exports"]
 
 
 def _real(name: str) -> types.ModuleType:
@@ -58,3 +58,25 @@ def deferred_import(module: str, *functions: str) -> Iterator[None]:
     finally:
         if sys.modules.get(module) is stand_in:
             del sys.modules[module]
+
+
+def lazy_exports(
+    package: str, exports: Mapping[str, str], namespace: dict[str, Any]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's module ``__getattr__`` and ``__dir__`` for its ``exports`` (name -> the
+    submodule defining it, relative to ``package``): a name is imported on first use and then
+    kept in ``namespace`` (the package's ``globals()``). ``workbench.bridge`` and
+    ``workbench.server`` use it; the top-level package has its own, which also claims names."""
+
+    def getattr_(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    def dir_() -> list[str]:
+        return sorted({*namespace, *exports})
+
+    return getattr_, dir_
