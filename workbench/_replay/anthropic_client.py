@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .chat import ChatRequest, failure_text, request_names
-from .chat_clients import missing_sdk
+from .chat_clients import SdkConnection, missing_sdk
 
 __all__ = ["AnthropicClient"]
 
@@ -20,7 +20,7 @@ _SDK_ARGUMENTS = frozenset({"max_tokens", "metadata", "stop_sequences", "thinkin
 anthropic 2.x SDK names no sampling parameter; the API still reads them from the body)."""
 
 
-class AnthropicClient:
+class AnthropicClient(SdkConnection):
     """Anthropic messages through the official ``anthropic`` client (R40).
 
     ``client`` is an ``anthropic.Anthropic`` object; ``model`` the model sent; ``max_tokens``
@@ -29,6 +29,8 @@ class AnthropicClient:
     ``is_error: true`` for a failure; consecutive turns of one role are merged, as the API
     expects. The API takes no seed: each trial's seed is still part of the cache key.
     """
+
+    _SDK_OBJECT = "anthropic.Anthropic"
 
     name = "anthropic"
 
@@ -59,19 +61,6 @@ class AnthropicClient:
             "max_retries": max_retries,
         }
         return client
-
-    def __getstate__(self) -> dict[str, Any]:
-        if self._connect is None:
-            raise TypeError(
-                "an AnthropicClient wrapping your own anthropic.Anthropic object does not "
-                "pickle; make it with AnthropicClient.connect(...) to send it to sweep workers"
-            )
-        state = dict(vars(self))
-        state["_client"] = None
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        vars(self).update(state)
 
     @property
     def client(self) -> Any:

@@ -58,7 +58,33 @@ def missing_sdk(package: str, extra: str) -> ImportError:
     return ImportError(f"this chat client needs {package}: pip install 'workbench[{extra}]'")
 
 
-class OpenAIChatClient:
+class SdkConnection:
+    """What a chat client over an official SDK shares: the SDK object is made on first use from
+    the settings ``connect`` kept, and a client pickles as those settings (sweep workers make
+    their own SDK object). A client wrapping a caller's own SDK object has no settings and does
+    not pickle."""
+
+    _SDK_OBJECT = "an SDK client"
+    """The SDK class a wrapped object is (for the pickling refusal)."""
+    _client: Any
+    _connect: dict[str, Any] | None
+
+    def __getstate__(self) -> dict[str, Any]:
+        if self._connect is None:
+            name = type(self).__name__
+            raise TypeError(
+                f"{name} wrapping your own {self._SDK_OBJECT} object does not pickle; "
+                f"make it with {name}.connect(...) to send it to sweep workers"
+            )
+        state = dict(vars(self))
+        state["_client"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+
+
+class OpenAIChatClient(SdkConnection):
     """OpenAI-compatible chat completions through the official ``openai`` client (R40).
 
     ``client`` is an ``openai.OpenAI`` object (any ``base_url``: the OpenAI API, vLLM, Ollama,
@@ -71,6 +97,8 @@ class OpenAIChatClient:
     before each request, which makes llama.cpp's server evaluate the next prompt afresh (it
     reuses the previous prompt's cache otherwise, and that changes greedy answers).
     """
+
+    _SDK_OBJECT = "openai.OpenAI"
 
     name = "openai-chat"
 
@@ -133,19 +161,6 @@ class OpenAIChatClient:
             tool_mode="json",
             reset_prompt_cache=True,
         )
-
-    def __getstate__(self) -> dict[str, Any]:
-        if self._connect is None:
-            raise TypeError(
-                "an OpenAIChatClient wrapping your own openai.OpenAI object does not pickle; "
-                "make it with OpenAIChatClient.connect(...) to send it to sweep workers"
-            )
-        state = dict(vars(self))
-        state["_client"] = None
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        vars(self).update(state)
 
     @property
     def client(self) -> Any:
