@@ -196,6 +196,31 @@ def test_a_signal_stops_a_sweep_at_once_with_one_line(
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".wbtmp")]
 
 
+def test_a_dask_sweep_quiets_every_distributed_and_tornado_logger() -> None:
+    """Stopping a Dask sweep cancels its futures, which Tornado reports on
+    ``tornado.application`` with a traceback. distributed's logging config gives that logger
+    (and ``distributed.client``, ``distributed.gc``) a level of its own, so quieting only the
+    parents once let a cancelled future's traceback through a Ctrl-C (a CI failure)."""
+    pytest.importorskip("distributed")
+    import logging
+
+    from workbench.cli._sweep import _dask_module
+
+    loggers = {
+        name: logger
+        for name, logger in logging.root.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    saved = {name: logger.level for name, logger in loggers.items()}
+    try:
+        _dask_module()
+        for name in ("tornado", "tornado.application", "distributed", "distributed.client"):
+            assert not logging.getLogger(name).isEnabledFor(logging.CRITICAL), name
+    finally:
+        for name, level in saved.items():
+            loggers[name].setLevel(level)
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_promotion_leaves_no_output(tmp_path: Path) -> None:
     from workbench._load.synthetic import write_synthetic_log

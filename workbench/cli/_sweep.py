@@ -334,7 +334,12 @@ def _dask_module() -> Any:
         import distributed
     except ImportError as exc:
         raise RuntimeError("--dask needs the dask extra: pip install 'workbench[dask]'") from exc
-    for name in ("distributed", "tornado"):
+    # distributed's logging config gives some child loggers levels of their own
+    # (``tornado.application: error``, ``distributed.client: warning``), so quieting the two
+    # parents is not enough: every logger under them is set.
+    families = ("distributed", "tornado")
+    names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in families]
+    for name in (*families, *names):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     return distributed
 
