@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import workbench as wb
 from workbench._load import reading
@@ -173,3 +175,54 @@ def test_cli_answers_hostile_files_with_exit_2_and_one_line_each(tmp_path: Path)
     path = _log(tmp_path, b'{"x": NaN}')
     assert main(["boundaries", str(path)]) == 2
     assert main(["boundaries", "/dev/zero"]) == 2
+
+
+@pytest.mark.parametrize(("levels", "refused"), [(200, False), (201, True)])
+def test_a_document_nested_to_the_limit_loads_and_one_past_it_is_refused(
+    tmp_path: Path, levels: int, refused: bool
+) -> None:
+    """MAX_DEPTH (200) levels of nesting in a Gemini session load; 201 name the field."""
+    inner = "[" * (levels - 6) + "]" * (levels - 6)  # six levels hold it
+    path = tmp_path / "session.json"
+    call = (
+        '{"id": "c1", "name": "ls", "args": {"deep": ' + inner + '}, "status": "success",'
+        ' "result": []}'
+    )
+    path.write_text(
+        '{"sessionId": "s", "projectHash": "h", "messages": [{"id": "m", "type": "gemini",'
+        ' "content": "", "toolCalls": [' + call + "]}]}"
+    )
+    if refused:
+        with pytest.raises(wb.LoadError, match="deeper than 200"):
+            wb.load_runs(path)
+    else:
+        assert len(wb.load_runs(path).boundaries) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    levels=st.integers(1, 260),
+    kinds=st.lists(st.booleans(), min_size=260, max_size=260),
+    siblings=st.lists(st.integers(0, 3), min_size=260, max_size=260),
+)
+def test_the_depth_check_agrees_with_a_walk_at_any_depth(
+    levels: int, kinds: list[bool], siblings: list[int]
+) -> None:
+    """The depth check every JSON document passes (orjson's encoder, wrapped so that it
+    refuses exactly past MAX_DEPTH) agrees with a plain walk, for mixed objects and arrays
+    with shallow siblings beside the deep path, on both sides of the limit (R35)."""
+    value: object = "leaf"
+    for level in range(levels):
+        filler = [{"x": [1]}] * siblings[level]
+        value = {"k": value, "f": filler} if kinds[level] else [*filler, value]
+    assert reading._too_deep(value) == reading._walk_too_deep(value)
+    assert reading._too_deep(value) == (_nesting(value) > reading.MAX_DEPTH)
+
+
+def _nesting(value: object) -> int:
+    """Containers on the deepest path (the oracle: plain recursion)."""
+    if isinstance(value, dict):
+        return 1 + max((_nesting(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_nesting(v) for v in value), default=0)
+    return 0

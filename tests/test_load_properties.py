@@ -167,3 +167,34 @@ def test_every_input_loads_or_is_refused_with_a_place(name: str, value: Any, fmt
             assert exc.problems and all(p.where for p in exc.problems)
         else:
             assert result.boundaries
+
+
+_ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()  # past 64 bits too: orjson reads those as floats, json as integers
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ANY_JSON, st.sampled_from(["compact", "spaced", "ascii"]))
+def test_tool_call_arguments_decode_as_the_json_module_decodes_them(
+    value: Any, style: str
+) -> None:
+    """Arguments recorded as a JSON string (OpenAI, Codex, SWE-agent, ...) decode to what
+    ``json.loads`` gives, whichever decoder ran: orjson for speed, ``json`` for what orjson
+    refuses or reads differently (NaN, integers past 64 bits, lone surrogates)."""
+    from workbench._load.common import json_args
+
+    text = json.dumps(
+        value,
+        ensure_ascii=style == "ascii",
+        separators=(",", ":") if style == "compact" else None,
+    )
+    got, expected = json_args(text), json.loads(text)
+    # repr: NaN != NaN, and 1 == 1.0 == True would hide a type change
+    assert repr(got) == repr(expected)

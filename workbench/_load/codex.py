@@ -196,10 +196,10 @@ def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
     """The exit codes of ``exec_command_end`` events by call id, in file order."""
     codes: dict[str, list[int]] = {}
     for _, record in docs:
-        payload = record.get("payload") if isinstance(record, dict) else None
-        if not isinstance(payload, dict) or record.get("type") != "event_msg":
+        if type(record) is not dict or record.get("type") != "event_msg":
             continue
-        if payload.get("type") != "exec_command_end":
+        payload = record.get("payload")
+        if type(payload) is not dict or payload.get("type") != "exec_command_end":
             continue
         call_id = payload.get("call_id")
         code = payload.get("exit_code")

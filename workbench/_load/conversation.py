@@ -59,10 +59,15 @@ class ConversationBuilder:
             return
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if calls:
-            message["toolCalls"] = [dict(call) for call in calls]
-            for call in calls:
-                self._names[str(call["id"])] = str(call["name"])
-                self._calls.append((str(call["name"]), call.get("args")))
+            copies = [dict(call) for call in calls]
+            message["toolCalls"] = copies
+            names, made = self._names, self._calls
+            for call in copies:
+                call_id, name = call["id"], call["name"]
+                if type(name) is not str:
+                    name = str(name)
+                names[call_id if type(call_id) is str else str(call_id)] = name
+                made.append((name, call.get("args")))
         self.messages.append(message)
         self._turn = turn
 
@@ -110,19 +115,23 @@ class ConversationBuilder:
         )
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
+_JSON_TYPES: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
+def _json_type_of(kind: type) -> str:
+    name = _JSON_TYPES.get(kind)
+    if name is not None:
+        return name
+    for base, base_name in _JSON_TYPES.items():  # a subclass (decoded JSON has none)
+        if issubclass(kind, base):
+            return base_name
     return "null"
 
 
@@ -134,25 +143,32 @@ def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
     when both were seen); an arg present in every call is required. Calls whose args are not
     an object give ``{"type": "object"}``.
     """
-    order: list[str] = []
-    seen: dict[str, list[Any]] = {}
+    seen: dict[str, list[Any]] = {}  # in first-use order
     for name, args in calls:
-        if name not in seen:
-            order.append(name)
-            seen[name] = []
-        seen[name].append(args)
+        found = seen.get(name)
+        if found is None:
+            seen[name] = [args]
+        else:
+            found.append(args)
     tools: list[dict[str, Any]] = []
-    for name in order:
+    for name, all_args in seen.items():
         properties: dict[str, list[str]] = {}
         counts: dict[str, int] = {}
-        objects = [a for a in seen[name] if isinstance(a, dict)]
+        objects = [a for a in all_args if isinstance(a, dict)]
+        # Calls of one tool mostly pass the same args with the same types: each distinct
+        # shape (arg names and value types) is read once, with how often it was seen.
+        shapes: dict[tuple[tuple[str, type], ...], int] = {}
         for args in objects:
-            for key, value in args.items():
-                types = properties.setdefault(str(key), [])
-                kind = _json_type(value)
+            shape = tuple([(key, type(value)) for key, value in args.items()])
+            shapes[shape] = shapes.get(shape, 0) + 1
+        for shape, times in shapes.items():
+            for raw_key, value_type in shape:
+                key = str(raw_key)
+                types = properties.setdefault(key, [])
+                kind = _json_type_of(value_type)
                 if kind not in types:
                     types.append(kind)
-                counts[str(key)] = counts.get(str(key), 0) + 1
+                counts[key] = counts.get(key, 0) + times
         schema: dict[str, Any] = {"type": "object"}
         if properties:
             schema["properties"] = {

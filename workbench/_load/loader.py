@@ -32,6 +32,7 @@ the file looks like, and sniffs the OpenWOP fast path; each format's reading is 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -259,8 +260,9 @@ def _load(
                 return streamed[0], streamed[1], "openwop"
         data = read_file_bytes(file)
     name = Path(file).name.lower()
-    stripped = data.lstrip()
-    if not stripped.startswith((b"{", b"[")) and looks_like_yaml_cassette(stripped):
+    start = _first_text(data)
+    head = data[start : start + 200]
+    if not head.startswith((b"{", b"[")) and looks_like_yaml_cassette(head):
         return _load_cassette(load_yaml(data, file), file, chosen, rule)
     jsonl, decoded = _is_jsonl(data, name, file)
     if jsonl:
@@ -488,20 +490,30 @@ def _is_jsonl(
 ) -> tuple[bool, tuple[Any, LoadProblem | None] | None]:
     """Whether the file is JSON Lines, and the document decoded when finding out took that
     (a JSON array is one document, whatever the name says), so it is not decoded twice."""
-    stripped = data.lstrip()
-    if stripped.startswith(b"["):
+    start = _first_text(data)  # offsets, not stripped copies: the file may be large
+    if data.startswith(b"[", start):
         value, problem = decode_json(data, file)
         if problem is None:
             return False, (value, problem)
     if name.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
         return True, None
-    if not stripped.startswith(b"{"):
+    if not data.startswith(b"{", start):
         return False, None
-    first, _, rest = stripped.partition(b"\n")
-    if not rest.strip():
-        return False, None
-    value, problem = decode_json(first, "")
+    end = data.find(b"\n", start)
+    if end < 0 or _first_text(data, end) == len(data):
+        return False, None  # one line, or one line and white space
+    value, problem = decode_json(data[start:end], "")
     return problem is None and isinstance(value, Mapping), None
+
+
+_WHITE_SPACE = re.compile(rb"\s*")
+
+
+def _first_text(data: bytes, start: int = 0) -> int:
+    """The offset of the first byte at or after ``start`` that is not white space
+    (``bytes.lstrip``'s white space), without copying the data."""
+    found = _WHITE_SPACE.match(data, start)
+    return found.end() if found else start
 
 
 def _as_format(chosen: str) -> RunFormat:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .records import LoadProblem, ToolBoundary, new_boundary, set_boundary_index
 
 __all__ = ["CallPairer"]
 
 
-@dataclass(slots=True)
-class _OpenCall:
+class _OpenCall(NamedTuple):
+    """A call made and not yet answered (a tuple: one is built for every call loaded)."""
+
     order: int
     call_id: str
     tool: str
@@ -66,9 +67,11 @@ class CallPairer:
         extra: Mapping[str, Any] | None = None,
     ) -> None:
         """A call was made."""
-        line = self.current_line if line is None else line
-        if call_id in self._open:
-            first = self._open[call_id]
+        if line is None:
+            line = self.current_line
+        opened = self._open
+        if call_id in opened:
+            first = opened[call_id]
             self.problem(
                 where,
                 field_name,
@@ -77,8 +80,9 @@ class CallPairer:
             )
             return
         location = f"{self.file}:{line}" if line is not None else f"{self.file}: {where}"
-        self._open[call_id] = _OpenCall(
-            self._calls,
+        order = self._calls
+        opened[call_id] = _OpenCall(
+            order,
             call_id,
             tool,
             args,
@@ -87,9 +91,9 @@ class CallPairer:
             field_name,
             line,
             agent_id,
-            dict(extra or {}),
+            dict(extra) if extra else {},
         )
-        self._calls += 1
+        self._calls = order + 1
 
     def result(
         self,
@@ -106,31 +110,37 @@ class CallPairer:
         extra: Mapping[str, Any] | None = None,
     ) -> None:
         """A result arrived for ``call_id``."""
-        line = self.current_line if line is None else line
         opened = self._open.pop(call_id, None)
         if opened is None:
             self.problem(
-                where, field_name, f"result for call id {call_id!r} has no open call", line
+                where,
+                field_name,
+                f"result for call id {call_id!r} has no open call",
+                self.current_line if line is None else line,
             )
             return
-        merged = opened.extra
+        order, _, tool, args, location, _, _, _, agent_id, merged = opened
         if extra:
             merged = {**merged, **extra}
-        boundary = new_boundary(
-            -1,
-            call_id,
-            opened.tool,
-            opened.args,
-            response,
-            is_error,
-            error_code,
-            error_message,
-            duration_ms,
-            opened.agent_id,
-            opened.location,
-            merged,
+        self._done.append(
+            (
+                order,
+                new_boundary(
+                    -1,
+                    call_id,
+                    tool,
+                    args,
+                    response,
+                    is_error,
+                    error_code,
+                    error_message,
+                    duration_ms,
+                    agent_id,
+                    location,
+                    merged,
+                ),
+            )
         )
-        self._done.append((opened.order, boundary))
 
     def discard(self, call_id: str) -> None:
         """Forget the open call ``call_id``: its result was a problem, already reported."""

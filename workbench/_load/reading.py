@@ -313,9 +313,30 @@ def _may_be_deep(data: bytes) -> bool:
 
 
 def _too_deep(value: Any) -> bool:
-    """Whether decoded JSON nests deeper than :data:`MAX_DEPTH` (containers only, no paths)."""
+    """Whether decoded JSON nests deeper than :data:`MAX_DEPTH` (containers only, no paths).
+
+    orjson's encoder refuses values nested past its own limit; wrapped in enough lists to
+    bring that limit down to :data:`MAX_DEPTH`, encoding the value answers the question at C
+    speed (a few times faster than walking a large document here). Only for values orjson
+    can encode whole, which every value orjson decoded is; the walk answers otherwise.
+    """
     if type(value) is not dict and type(value) is not list:
         return False
+    wrap = _encoder_wrap()
+    if wrap is not None:
+        for _ in range(wrap):
+            value = [value]
+        try:
+            _orjson_dumps(value)
+        except orjson.JSONEncodeError as exc:
+            if "ecursion" in str(exc):
+                return True
+        else:
+            return False
+    return _walk_too_deep(value)
+
+
+def _walk_too_deep(value: Any) -> bool:
     stack: list[tuple[Any, int]] = [(value, 0)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -328,6 +349,47 @@ def _too_deep(value: Any) -> bool:
             if kind is dict or kind is list:
                 push((child, depth + 1))
     return False
+
+
+_orjson_dumps = orjson.dumps
+_WRAP: list[int | None] = []
+
+
+def _encoder_wrap() -> int | None:
+    """How many lists around a value make orjson's encoder refuse it exactly when the value
+    nests deeper than :data:`MAX_DEPTH` (``None``: its limit is lower, or not found). Found
+    once by trying, so a release that moves the limit is followed, not assumed."""
+    if not _WRAP:
+        _WRAP.append(_find_wrap())
+    return _WRAP[0]
+
+
+def _nested(levels: int) -> Any:
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def _encodes(levels: int) -> bool:
+    try:
+        _orjson_dumps(_nested(levels))
+    except orjson.JSONEncodeError:
+        return False
+    return True
+
+
+def _find_wrap() -> int | None:
+    low, high = 1, 4096  # the deepest nesting orjson encodes lies in [low, high)
+    if not _encodes(low) or _encodes(high):
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _encodes(middle):
+            low = middle
+        else:
+            high = middle
+    return low - MAX_DEPTH if low >= MAX_DEPTH else None
 
 
 class _Constant(Exception):
