@@ -102,15 +102,17 @@ def load_claude_code(
                 tally.other(kind, record)
             continue
         tally.add(kind)
-        session = session or _str(record.get("sessionId"))
+        if session is None:
+            session = _str(record.get("sessionId"))
         message = record.get("message")
         if not isinstance(message, dict):
             pairer.problem(where, "message", "a user or assistant record needs a message object")
             continue
-        agent = _agent(record, agents, prompts)
+        agent = "main" if record.get("isSidechain") is not True else _agent(record, agents, prompts)
         content = message.get("content")
         if kind == "assistant":
-            model = model or _str(message.get("model"))
+            if model is None:
+                model = _str(message.get("model"))
             calls, texts = _assistant(content, pairer, where, agent, prompts)
             if agent == "main":
                 text = "\n".join(texts) or None
@@ -145,9 +147,9 @@ def _str(value: Any) -> str | None:
 
 def _agent(record: Mapping[str, Any], agents: dict[str, str], prompts: dict[str, list[str]]) -> str:
     """The agent a record belongs to: ``main``, ``agent-<agentId>`` or ``task-<call id>``."""
-    uuid = _str(record.get("uuid"))
     if record.get("isSidechain") is not True:
         return "main"
+    uuid = _str(record.get("uuid"))
     agent_id = _str(record.get("agentId"))
     if agent_id:
         agent = f"agent-{agent_id}"
@@ -187,12 +189,12 @@ def _assistant(
         if kind != "tool_use":
             continue
         block_where = f"{where}, block {index}"
-        call_id = _str(block.get("id"))
-        name = _str(block.get("name"))
-        if call_id is None:
+        call_id = block.get("id")
+        name = block.get("name")
+        if type(call_id) is not str or not call_id:
             pairer.problem(block_where, "id", "missing or not a string")
             continue
-        if name is None:
+        if type(name) is not str or not name:
             pairer.problem(block_where, "name", "missing or not a string")
             continue
         args = block.get("input")
@@ -229,8 +231,8 @@ def _user(
         if block.get("type") != "tool_result":
             continue
         block_where = f"{where}, block {index}"
-        call_id = _str(block.get("tool_use_id"))
-        if call_id is None:
+        call_id = block.get("tool_use_id")
+        if type(call_id) is not str or not call_id:
             pairer.problem(block_where, "tool_use_id", "missing or not a string")
             continue
         failed = read_flag(block.get("is_error"), pairer, block_where, "is_error")

@@ -40,6 +40,10 @@ RECORD_TYPES = frozenset(
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
 _HOSTED = frozenset({"web_search_call"})
+_READ = frozenset({"type", "call_id", "name"})
+_ITEM_KEYS = {
+    kind: f"response_item:{kind}" for kind in (*_CALLS, *_OUTPUTS, *_HOSTED, "message", "reasoning")
+}
 _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
 _RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
 
@@ -67,6 +71,7 @@ def load_codex(
     session: Mapping[str, Any] = {}
     model: str | None = None
     answer: Any = None
+    counts = tally.counts  # counted inline: a call a record adds up over 300,000 records
     for line, record in docs:
         pairer.current_line = line
         where = f"line {line}"
@@ -83,7 +88,8 @@ def load_codex(
             continue
         if kind != "response_item":
             sub = payload.get("type")
-            tally.add(f"{kind}:{sub}" if kind == "event_msg" and isinstance(sub, str) else kind)
+            key = f"{kind}:{sub}" if kind == "event_msg" and isinstance(sub, str) else kind
+            counts[key] = counts.get(key, 0) + 1
             if kind not in RECORD_TYPES:
                 tally.unknown.append(record)
             if kind == "session_meta":
@@ -92,7 +98,10 @@ def load_codex(
                 model = model or payload["model"]
             continue
         item_type = payload.get("type")
-        tally.add(f"response_item:{item_type}")
+        item_key = _ITEM_KEYS.get(item_type) if type(item_type) is str else None
+        if item_key is None:
+            item_key = f"response_item:{item_type}"
+        counts[item_key] = counts.get(item_key, 0) + 1
         if item_type in _CALLS:
             call = _call(payload, str(item_type), pairer, where)
             if call is not None:
@@ -154,7 +163,9 @@ def _call(
         return None
     key = _CALLS[kind]
     args = json_args(payload.get(key)) if key == "arguments" else payload.get(key)
-    extra = {k: v for k, v in payload.items() if k not in ("type", "call_id", "name", key)}
+    # type and call_id are there (read above): four members with name and key are all read
+    plain = len(payload) == 4 and "name" in payload and key in payload
+    extra = {} if plain else {k: v for k, v in payload.items() if k not in _READ | {key}}
     if kind != "function_call":
         extra["itemType"] = kind
     pairer.call(call_id, name, args, where=where, field_name="payload.call_id", extra=extra or None)

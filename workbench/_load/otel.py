@@ -58,10 +58,27 @@ def _value(value: Any) -> Any:
     return None
 
 
+_READ_ATTRIBUTES = frozenset(
+    {
+        "gen_ai.tool.name",
+        "gen_ai.tool.call.id",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gen_ai.operation.name",
+        "error.type",
+    }
+)
+"""Span attributes read into the boundary; the others are kept in its ``extra``."""
+
+
 def _attributes(items: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
+        if type(item) is dict:
+            key = item.get("key")
+            if type(key) is str:
+                out[key] = _value(item.get("value"))
+        elif isinstance(item, dict) and isinstance(item.get("key"), str):
             out[item["key"]] = _value(item.get("value"))
     return out
 
@@ -142,19 +159,7 @@ def _trace(
         call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
         args = json_args(attrs.get("gen_ai.tool.call.arguments"))
         agent = _agent(span, attrs, by_id)
-        extra = {
-            k: v
-            for k, v in attrs.items()
-            if k
-            not in (
-                "gen_ai.tool.name",
-                "gen_ai.tool.call.id",
-                "gen_ai.tool.call.arguments",
-                "gen_ai.tool.call.result",
-                "gen_ai.operation.name",
-                "error.type",
-            )
-        }
+        extra = {k: v for k, v in attrs.items() if k not in _READ_ATTRIBUTES}
         extra["spanId"] = span.get("spanId")
         pairer.call(
             call_id,

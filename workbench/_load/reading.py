@@ -536,23 +536,26 @@ def decode_json_lines(data: bytes, file: str) -> tuple[list[tuple[int, Any]], li
     problems: list[LoadProblem] = []
     scan = None if has_long_digits(data) else False  # once for the file, not once a line
     loads = orjson.loads
+    error = orjson.JSONDecodeError
     shallow = 2 * MAX_DEPTH
     append = docs.append
     for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw:
+            continue
+        if scan is False and (
+            len(raw) <= shallow or raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH
+        ):
+            # orjson takes a trailing \r as white space, and refuses a byte order mark and a
+            # blank line: those, like any line it refuses, go the careful way below
+            try:
+                append((number, loads(raw)))
+                continue
+            except error:
+                pass
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         if not raw or raw.isspace():
             continue
-        if (
-            scan is False
-            and (len(raw) <= shallow or raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH)
-            and not raw.startswith(b"\xef\xbb\xbf")
-        ):
-            try:
-                append((number, loads(raw)))
-                continue
-            except orjson.JSONDecodeError:
-                pass  # decode_json finds the place
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             _, problem = decode_json(raw, file, line=1)
         else:
