@@ -104,7 +104,8 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 [{"id": call_id, "name": name, "args": args}],
                 turn=_response_field(meta, "id"),
             )
-            model = model or _response_field(meta, "model")
+            if model is None:
+                model = _response_field(meta, "model")
             if name in TERMINAL:
                 answer = _final(args)
         elif "observation" in event:
