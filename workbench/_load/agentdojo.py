@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._common.toolresult import text_content
+from .chat_walk import CallRead, chat_messages, read_tool_calls
 from .common import CallIds, RecordTally, json_args
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
@@ -54,41 +55,27 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     tally = RecordTally()
     talk = ConversationBuilder()
     answer: Any = None
-    for m_index, message in enumerate(data["messages"]):
-        where = f"messages[{m_index}]"
-        if not isinstance(message, dict):
-            pairer.problem(where, "", "a message must be an object")
-            continue
-        role = message.get("role")
-        tally.add(str(role))
-        text = _text(message.get("content"))
+
+    def read(call: Any, where: str) -> CallRead | None:
+        if not isinstance(call, dict) or not isinstance(call.get("function"), str):
+            pairer.problem(where, "function", "missing or not a string")
+            return None
+        extra = {k: v for k, v in call.items() if k not in ("id", "function", "args")}
+        return CallRead(
+            ids.for_call(call.get("id")), call["function"], json_args(call.get("args")), extra
+        )
+
+    for where, message, role, text in chat_messages(
+        data["messages"], "messages", pairer, tally, _text
+    ):
         if role == "system":
             talk.system(text)
         elif role == "user":
             talk.user(text)
         elif role == "assistant":
-            calls = message.get("tool_calls") or []
-            if not isinstance(calls, list):
-                pairer.problem(where, "tool_calls", "must be a list")
+            made = read_tool_calls(message, where, pairer, read)
+            if made is None:
                 continue
-            made: list[dict[str, Any]] = []
-            for c_index, call in enumerate(calls):
-                c_where = f"{where}.tool_calls[{c_index}]"
-                if not isinstance(call, dict) or not isinstance(call.get("function"), str):
-                    pairer.problem(c_where, "function", "missing or not a string")
-                    continue
-                call_id = ids.for_call(call.get("id"))
-                args = json_args(call.get("args"))
-                extra = {k: v for k, v in call.items() if k not in ("id", "function", "args")}
-                pairer.call(
-                    call_id,
-                    call["function"],
-                    args,
-                    where=c_where,
-                    field_name="id",
-                    extra=extra or None,
-                )
-                made.append({"id": call_id, "name": call["function"], "args": args})
             talk.assistant(text or None, made)
             if made:
                 answer = None

@@ -20,6 +20,7 @@ import zipfile
 from collections.abc import Mapping
 from typing import Any
 
+from .chat_walk import CallRead, chat_messages, read_tool_calls
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
@@ -130,45 +131,32 @@ def _sample(
     tally = RecordTally()
     talk = ConversationBuilder()
     answer: Any = None
-    for m_index, raw in enumerate(sample["messages"]):
-        where = f"{place}.messages[{m_index}]"
-        if not isinstance(raw, dict):
-            pairer.problem(where, "", "a message must be an object")
-            continue
-        message = _resolve(raw, attachments) if attachments else raw
-        role = message.get("role")
-        tally.add(str(role))
-        text = text_of(message.get("content"))
+
+    def read(call: Any, where: str) -> CallRead | None:
+        if not isinstance(call, dict) or not isinstance(call.get("function"), str):
+            pairer.problem(where, "function", "missing or not a string")
+            return None
+        call_id = call.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            pairer.problem(where, "id", "missing or not a string")
+            return None
+        extra = {k: call[k] for k in ("type", "parse_error", "view") if call.get(k)}
+        return CallRead(call_id, call["function"], json_args(call.get("arguments")), extra)
+
+    messages = sample["messages"]
+    if attachments:  # long texts stored once, as attachment:// references
+        messages = [_resolve(m, attachments) if isinstance(m, dict) else m for m in messages]
+    for where, message, role, text in chat_messages(
+        messages, f"{place}.messages", pairer, tally, text_of
+    ):
         if role == "system":
             talk.system(text)
         elif role == "user":
             talk.user(text)
         elif role == "assistant":
-            calls = message.get("tool_calls") or []
-            if not isinstance(calls, list):
-                pairer.problem(where, "tool_calls", "must be a list")
+            made = read_tool_calls(message, where, pairer, read)
+            if made is None:
                 continue
-            made: list[dict[str, Any]] = []
-            for c_index, call in enumerate(calls):
-                c_where = f"{where}.tool_calls[{c_index}]"
-                if not isinstance(call, dict) or not isinstance(call.get("function"), str):
-                    pairer.problem(c_where, "function", "missing or not a string")
-                    continue
-                call_id = call.get("id")
-                if not isinstance(call_id, str) or not call_id:
-                    pairer.problem(c_where, "id", "missing or not a string")
-                    continue
-                args = json_args(call.get("arguments"))
-                extra = {k: call[k] for k in ("type", "parse_error", "view") if call.get(k)}
-                pairer.call(
-                    call_id,
-                    call["function"],
-                    args,
-                    where=c_where,
-                    field_name="id",
-                    extra=extra or None,
-                )
-                made.append({"id": call_id, "name": call["function"], "args": args})
             talk.assistant(text or None, made)
             if made:
                 answer = None

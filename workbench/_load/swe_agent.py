@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .chat_walk import CallRead, chat_messages, read_tool_calls
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
@@ -43,46 +44,30 @@ def load_swe_agent(
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
-    for m_index, message in enumerate(data["history"]):
-        where = f"history[{m_index}]"
-        if not isinstance(message, dict):
-            pairer.problem(where, "", "a message must be an object")
-            continue
-        role = message.get("role")
-        tally.add(str(role))
-        text = text_of(message.get("content"))
-        agent = message.get("agent") if isinstance(message.get("agent"), str) else None
+
+    def read(call: Any, where: str) -> CallRead | None:
+        function = call.get("function") if isinstance(call, dict) else None
+        call_id = call.get("id") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            pairer.problem(where, "function.name", "missing or not a string")
+            return None
+        if not isinstance(call_id, str) or not call_id:
+            pairer.problem(where, "id", "missing or not a string")
+            return None
+        return CallRead(call_id, function["name"], json_args(function.get("arguments")))
+
+    for where, message, role, text in chat_messages(
+        data["history"], "history", pairer, tally, text_of
+    ):
         if role == "system":
             talk.system(text)
         elif role == "user":
             talk.user(text)
         elif role == "assistant":
-            calls = message.get("tool_calls") or []
-            if not isinstance(calls, list):
-                pairer.problem(where, "tool_calls", "must be a list")
-                continue
-            made: list[dict[str, Any]] = []
-            for c_index, call in enumerate(calls):
-                c_where = f"{where}.tool_calls[{c_index}]"
-                function = call.get("function") if isinstance(call, dict) else None
-                call_id = call.get("id") if isinstance(call, dict) else None
-                if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                    pairer.problem(c_where, "function.name", "missing or not a string")
-                    continue
-                if not isinstance(call_id, str) or not call_id:
-                    pairer.problem(c_where, "id", "missing or not a string")
-                    continue
-                args = json_args(function.get("arguments"))
-                pairer.call(
-                    call_id,
-                    function["name"],
-                    args,
-                    where=c_where,
-                    field_name="id",
-                    agent_id=agent,
-                )
-                made.append({"id": call_id, "name": function["name"], "args": args})
-            talk.assistant(text or None, made)
+            agent = message.get("agent") if isinstance(message.get("agent"), str) else None
+            made = read_tool_calls(message, where, pairer, read, agent=agent)
+            if made is not None:
+                talk.assistant(text or None, made)
         elif role == "tool":
             call_ids = message.get("tool_call_ids")
             if isinstance(message.get("tool_call_id"), str):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .chat_walk import CallRead, chat_messages, read_tool_calls
 from .common import CallIds, RecordTally, json_args, read_flag, text_of
 from .conversation import ConversationBuilder
 from .messages import record_key
@@ -67,40 +68,28 @@ def _simulation(
     tally = RecordTally()
     talk = ConversationBuilder()
     answer: Any = None
-    for m_index, message in enumerate(sim["messages"]):
-        where = f"{place}.messages[{m_index}]"
-        if not isinstance(message, dict):
-            pairer.problem(where, "", "a message must be an object")
-            continue
-        role = message.get("role")
-        tally.add(str(role))
-        text = text_of(message.get("content"))
+
+    def read(call: Any, where: str) -> CallRead | None:
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            pairer.problem(where, "name", "missing or not a string")
+            return None
+        requestor = call.get("requestor")  # a user simulator's call names it
+        extra = {k: v for k, v in call.items() if k not in ("id", "name", "arguments")}
+        return CallRead(
+            ids.for_call(call.get("id")),
+            call["name"],
+            json_args(call.get("arguments")),
+            extra,
+            requestor if isinstance(requestor, str) else None,
+        )
+
+    for where, message, role, text in chat_messages(
+        sim["messages"], f"{place}.messages", pairer, tally, text_of
+    ):
         if role in ("assistant", "user"):
-            calls = message.get("tool_calls") or []
-            if not isinstance(calls, list):
-                pairer.problem(where, "tool_calls", "must be a list")
+            made = read_tool_calls(message, where, pairer, read, agent=str(role))
+            if made is None:
                 continue
-            made: list[dict[str, Any]] = []
-            for c_index, call in enumerate(calls):
-                c_where = f"{where}.tool_calls[{c_index}]"
-                if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                    pairer.problem(c_where, "name", "missing or not a string")
-                    continue
-                call_id = ids.for_call(call.get("id"))
-                requestor = call.get("requestor", role)
-                agent = requestor if isinstance(requestor, str) else str(role)
-                args = json_args(call.get("arguments"))
-                extra = {k: v for k, v in call.items() if k not in ("id", "name", "arguments")}
-                pairer.call(
-                    call_id,
-                    call["name"],
-                    args,
-                    where=c_where,
-                    field_name="id",
-                    agent_id=agent,
-                    extra=extra or None,
-                )
-                made.append({"id": call_id, "name": call["name"], "args": args})
             if role == "assistant":
                 talk.assistant(text or None, made)
                 if made:
