@@ -7,6 +7,8 @@ import copy
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import workbench as wb
 from helpers.llm import CHAT_TRANSCRIPTS, OPENAI_REFUND, RESPONSES_RUN, promoted
@@ -232,3 +234,57 @@ def test_secrets_in_a_conversation_are_redacted_and_copies_not_reported_twice() 
         "tasks[0].fixtures.toolResponses[0].response.content[0].text",
         "tasks[0].input.conversation.messages[0].content",
     ]
+
+
+def _inferred_by_hand(calls: list[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """R40's inference spelled out call by call, argument by argument (the oracle)."""
+    kinds = [(bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+             (list, "array"), (dict, "object")]  # fmt: skip
+    order: list[str] = []
+    for name, _ in calls:
+        if name not in order:
+            order.append(name)
+    out = []
+    for name in order:
+        objects = [args for tool, args in calls if tool == name and isinstance(args, dict)]
+        types: dict[str, list[str]] = {}
+        for args in objects:
+            for key, value in args.items():
+                kind = next((k for base, k in kinds if isinstance(value, base)), "null")
+                if kind not in types.setdefault(key, []):
+                    types[key].append(kind)
+        schema: dict[str, Any] = {"type": "object"}
+        if types:
+            schema["properties"] = {
+                k: {"type": t[0] if len(t) == 1 else t} for k, t in types.items()
+            }
+            required = [k for k in types if all(k in args for args in objects)]
+            if required:
+                schema["required"] = required
+        out.append({"name": name, "inputSchema": schema})
+    return tuple(out)
+
+
+_ARG_VALUES = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3)
+_ARGS = st.dictionaries(
+    st.sampled_from(["a", "b", "c", "d"]),
+    _ARG_VALUES | st.lists(_ARG_VALUES, max_size=2),
+    max_size=4,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["f", "g", "h"]), _ARGS | st.none() | st.just([1])), max_size=30
+    )
+)
+def test_tools_inferred_from_calls_match_the_rule_worked_out_call_by_call(
+    calls: list[tuple[str, Any]],
+) -> None:
+    """R40: inferred tools are in first-use order; each arg has the JSON types its values had,
+    in first-seen order; an arg in every object call is required (the loader reads each distinct
+    shape of arguments once, which must not change any of this)."""
+    from workbench._load.conversation import infer_tools
+
+    assert infer_tools(calls) == _inferred_by_hand(calls)

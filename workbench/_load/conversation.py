@@ -157,12 +157,12 @@ def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
         objects = [a for a in all_args if isinstance(a, dict)]
         # Calls of one tool mostly pass the same args with the same types: each distinct
         # shape (arg names and value types) is read once, with how often it was seen.
-        shapes: dict[tuple[tuple[str, type], ...], int] = {}
+        shapes: dict[tuple[tuple[str, ...], tuple[type, ...]], int] = {}
         for args in objects:
-            shape = tuple([(key, type(value)) for key, value in args.items()])
+            shape = (tuple(args), tuple(map(type, args.values())))
             shapes[shape] = shapes.get(shape, 0) + 1
-        for shape, times in shapes.items():
-            for raw_key, value_type in shape:
+        for (keys, value_types), times in shapes.items():
+            for raw_key, value_type in zip(keys, value_types, strict=True):
                 key = str(raw_key)
                 types = properties.setdefault(key, [])
                 kind = _json_type_of(value_type)
