@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -175,7 +175,7 @@ def new_boundary(
     ``object.__setattr__`` once per field; this stores the slots of an object of the same layout
     (``_NewBoundary``) and then sets its class to ``ToolBoundary``. The result is a plain
     ``ToolBoundary``, equal to the one ``ToolBoundary(...)`` builds from the same values. The
-    OpenWOP loader calls ``_NewBoundary`` directly (:data:`NEW_BOUNDARY`), saving a call.
+    OpenWOP loader does the same inline (:data:`UNBUILT_BOUNDARY`).
     """
     boundary: ToolBoundary = _NewBoundary(  # type: ignore[assignment]
         index,
@@ -194,8 +194,9 @@ def new_boundary(
     return boundary
 
 
-NEW_BOUNDARY: Callable[..., ToolBoundary] = _NewBoundary  # type: ignore[assignment]
-""":func:`new_boundary` without its own call (for the OpenWOP loader's inner loop)."""
+UNBUILT_BOUNDARY = _NewBoundary
+"""For a loader's inner loop: ``object.__new__`` of it, the twelve slots stored, then its
+``__class__`` set to :class:`ToolBoundary` is :func:`new_boundary` without a call."""
 
 
 def set_boundary_index(boundary: ToolBoundary, index: int) -> None:
