@@ -641,3 +641,92 @@ def test_random_logs_load_the_same_through_orjson_and_json(
     path.write_bytes("".join(out).encode("utf-8", "surrogatepass"))
     fast, slow = both_ways(path)
     assert fast == slow
+
+
+# The byte loop reads a usual event (exactly the seven envelope members, a call's four or a
+# result's six or seven payload members) by ``itemgetter`` and handles it inline. These events
+# have that full shape, then lose a member, gain one, or carry a value of an odd type, so that
+# every branch of the inlined code is compared with the builder methods the text path uses.
+_ODD: st.SearchStrategy[Any] = st.sampled_from(
+    [None, "", 0, 7, True, 1.5, [], {}, "s", {"isError": True}]
+)
+
+
+def _perturb(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` whole, or with a member (of the envelope or the payload) dropped, added or odd."""
+    change = draw(st.sampled_from(["none", "none", "none", "drop", "add", "odd"]))
+    target = doc["payload"] if draw(st.booleans()) else doc
+    name = draw(st.sampled_from(sorted(target)))
+    if change == "drop":
+        del target[name]
+    elif change == "add":
+        target[draw(st.sampled_from(["x-vendor", "input", "result", "output"]))] = "extra"
+    elif change == "odd":
+        # An unhashable "type" is left out: the format sniffers crash on it before the OpenWOP
+        # loader runs (a separate defect, reported; not what this test pins).
+        target[name] = draw(_ODD.filter(lambda v: name != "type" or not isinstance(v, list | dict)))
+    return doc
+
+
+@st.composite
+def full_shape_events(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A call and its result (or another event) in the usual shape, maybe perturbed."""
+    number = draw(st.integers(min_value=0, max_value=3))
+    call_id = f"c{number}"
+
+    def envelope(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "eventId": f"e{number}",
+            "runId": draw(st.sampled_from([RUN, RUN, RUN, "other/run-2"])),
+            "type": kind,
+            "payload": payload,
+            "timestamp": "2026-01-01T00:00:00Z",
+            "sequence": 0,  # numbered in file order by the test
+            "schemaVersion": 1,
+        }
+
+    if draw(st.integers(min_value=0, max_value=5)) == 0:
+        return [_perturb(draw, envelope("agent.decided", {"decision": {"answer": number}}))]
+    call = envelope(
+        draw(st.sampled_from(["agent.tool-called", "agent.tool-called", "agent.toolCalled"])),
+        {"agentId": "a", "toolName": "t", "callId": call_id, "inputs": {"q": number}},
+    )
+    payload: dict[str, Any] = {
+        "agentId": "a",
+        "toolName": "t",
+        "callId": call_id,
+        "outcome": draw(st.sampled_from([{"content": []}, {"isError": True}, "ok", None])),
+        "status": draw(st.sampled_from(["ok", "ok", "error", "rate_limited", 5, None])),
+        "durationMs": draw(st.sampled_from([5, 5, True, None, 1.5, "3"])),
+    }
+    error = draw(st.sampled_from(["absent", "absent", None, "boom", {"code": "c", "message": "m"}]))
+    if error != "absent":
+        payload["error"] = error
+    result = envelope(
+        draw(st.sampled_from(["agent.tool-returned", "agent.tool-returned", "agent.toolReturned"])),
+        payload,
+    )
+    return [_perturb(draw, call), _perturb(draw, result)]
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(full_shape_events(), max_size=8), st.randoms(use_true_random=False))
+def test_full_shape_events_load_the_same_inline_and_through_the_builder(
+    tmp_path_factory: pytest.TempPathFactory,
+    groups: list[list[dict[str, Any]]],
+    shuffle: random.Random,
+) -> None:
+    """R1-R4, R35: events of the usual OpenWOP shape, whole or with a member dropped, added or
+    of an odd type, give the same runs, boundaries, extras and problems through the inlined
+    byte loop as through the text path's builder methods."""
+    docs = [doc for group in groups for doc in group]
+    if shuffle.random() < 0.2:  # mostly in order (the inlined path), sometimes not (a reread)
+        shuffle.shuffle(docs)
+    for seq, doc in enumerate(docs):
+        if doc.get("sequence") == 0:
+            doc["sequence"] = seq
+    path = tmp_path_factory.mktemp("logs") / "shapes.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in docs), encoding="utf-8")
+    fast, slow = both_ways(path)
+    assert fast == slow
