@@ -226,3 +226,91 @@ def _nesting(value: object) -> int:
     if isinstance(value, list):
         return 1 + max((_nesting(v) for v in value), default=0)
     return 0
+
+
+_UNHASHABLE_CASES = {
+    # a record type that is a list: the JSONL sniffers looked it up in a set of types
+    "type-is-a-list.jsonl": '{"type": [], "role": "x"}\n{"type": {}, "a": 1}\n',
+    # a Codex response item whose type is an object
+    "rollout.jsonl": (
+        '{"type": "session_meta", "payload": {"id": "s"}}\n'
+        '{"type": "response_item", "payload": {"type": {"a": []}, "call_id": "c"}}\n'
+        '{"type": "response_item", "payload": {"type": "function_call", "name": "ls",'
+        ' "call_id": "c1", "arguments": "{}"}}\n'
+        '{"type": "response_item", "payload": {"type": "function_call_output",'
+        ' "call_id": "c1", "output": "ok"}}\n'
+    ),
+    # OpenHands events whose id and cause are lists
+    "events.json": (
+        '[{"id": [1], "action": "run", "args": {"command": "ls"}, "source": "agent",'
+        ' "tool_call_metadata": {"function_name": "execute_bash", "tool_call_id": "t1"}},'
+        ' {"id": 2, "observation": "run", "cause": [1], "content": "ok", "extras": {}}]'
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNHASHABLE_CASES))
+def test_a_list_or_object_where_a_name_or_id_belongs_is_a_problem_not_a_crash(
+    tmp_path: Path, name: str
+) -> None:
+    """R35: a record type, item type, event id or cause that is a list or an object (found by
+    mutating the real recordings) loads what it can or is refused with places; it never raises
+    anything but LoadError (it raised TypeError: unhashable type), and the CLI answers exit 2."""
+    path = tmp_path / name
+    path.write_text(_UNHASHABLE_CASES[name])
+    try:
+        wb.load_runs(path)
+    except wb.LoadError as exc:
+        assert exc.problems and all(p.where for p in exc.problems)
+    result = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "boundaries", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode in (0, 2), result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
+def _mutated_cassette(tmp_path: Path) -> Path:
+    """A real pydantic-ai cassette (fixtures/openai-responses) whose first response's
+    ``output`` is a number instead of a list of items."""
+    import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
+
+    source = ROOT / "fixtures/openai-responses"
+    name = "test_openai_previous_response_id_seed_auto_chains_through_retries.yaml"
+    cassette = yaml.safe_load((source / name).read_text())
+    cassette["interactions"][0]["response"]["parsed_body"]["output"] = 5
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(cassette))
+    return path
+
+
+_OTEL_PARENT_IS_A_LIST = (
+    '{"resourceSpans": [{"scopeSpans": [{"spans": ['
+    '{"traceId": "t", "spanId": "s1", "parentSpanId": ["p"], "name": "execute_tool ls",'
+    ' "startTimeUnixNano": "1", "endTimeUnixNano": "2", "attributes": ['
+    '{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},'
+    '{"key": "gen_ai.tool.name", "value": {"stringValue": "ls"}},'
+    '{"key": "x", "value": {"arrayValue": {"values": 5}}}]}]}]}]}'
+)
+
+
+@pytest.mark.parametrize("case", ["cassette-output-is-a-number", "otel-parent-is-a-list"])
+def test_wrong_shapes_the_mutation_fuzz_found_load_without_a_crash(
+    tmp_path: Path, case: str
+) -> None:
+    """R35: a response ``output`` that is a number, a span's ``parentSpanId`` that is a list and
+    an OTLP array whose ``values`` is a number (found by mutating the real recordings) load
+    what they can; they raised TypeError before."""
+    if case == "cassette-output-is-a-number":
+        path = _mutated_cassette(tmp_path)
+    else:
+        path = tmp_path / "trace.json"
+        path.write_text(_OTEL_PARENT_IS_A_LIST)
+    try:
+        result = wb.load_runs(path)
+    except wb.LoadError as exc:
+        assert all(p.where for p in exc.problems)
+    else:
+        assert result.boundaries

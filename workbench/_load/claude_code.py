@@ -53,6 +53,8 @@ def sniff_claude_code(heads: Sequence[Any]) -> bool:
         if not isinstance(record, dict):
             continue
         kind = record.get("type")
+        if not isinstance(kind, str):  # a list or an object is no record type (nor hashable)
+            continue
         conversational = kind in ("user", "assistant") and isinstance(
             record.get("message"), Mapping
         )

@@ -54,7 +54,12 @@ def sniff_codex(heads: Sequence[Any]) -> bool:
     for record in heads:
         if not isinstance(record, dict):
             continue
-        if record.get("type") in RECORD_TYPES and isinstance(record.get("payload"), dict):
+        kind = record.get("type")
+        if (
+            isinstance(kind, str)
+            and kind in RECORD_TYPES
+            and isinstance(record.get("payload"), dict)
+        ):
             if "eventId" in record or "runId" in record or "sequence" in record:
                 return False  # an OpenWOP event
             hits += 1
@@ -102,7 +107,9 @@ def load_codex(
         if item_key is None:
             item_key = f"response_item:{item_type}"
         counts[item_key] = counts.get(item_key, 0) + 1
-        if item_type in _CALLS:
+        if not isinstance(item_type, str):  # no item type (or a list, an object): kept as is
+            tally.unknown.append(record)
+        elif item_type in _CALLS:
             call = _call(payload, str(item_type), pairer, where)
             if call is not None:
                 talk.add_call(call)  # calls after a message are that response's turn

@@ -97,7 +97,9 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 agent_id=_str(event.get("source")),
                 extra=extra,
             )
-            by_event[event.get("id")] = (call_id, name)
+            event_id = event.get("id")
+            if _is_key(event_id):  # an id an observation can name as its cause
+                by_event[event_id] = (call_id, name)
             thought = args.get("thought") if isinstance(args, dict) else None
             talk.assistant(
                 thought if isinstance(thought, str) and thought else None,
@@ -111,7 +113,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
         elif "observation" in event:
             tally.add(f"observation:{event.get('observation')}")
             cause = event.get("cause")
-            linked = by_event.pop(cause, None) if cause is not None else None
+            linked = by_event.pop(cause, None) if _is_key(cause) else None
             if linked is None:
                 if isinstance(meta, dict):
                     pairer.problem(where, "cause", f"observation of no open call (cause {cause!r})")
@@ -160,6 +162,12 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
         conversation=talk.build(None, model),
     )
     return [run], pairer.problems
+
+
+def _is_key(value: Any) -> bool:
+    """Whether an event id (or a ``cause``) can link events: a string or an integer (a list or
+    an object cannot, and is not hashable either)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def _str(value: Any) -> str | None:

@@ -49,7 +49,7 @@ def _value(value: Any) -> Any:
             return raw
     if "arrayValue" in value:
         items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
-        return [_value(v) for v in items or []]
+        return [_value(v) for v in items] if isinstance(items, list) else []
     if "kvlistValue" in value:
         kv = value["kvlistValue"]
         return _attributes(kv.get("values") if isinstance(kv, dict) else [])
@@ -222,7 +222,7 @@ def _agent(
     name = attrs.get("gen_ai.agent.name")
     seen = 0
     parent = span.get("parentSpanId")
-    while not isinstance(name, str) and parent in by_id and seen < 64:
+    while not isinstance(name, str) and isinstance(parent, str) and parent in by_id and seen < 64:
         _, parent_span, parent_attrs = by_id[parent]
         if parent_attrs.get("gen_ai.operation.name") == "invoke_agent":
             name = parent_attrs.get("gen_ai.agent.name")

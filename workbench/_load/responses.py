@@ -79,7 +79,10 @@ _RECORD_KEYS = ("input", "output")
 
 
 def _is_item(value: Any) -> bool:
-    return isinstance(value, Mapping) and value.get("type") in _ITEM_TYPES
+    if not isinstance(value, Mapping):
+        return False
+    kind = value.get("type")
+    return isinstance(kind, str) and kind in _ITEM_TYPES
 
 
 def _items_of(record: Mapping[str, Any]) -> list[Any] | None:
@@ -212,6 +215,9 @@ def _item(
     ``""`` after a call, else ``None``. ``turn``: the response the item came from (a cassette's),
     so that one response's message and calls are one assistant turn."""
     kind = item.get("type")
+    if kind is not None and not isinstance(kind, str):
+        other.append(item)  # a list or an object names no item type: kept as it is (R4)
+        return None
     if kind in _CALLS:
         _call(item, pairer, where, _CALLS[kind], talk, turn)
         return ""  # the answer is what the agent says after its last call
@@ -442,7 +448,8 @@ def _chains(exchanges: list[Exchange]) -> list[list[Exchange]]:
         if response is not None:
             if isinstance(response.get("id"), str):
                 by_response[response["id"]] = chain
-            for item in response.get("output") or []:
+            output = response.get("output")
+            for item in output if isinstance(output, list) else []:
                 call_id = item.get("call_id") if isinstance(item, Mapping) else None
                 if isinstance(call_id, str):
                     by_call[call_id] = chain
@@ -519,7 +526,7 @@ def load_responses_exchanges(
 
 def _item_key(item: Mapping[str, Any]) -> str | None:
     kind = item.get("type")
-    if kind in _CALLS or kind in _OUTPUTS:
+    if isinstance(kind, str) and (kind in _CALLS or kind in _OUTPUTS):
         call_id = item.get("call_id")
         return f"{kind}:{call_id}" if isinstance(call_id, str) else None
     item_id = item.get("id")
