@@ -182,9 +182,7 @@ _ANY_JSON = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(_ANY_JSON, st.sampled_from(["compact", "spaced", "ascii"]))
-def test_tool_call_arguments_decode_as_the_json_module_decodes_them(
-    value: Any, style: str
-) -> None:
+def test_tool_call_arguments_decode_as_the_json_module_decodes_them(value: Any, style: str) -> None:
     """Arguments recorded as a JSON string (OpenAI, Codex, SWE-agent, ...) decode to what
     ``json.loads`` gives, whichever decoder ran: orjson for speed, ``json`` for what orjson
     refuses or reads differently (NaN, integers past 64 bits, lone surrogates)."""
