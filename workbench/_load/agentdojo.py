@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._common.toolresult import text_content
-from .chat_walk import CallRead, chat_messages, read_tool_calls
+from .chat_walk import CallRead, chat_messages, model_turn
 from .common import CallIds, RecordTally, json_args
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
@@ -68,15 +68,8 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     for where, message, role, text in chat_messages(
         data["messages"], "messages", pairer, tally, _text
     ):
-        if role == "system":
-            talk.system(text)
-        elif role == "user":
-            talk.user(text)
-        elif role == "assistant":
-            made = read_tool_calls(message, where, pairer, read)
-            if made is None:
-                continue
-            talk.assistant(text or None, made)
+        made = model_turn(role, text, message, where, pairer, talk, read)
+        if made is not None:  # an assistant turn: its last words, if it made no call
             if made:
                 answer = None
             elif text and text != "None":

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from .common import RecordTally
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 
-__all__ = ["CallRead", "chat_messages", "read_tool_calls"]
+__all__ = ["CallRead", "chat_messages", "model_turn", "read_tool_calls"]
 
 
 class CallRead(NamedTuple):
@@ -91,3 +92,29 @@ def read_tool_calls(
         )
         made.append({"id": call_id, "name": name, "args": args})
     return made
+
+
+def model_turn(
+    role: Any,
+    text: str,
+    message: dict[str, Any],
+    where: str,
+    pairer: CallPairer,
+    talk: ConversationBuilder,
+    read: CallReader,
+    *,
+    agent: str | None = None,
+) -> list[dict[str, Any]] | None:
+    """A system, user or assistant message into the conversation (R40), an assistant's calls
+    made on the pairer (:func:`read_tool_calls`). Returns the assistant's calls (``[]`` for
+    none); ``None`` for any other role, and for an assistant whose call list is a problem."""
+    if role == "system":
+        talk.system(text)
+    elif role == "user":
+        talk.user(text)
+    elif role == "assistant":
+        made = read_tool_calls(message, where, pairer, read, agent=agent)
+        if made is not None:
+            talk.assistant(text or None, made)
+        return made
+    return None

@@ -20,7 +20,7 @@ import zipfile
 from collections.abc import Mapping
 from typing import Any
 
-from .chat_walk import CallRead, chat_messages, read_tool_calls
+from .chat_walk import CallRead, chat_messages, model_turn
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
@@ -149,15 +149,8 @@ def _sample(
     for where, message, role, text in chat_messages(
         messages, f"{place}.messages", pairer, tally, text_of
     ):
-        if role == "system":
-            talk.system(text)
-        elif role == "user":
-            talk.user(text)
-        elif role == "assistant":
-            made = read_tool_calls(message, where, pairer, read)
-            if made is None:
-                continue
-            talk.assistant(text or None, made)
+        made = model_turn(role, text, message, where, pairer, talk, read)
+        if made is not None:  # an assistant turn: its last words, if it made no call
             if made:
                 answer = None
             elif text:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .chat_walk import CallRead, chat_messages, read_tool_calls
+from .chat_walk import CallRead, chat_messages, model_turn
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
@@ -59,16 +59,9 @@ def load_swe_agent(
     for where, message, role, text in chat_messages(
         data["history"], "history", pairer, tally, text_of
     ):
-        if role == "system":
-            talk.system(text)
-        elif role == "user":
-            talk.user(text)
-        elif role == "assistant":
-            agent = message.get("agent") if isinstance(message.get("agent"), str) else None
-            made = read_tool_calls(message, where, pairer, read, agent=agent)
-            if made is not None:
-                talk.assistant(text or None, made)
-        elif role == "tool":
+        agent = message.get("agent") if isinstance(message.get("agent"), str) else None
+        model_turn(role, text, message, where, pairer, talk, read, agent=agent)
+        if role == "tool":
             call_ids = message.get("tool_call_ids")
             if isinstance(message.get("tool_call_id"), str):
                 call_ids = [message["tool_call_id"]]
