@@ -1,9 +1,10 @@
 """Codex rollouts, mcp-recorder cassettes (SPEC R34, R36) on SYNTHETIC files written here.
 
-No real, published mcp-recorder cassette was found (docs/formats.md); the files below are made by
-the tests from the formats' documented shapes and are synthetic, not recordings. Codex has real
-rollouts too (fixtures/codex/, tests/test_load_real_recordings.py); the synthetic ones here pin
-the signals those lack (exec_command_end before its output, a failed apply_patch, exit 127).
+The files below are made by the tests from the formats' documented shapes and are synthetic,
+not recordings. Both formats have real recordings too (fixtures/codex/, fixtures/mcp/, loaded in
+tests/test_load_real_recordings.py); the synthetic ones here pin the signals those lack
+(exec_command_end before its output, a failed apply_patch, exit 127, a JSON-RPC error reply, a
+server's own request whose id is a client request's id).
 """
 
 from __future__ import annotations
@@ -111,6 +112,74 @@ def test_codex_exit_codes_from_events_structured_output_and_text_mark_failures(
     assert result.run.conversation is not None and result.run.conversation.model == "gpt-x"
     promotion = wb.promote(result)
     assert promotion.self_test is not None and promotion.self_test.passed
+
+
+def _frame(seq: int, direction: str, message: Any, **more: Any) -> dict[str, Any]:
+    return {"seq": seq, "t": 1776658414.9 + seq / 1000, "dir": direction, "msg": message, **more}
+
+
+def test_stdio_message_log_pairs_each_reply_with_the_request_sent_the_other_way(
+    tmp_path: Path,
+) -> None:
+    """R2, R35: in a log that says which way each message went, the server's own request (id 7,
+    ``sampling/createMessage``) and the client's answer to it do not close the client's
+    ``tools/call`` id 7; a batch is read item by item; the recorder's malformed frame and its
+    summary are counted records, not problems; a JSON-RPC error reply is a failure (R42)."""
+    call = {"name": "search", "arguments": {"q": "x"}}
+    frames = [
+        _frame(0, "c2s", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}),
+        _frame(1, "s2c", {"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage"}),
+        _frame(2, "c2s", {"jsonrpc": "2.0", "id": 7, "result": {"content": []}}),
+        _frame(3, "c2s", "{not json", malformed=True),
+        _frame(
+            4,
+            "c2s",
+            [
+                {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": call},
+                {"jsonrpc": "2.0", "method": "notifications/progress"},
+            ],
+        ),
+        _frame(5, "s2c", {"jsonrpc": "2.0", "id": 8, "error": {"code": -32000, "message": "down"}}),
+        _frame(6, "s2c", {"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": True}}),
+        {"type": "summary", "requests": 3, "responses": 3, "malformed": 1, "errors": 1},
+    ]
+    path = tmp_path / "synthetic-session.jsonl"
+    path.write_text("".join(json.dumps(f) + "\n" for f in frames), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert result.format == "mcp" and not result.problems
+    assert [(b.tool, b.is_error, b.error_code) for b in result.boundaries] == [
+        ("search", True, None),
+        ("search", True, "-32000"),
+    ]
+    records = result.run.metadata["records"]
+    assert records["log:summary"] == records["log:malformed-frame"] == records["log:batch"] == 1
+    assert records["rpc:sampling/createMessage"] == 1 and records["rpc:response"] == 1
+    again = tmp_path / "synthetic-session.json"
+    again.write_text(json.dumps(frames), encoding="utf-8")
+    as_array = wb.load_runs(again).boundaries
+    assert [(b.call_id, b.tool, b.response) for b in as_array] == [
+        (b.call_id, b.tool, b.response) for b in result.boundaries
+    ]
+
+
+def test_stdio_message_log_entry_whose_message_is_not_json_rpc_is_a_problem_with_its_line(
+    tmp_path: Path,
+) -> None:
+    """R35: an envelope around something that is not a JSON-RPC message names its line."""
+    frames = [
+        _frame(
+            0, "c2s", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}}
+        ),
+        _frame(1, "s2c", {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}),
+        _frame(2, "s2c", 5),
+    ]
+    path = tmp_path / "synthetic-session.jsonl"
+    path.write_text("".join(json.dumps(f) + "\n" for f in frames), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert [b.tool for b in result.boundaries] == ["a"]
+    assert [str(p) for p in result.problems] == [
+        f'{path}: line 3 msg (field jsonrpc): not a JSON-RPC 2.0 message ("jsonrpc": "2.0")'
+    ]
 
 
 def test_mcp_recorder_cassette_json_rpc_error_is_a_failure_kept_whole(tmp_path: Path) -> None:

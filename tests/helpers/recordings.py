@@ -87,6 +87,8 @@ RECORDINGS: tuple[Recording, ...] = (
         1,
     ),
     _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
+    _r("mcp", "mock_session.json", "mcp", 4, 0),  # devhelm's mcp-recorder cassette
+    _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log
     _r(
         "openai-responses",
         "test_openai_previous_response_id_seed_auto_chains_through_retries.yaml",

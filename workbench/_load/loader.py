@@ -50,7 +50,13 @@ from .claude_code import load_claude_code, sniff_claude_code
 from .codex import load_codex, sniff_codex
 from .gemini_cli import load_gemini_cli, sniff_gemini_cli
 from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
-from .mcp import load_mcp, load_mcp_messages, sniff_mcp, sniff_mcp_messages
+from .mcp import (
+    is_message_envelope,
+    load_mcp,
+    load_mcp_messages,
+    sniff_mcp,
+    sniff_mcp_messages,
+)
 from .messages import detect_chat_format, explain_shape
 from .openai_chat import load_openai_chat
 from .openhands import load_openhands, sniff_openhands
@@ -167,7 +173,7 @@ def _detect_lines(heads: list[Any]) -> str | None:
     first = heads[0]
     if sniff_otel(first):
         return "otel"
-    if isinstance(first, Mapping) and first.get("jsonrpc") == "2.0":
+    if (isinstance(first, Mapping) and first.get("jsonrpc") == "2.0") or is_message_envelope(first):
         return "mcp"
     if _looks_like_event(first):
         return "openwop"

@@ -8,13 +8,19 @@ Three shapes are read, each one run:
 - **HTTP cassettes** (vcrpy YAML, see ``cassettes``) of Streamable-HTTP MCP traffic: the
   JSON-RPC request is the request body, the reply sits in the response body or its
   server-sent events (progress and log notifications beside it are not results);
-- **a JSON array or JSONL of JSON-RPC messages** in the order they passed (a proxy's log).
+- **a JSON array or JSONL of JSON-RPC messages** in the order they passed (a proxy's log),
+  bare or each in an envelope that says which way it went (``{"seq", "t", "dir": "c2s" |
+  "s2c", "msg": {...}}``, as the stdio mcp-recorder of toddegray writes, with a closing
+  ``{"type": "summary"}`` record, a frame it could not parse as ``"malformed": true`` and a
+  batch as a list).
 
 A ``tools/call`` request (``params.name``, ``params.arguments``) is a call; the response with
 its ``id`` is its result. Ids restart per connection, so a cassette's request pairs with the
 response recorded beside it, and a message log pairs each response with the open request of
-its id (R2). It failed when the reply is a JSON-RPC ``error`` (its ``code`` is the boundary's
-``error_code``, the error object its response, kept whole for serving, R42) or the result says
+its id (R2), sent the other way when the log says which way each message went (a server's
+own requests to the client have ids of their own). It failed when the reply is a JSON-RPC
+``error`` (its ``code`` is the boundary's ``error_code``, the error object its response, kept
+whole for serving, R42) or the result says
 ``isError: true`` (a non-boolean ``isError`` is a problem, R35). Every other method
 (``initialize``, ``tools/list``, notifications) is counted as a non-tool record (R35), and an
 HTTP exchange that is not JSON-RPC (the model's own API calls in the same cassette) too.
@@ -32,7 +38,13 @@ from .common import RecordTally, read_flag
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["load_mcp", "load_mcp_messages", "sniff_mcp", "sniff_mcp_messages"]
+__all__ = [
+    "is_message_envelope",
+    "load_mcp",
+    "load_mcp_messages",
+    "sniff_mcp",
+    "sniff_mcp_messages",
+]
 
 
 def _is_rpc(message: Any) -> bool:
@@ -56,12 +68,34 @@ def sniff_mcp(data: Any) -> bool:
     return exchanges is not None and any(_is_rpc(e.request) for e in exchanges)
 
 
-def sniff_mcp_messages(data: Any) -> bool:
+_DIRECTIONS = {"c2s": "c2s", "s2c": "s2c", "client": "c2s", "server": "s2c"}
+
+
+def is_message_envelope(record: Any) -> bool:
+    """A logged message in its envelope: ``{"dir": "c2s" | "s2c", "msg": <message>}``."""
     return (
-        isinstance(data, list)
-        and bool(data)
-        and all(_is_rpc(m) for m in data)
-        and any(_is_tools_call(m) for m in data)
+        isinstance(record, dict)
+        and "msg" in record
+        and "jsonrpc" not in record
+        and type(record.get("dir")) is str
+        and record["dir"] in _DIRECTIONS
+    )
+
+
+def _is_summary(record: Any) -> bool:
+    return isinstance(record, dict) and record.get("type") == "summary" and "msg" not in record
+
+
+def _logged(record: Any) -> Any:
+    return record["msg"] if is_message_envelope(record) else record
+
+
+def sniff_mcp_messages(data: Any) -> bool:
+    """A JSON array of JSON-RPC messages, bare or in envelopes, with a ``tools/call``."""
+    if not isinstance(data, list) or not data:
+        return False
+    return all(_is_rpc(r) or is_message_envelope(r) or _is_summary(r) for r in data) and any(
+        _is_tools_call(_logged(r)) for r in data
     )
 
 
@@ -209,29 +243,29 @@ def _reply(reply: Mapping[str, Any], call_id: str, pairer: CallPairer, where: st
 def load_mcp_messages(
     messages: Sequence[tuple[str, Any]], file: str
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """A log of JSON-RPC messages ``(where, message)`` in the order they passed."""
+    """A log of JSON-RPC messages ``(where, message)`` in the order they passed, each bare or
+    in its envelope (see the module's docstring)."""
     pairer = CallPairer(file)
     tally = RecordTally()
-    open_ids: dict[Any, str] = {}
-    for number, (where, message) in enumerate(messages):
-        if not _is_rpc(message):
-            pairer.problem(where, "jsonrpc", 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")')
+    open_ids: dict[tuple[str, Any], str] = {}
+    log = _MessageLog(pairer, tally, open_ids)
+    for number, (where, record) in enumerate(messages):
+        if _is_summary(record):
+            tally.add("log:summary")
             continue
-        if "method" in message:
-            if message.get("method") == "tools/call" and "id" in message:
-                tally.add("rpc:tools/call")
-                call_id = f"mcp-{number}"
-                if _call(message, call_id, pairer, where):
-                    open_ids[_hashable(message.get("id"))] = call_id
-            else:
-                method = message.get("method")
-                tally.add(f"rpc:{method}" if isinstance(method, str) else "rpc:?")
+        if not is_message_envelope(record):
+            log.message(record, "", where, f"mcp-{number}")
             continue
-        answered = open_ids.pop(_hashable(message.get("id")), "")
-        if not answered:
-            tally.add("rpc:response")
-            continue
-        _reply(message, answered, pairer, where)
+        direction = _DIRECTIONS[record["dir"]]
+        message = record["msg"]
+        if record.get("malformed") is True:
+            tally.add("log:malformed-frame")  # the recorder's own note of bytes it could not parse
+        elif isinstance(message, list):
+            tally.add("log:batch")
+            for part, item in enumerate(message):
+                log.message(item, direction, f"{where} msg[{part}]", f"mcp-{number}.{part}")
+        else:
+            log.message(message, direction, f"{where} msg", f"mcp-{number}")
     boundaries = pairer.finish()
     run = PromotedRun(
         run_id="mcp-session",
@@ -242,6 +276,43 @@ def load_mcp_messages(
         metadata=tally.to_metadata(),
     )
     return [run], pairer.problems
+
+
+_ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}
+
+
+class _MessageLog:
+    """Pairs each logged ``tools/call`` request with the response of its id that came back the
+    other way (or of its id alone when the log does not say which way messages went)."""
+
+    __slots__ = ("open_ids", "pairer", "tally")
+
+    def __init__(
+        self, pairer: CallPairer, tally: RecordTally, open_ids: dict[tuple[str, Any], str]
+    ) -> None:
+        self.pairer = pairer
+        self.tally = tally
+        self.open_ids = open_ids
+
+    def message(self, message: Any, direction: str, where: str, call_id: str) -> None:
+        if not _is_rpc(message):
+            self.pairer.problem(where, "jsonrpc", 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")')
+            return
+        if "method" in message:
+            method = message.get("method")
+            if method == "tools/call" and "id" in message:
+                self.tally.add("rpc:tools/call")
+                if _call(message, call_id, self.pairer, where):
+                    key = (_ANSWERED_BY[direction], _hashable(message.get("id")))
+                    self.open_ids[key] = call_id
+            else:
+                self.tally.add(f"rpc:{method}" if isinstance(method, str) else "rpc:?")
+            return
+        answered = self.open_ids.pop((direction, _hashable(message.get("id"))), "")
+        if not answered:
+            self.tally.add("rpc:response")
+            return
+        _reply(message, answered, self.pairer, where)
 
 
 def _hashable(value: Any) -> Any:
