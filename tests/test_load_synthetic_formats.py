@@ -257,3 +257,86 @@ def test_mcp_recorder_cassette_json_rpc_error_is_a_failure_kept_whole(tmp_path: 
     }
     # a wrongly typed isError is a problem, never a success (R35)
     assert [p.field for p in result.problems] == ["response.result.isError"]
+
+
+def _attr(key: str, value: str) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def _tool_span(span_id: str, start: int, *attrs: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {
+        "traceId": "ab" * 16,
+        "spanId": span_id,
+        "name": "execute_tool lookup",
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(start + 2_000_000),
+        "attributes": [_attr("gen_ai.operation.name", "execute_tool"), *attrs],
+        **more,
+    }
+
+
+def test_otel_tool_result_that_is_an_mcp_call_tool_result_is_served_as_it_is(
+    tmp_path: Path,
+) -> None:
+    """R36, R42: a result that is an MCP CallToolResult is the response; its isError: true is a
+    failure though the span's status is OK (ADK leaves an MCP tool's failure there), Google
+    ADK's own attribute names are read in place of the GenAI ones, a non-boolean isError is a
+    problem (R35), and the document's GenAI log records are counted records."""
+    failed = json.dumps({"content": [{"type": "text", "text": "no such row"}], "isError": True})
+    spans = [
+        _tool_span(
+            "01" * 8,
+            1,
+            _attr("gcp.vertex.agent.tool_call_args", '{"id": 7}'),
+            _attr("gcp.vertex.agent.tool_response", failed),
+            status={"code": 0},
+        ),
+        _tool_span(
+            "02" * 8,
+            5,
+            _attr("gen_ai.tool.call.result", '{"content": [], "isError": "yes"}'),
+        ),
+        _tool_span("03" * 8, 9, _attr("gen_ai.tool.call.result", '{"rows": 1}')),
+    ]
+    logs = [{"traceId": "ab" * 16, "eventName": "gen_ai.choice", "body": {}}]
+    document = {
+        "resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {}, "spans": spans}]}],
+        "resourceLogs": [{"resource": {}, "scopeLogs": [{"scope": {}, "logRecords": logs}]}],
+    }
+    path = tmp_path / "synthetic-trace.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert result.format == "otel"
+    first, last = result.boundaries
+    assert (first.args, first.is_error, first.error_message) == ({"id": 7}, True, "no such row")
+    assert first.response == json.loads(failed)
+    assert (last.is_error, last.response) == (
+        False,
+        {"content": [{"type": "text", "text": '{"rows": 1}'}]},
+    )
+    assert [p.field for p in result.problems] == ["result.isError"]
+    assert result.run.metadata["records"]["log:gen_ai.choice"] == 1
+
+
+def test_otel_trace_in_grafana_tempo_shape_loads_like_otlp(tmp_path: Path) -> None:
+    """R34: Tempo's trace API answers with the names OTLP had before 0.15 (``batches``,
+    ``instrumentationLibrarySpans``) and string enums; it is detected and read the same."""
+    span = _tool_span("04" * 8, 1, status={"code": "STATUS_CODE_ERROR", "message": "boom"})
+    span["kind"] = "SPAN_KIND_INTERNAL"
+    otlp = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {}, "spans": [span]}]}]}
+    tempo = {
+        "batches": [
+            {
+                "resource": {},
+                "instrumentationLibrarySpans": [{"instrumentationLibrary": {}, "spans": [span]}],
+            }
+        ]
+    }
+    loaded = []
+    for name, document in (("otlp", otlp), ("tempo", tempo)):
+        path = tmp_path / f"synthetic-{name}.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        result = wb.load_runs(path)
+        assert result.format == "otel"
+        loaded.append([(b.tool, b.is_error, b.error_message) for b in result.boundaries])
+    assert loaded[0] == loaded[1] == [("lookup", True, "boom")]

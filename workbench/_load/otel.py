@@ -2,16 +2,25 @@
 
 The file is an OTLP/JSON ``ExportTraceServiceRequest`` (``{"resourceSpans": [{"resource",
 "scopeSpans": [{"scope", "spans": [...]}]}]}``), or JSONL of them (the collector's file
-exporter writes one a line). A span whose ``gen_ai.operation.name`` is ``execute_tool`` is a
-tool call and its result in one: tool ``gen_ai.tool.name``, call id ``gen_ai.tool.call.id``
-(else the span id), args ``gen_ai.tool.call.arguments`` (JSON text decoded), result
-``gen_ai.tool.call.result``, duration from the span's start and end. It failed when it has an
-``error.type`` attribute (the boundary's ``error_code``) or its status code is ERROR (``2`` or
-``"STATUS_CODE_ERROR"``; ``status.message`` is the error text). The agent is the
-``gen_ai.agent.name`` of the span or of its nearest ``invoke_agent`` ancestor.
+exporter writes one a line), or a trace as Grafana Tempo's API returns it (``{"batches":
+[{"resource", "instrumentationLibrarySpans": [{"instrumentationLibrary", "spans"}]}]}``, the
+names OTLP had before 0.15). A span whose ``gen_ai.operation.name`` is ``execute_tool`` is a
+tool call and its result in one: tool ``gen_ai.tool.name`` (else the span name after
+``execute_tool ``), call id ``gen_ai.tool.call.id`` (else the span id), args
+``gen_ai.tool.call.arguments`` (JSON text decoded), result ``gen_ai.tool.call.result``, or the
+attributes Google ADK writes in their place (``gcp.vertex.agent.tool_call_args`` and
+``gcp.vertex.agent.tool_response``), duration from the span's start and end. A result that is
+an MCP ``CallToolResult`` (an object with a ``content`` list, or JSON text of one) is the
+response as it is. It failed when it has an ``error.type`` attribute (the boundary's
+``error_code``), its status code is ERROR (``2`` or ``"STATUS_CODE_ERROR"``; ``status.message``
+is the error text), or its result says ``isError: true`` (ADK leaves an MCP tool's failure in
+the result). The agent is the ``gen_ai.agent.name`` of the span or of its nearest
+``invoke_agent`` ancestor.
 
 Spans are grouped into runs by ``traceId`` (in order of first appearance) and ordered by start
-time. Other spans (``chat``, ``invoke_agent``, HTTP, ...) are counted as non-tool records (R35).
+time. Other spans (``chat``, ``invoke_agent``, HTTP, ...) are counted as non-tool records (R35),
+and so are the log records of a ``resourceLogs`` section in the same document (GenAI events),
+in the run of their trace.
 """
 
 from __future__ import annotations
@@ -20,8 +29,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._common.toolresult import text_content
-from .common import RecordTally, json_args
+from .._common.toolresult import result_text, text_content
+from .common import RecordTally, json_args, read_flag
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -30,8 +39,35 @@ __all__ = ["load_otel", "sniff_otel"]
 _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 
 
+_RESOURCE_KEYS = ("resourceSpans", "batches")  # OTLP; Grafana Tempo's trace API
+_SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")  # OTLP; before OTLP 0.15
+_ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
+_RESULT_KEYS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
+
+
 def sniff_otel(data: Any) -> bool:
-    return isinstance(data, dict) and isinstance(data.get("resourceSpans"), list)
+    if not isinstance(data, dict):
+        return False
+    if isinstance(data.get("resourceSpans"), list):
+        return True
+    batches = data.get("batches")
+    return (
+        isinstance(batches, list)
+        and bool(batches)
+        and all(isinstance(b, dict) and _scopes_key(b) is not None for b in batches)
+    )
+
+
+def _resources_key(request: Mapping[str, Any]) -> str:
+    return next((k for k in _RESOURCE_KEYS if k in request), "resourceSpans")
+
+
+def _scopes_key(resource: Mapping[str, Any]) -> str | None:
+    return next((k for k in _SCOPE_KEYS if k in resource), None)
+
+
+def _first(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
 
 
 def _value(value: Any) -> Any:
@@ -62,8 +98,8 @@ _READ_ATTRIBUTES = frozenset(
     {
         "gen_ai.tool.name",
         "gen_ai.tool.call.id",
-        "gen_ai.tool.call.arguments",
-        "gen_ai.tool.call.result",
+        *_ARGS_KEYS,
+        *_RESULT_KEYS,
         "gen_ai.operation.name",
         "error.type",
     }
@@ -96,33 +132,62 @@ def load_otel(
     """Runs from OTLP requests ``(where, request)`` (one for a JSON file, one a line for JSONL)."""
     problems: list[LoadProblem] = []
     spans: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
+    logs: dict[str, list[str]] = {}  # trace id -> its log records' event names
     for where, request in docs:
-        resources = request.get("resourceSpans") if isinstance(request, dict) else None
-        if not isinstance(resources, list):
+        if not isinstance(request, dict):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))
             continue
+        resources_key = _resources_key(request)
+        resources = request.get(resources_key)
+        if not isinstance(resources, list):
+            problems.append(LoadProblem(file, where, resources_key, "missing or not a list"))
+            continue
         for r_index, resource in enumerate(resources):
-            scopes = resource.get("scopeSpans") if isinstance(resource, dict) else None
+            scopes_key = _scopes_key(resource) if isinstance(resource, dict) else None
+            scopes = resource.get(scopes_key) if scopes_key and isinstance(resource, dict) else None
             for s_index, scope in enumerate(scopes if isinstance(scopes, list) else []):
                 found = scope.get("spans") if isinstance(scope, dict) else None
                 for p_index, span in enumerate(found if isinstance(found, list) else []):
                     place = (
-                        f"{where}, resourceSpans[{r_index}].scopeSpans[{s_index}].spans[{p_index}]"
+                        f"{where}, {resources_key}[{r_index}].{scopes_key}[{s_index}]"
+                        f".spans[{p_index}]"
                     )
                     if not isinstance(span, dict):
                         problems.append(LoadProblem(file, place, "", "a span must be an object"))
                         continue
                     spans.append((place, span, _attributes(span.get("attributes"))))
+        _log_records(request.get("resourceLogs"), logs)
     traces: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
     for entry in spans:
         trace = entry[1].get("traceId")
         traces.setdefault(trace if isinstance(trace, str) else "", []).append(entry)
     runs: list[PromotedRun] = []
     for number, (trace, entries) in enumerate(traces.items()):
-        run, found = _trace(trace, entries, file, number, len(traces))
+        run, found = _trace(trace, entries, file, number, len(traces), logs.pop(trace, []))
         runs.append(run)
         problems.extend(found)
+    if runs and logs:  # log records of traces with no span: counted on the first run
+        tally = runs[0].metadata["records"]
+        for names in logs.values():
+            for name in names:
+                tally[name] = tally.get(name, 0) + 1
     return runs, problems
+
+
+def _log_records(resources: Any, logs: dict[str, list[str]]) -> None:
+    """The event names of a ``resourceLogs`` section's records, by trace (R35: counted)."""
+    for resource in resources if isinstance(resources, list) else []:
+        scopes = resource.get("scopeLogs") if isinstance(resource, dict) else None
+        for scope in scopes if isinstance(scopes, list) else []:
+            records = scope.get("logRecords") if isinstance(scope, dict) else None
+            for record in records if isinstance(records, list) else []:
+                if not isinstance(record, dict):
+                    continue
+                name = record.get("eventName")
+                trace = record.get("traceId")
+                logs.setdefault(trace if isinstance(trace, str) else "", []).append(
+                    f"log:{name}" if isinstance(name, str) and name else "log"
+                )
 
 
 def _trace(
@@ -131,9 +196,12 @@ def _trace(
     file: str,
     number: int,
     total: int,
+    logs: list[str],
 ) -> tuple[PromotedRun, list[LoadProblem]]:
     pairer = CallPairer(file)
     tally = RecordTally()
+    for log_name in logs:
+        tally.add(log_name)
     by_id = {e[1].get("spanId"): e for e in entries if isinstance(e[1].get("spanId"), str)}
     ordered = sorted(
         enumerate(entries),
@@ -157,7 +225,7 @@ def _trace(
             continue
         raw_id = attrs.get("gen_ai.tool.call.id")
         call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
-        args = json_args(attrs.get("gen_ai.tool.call.arguments"))
+        args = json_args(_first(attrs, _ARGS_KEYS))
         agent = _agent(span, attrs, by_id)
         extra = {k: v for k, v in attrs.items() if k not in _READ_ATTRIBUTES}
         extra["spanId"] = span.get("spanId")
@@ -173,14 +241,13 @@ def _trace(
         raw_status = span.get("status")
         status: Mapping[str, Any] = raw_status if isinstance(raw_status, dict) else {}
         error_type = attrs.get("error.type")
-        failed = error_type is not None or status.get("code") in _ERROR_CODES
-        result = attrs.get("gen_ai.tool.call.result")
-        if isinstance(result, str):
-            response: Any = {"content": text_content(result)}
-        elif result is None:
-            response = {"content": []}
-        else:
-            response = {"content": text_content(json.dumps(result, ensure_ascii=False))}
+        result = _first(attrs, _RESULT_KEYS)
+        response = _response(result)
+        said_failed = read_flag(response.get("isError"), pairer, where, "result.isError")
+        if said_failed is None:
+            pairer.discard(call_id)
+            continue
+        failed = error_type is not None or status.get("code") in _ERROR_CODES or said_failed
         message = status.get("message") if isinstance(status.get("message"), str) else None
         start, end = _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano"))
         pairer.result(
@@ -191,9 +258,7 @@ def _trace(
             field_name="attributes.error.type",
             error_code=str(error_type) if error_type is not None else None,
             error_message=(
-                message
-                or (result if isinstance(result, str) else None)
-                or str(error_type or "tool call failed")
+                message or result_text(response["content"]) or str(error_type or "tool call failed")
             )
             if failed
             else None,
@@ -212,6 +277,18 @@ def _trace(
         metadata={"traceId": trace, **tally.to_metadata()},
     )
     return run, pairer.problems
+
+
+def _response(result: Any) -> dict[str, Any]:
+    """The boundary's response: an MCP ``CallToolResult`` as it is, other results as text."""
+    tool_result = json_args(result) if isinstance(result, str) and result[:1] == "{" else result
+    if isinstance(tool_result, dict) and isinstance(tool_result.get("content"), list):
+        return tool_result
+    if isinstance(result, str):
+        return {"content": text_content(result)}
+    if result is None:
+        return {"content": []}
+    return {"content": text_content(json.dumps(result, ensure_ascii=False))}
 
 
 def _agent(
