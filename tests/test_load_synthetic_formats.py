@@ -340,3 +340,96 @@ def test_otel_trace_in_grafana_tempo_shape_loads_like_otlp(tmp_path: Path) -> No
         assert result.format == "otel"
         loaded.append([(b.tool, b.is_error, b.error_message) for b in result.boundaries])
     assert loaded[0] == loaded[1] == [("lookup", True, "boom")]
+
+
+def _sdk_action(n: int, tool: str, arguments: str) -> dict[str, Any]:
+    call = f"call_{n}"
+    return {
+        "id": f"act-{n}",
+        "kind": "ActionEvent",
+        "source": "agent",
+        "tool_name": tool,
+        "tool_call_id": call,
+        "tool_call": {"id": call, "name": tool, "arguments": arguments},
+        "action": {"command": "x", "kind": "TerminalAction"},
+        "thought": [{"type": "text", "text": f"step {n}"}],
+        "llm_response_id": f"resp-{n}",
+    }
+
+
+def _sdk_observation(n: int, **observation: Any) -> dict[str, Any]:
+    return {
+        "kind": "ObservationEvent",
+        "source": "environment",
+        "tool_name": "terminal",
+        "tool_call_id": f"call_{n}",
+        "action_id": f"act-{n}",
+        "observation": {"content": [{"type": "text", "text": f"out {n}"}], **observation},
+    }
+
+
+def test_openhands_agent_sdk_events_pair_by_tool_call_id_with_their_failure_signals(
+    tmp_path: Path,
+) -> None:
+    """R34, R36: the agent SDK's ActionEvent is a call answered by the event of its
+    tool_call_id; is_error, a non-zero exit_code, an AgentErrorEvent and a rejection are
+    failures, each with its error code; a non-boolean is_error is a problem (R35); the
+    conversation holds the thoughts, the tool messages and the closing answer (R40)."""
+    events: list[dict[str, Any]] = [
+        {"kind": "SystemPromptEvent", "source": "agent", "system_prompt": {"text": "be brief"}},
+        {
+            "kind": "MessageEvent",
+            "source": "user",
+            "llm_message": {"role": "user", "content": [{"type": "text", "text": "go"}]},
+        },
+        _sdk_action(1, "terminal", '{"command": "ls"}'),
+        _sdk_observation(1, is_error=False, exit_code=0),
+        _sdk_action(2, "terminal", '{"command": "false"}'),
+        _sdk_observation(2, is_error=False, exit_code=1),
+        _sdk_action(3, "terminal", '{"command": "boom"}'),
+        _sdk_observation(3, is_error=True),
+        _sdk_action(4, "terminal", "{not json"),
+        {
+            "kind": "AgentErrorEvent",
+            "source": "agent",
+            "tool_name": "terminal",
+            "tool_call_id": "call_4",
+            "error": "arguments failed validation",
+        },
+        _sdk_action(5, "terminal", '{"command": "rm -rf /"}'),
+        {
+            "kind": "UserRejectObservation",
+            "tool_name": "terminal",
+            "tool_call_id": "call_5",
+            "action_id": "act-5",
+            "rejection_reason": "no",
+            "rejection_source": "hook",
+        },
+        _sdk_action(6, "terminal", '{"command": "ls"}'),
+        _sdk_observation(6, is_error="no"),
+        {"kind": "ConversationStateUpdateEvent", "source": "environment", "key": "x"},
+        {
+            "kind": "MessageEvent",
+            "source": "agent",
+            "llm_message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        },
+    ]
+    path = tmp_path / "synthetic-sdk.events.json"
+    path.write_text(json.dumps(events), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert result.format == "openhands"
+    assert [(b.call_id, b.is_error, b.error_code) for b in result.boundaries] == [
+        ("call_1", False, None),
+        ("call_2", True, "exit_code:1"),
+        ("call_3", True, None),
+        ("call_4", True, "agent_error"),
+        ("call_5", True, "rejected:hook"),
+    ]
+    assert result.boundaries[0].args == {"command": "ls"}
+    assert result.boundaries[3].error_message == "arguments failed validation"
+    assert [p.field for p in result.problems] == ["observation.is_error"]
+    run = result.run
+    assert run.answer == "done" and run.metadata["records"]["ConversationStateUpdateEvent"] == 1
+    assert run.conversation is not None
+    roles = [m["role"] for m in run.conversation.messages]
+    assert roles[:3] == ["system", "user", "assistant"] and roles[-1] == "assistant"

@@ -65,6 +65,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("openhands", "basic_gui_mode.json", "openhands", 4, 1),
     # the terminal finish call has no observation by design (R36): 3 boundaries
     _r("openhands", "wrong_initial_state.json", "openhands", 3, 0),
+    # the agent SDK (OpenHands V1): its per-event files joined into an array
+    _r("openhands", "sdk-cd94562403b9487ebdd4018e3f531dfd.events.json", "openhands", 2, 0),
     _r(
         "agentdojo",
         "claude-3-5-sonnet-20241022__workspace__user_task_37__none__none.json",
