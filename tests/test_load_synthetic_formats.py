@@ -13,7 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import workbench as wb
+from helpers.paths import FIXTURES
 
 
 def _rollout(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
@@ -433,3 +436,72 @@ def test_openhands_agent_sdk_events_pair_by_tool_call_id_with_their_failure_sign
     assert run.conversation is not None
     roles = [m["role"] for m in run.conversation.messages]
     assert roles[:3] == ["system", "user", "assistant"] and roles[-1] == "assistant"
+
+
+def _zip_with_zstandard_members(members: list[tuple[str, bytes]]) -> bytes:
+    """A zip archive whose members are Zstandard-compressed (method 93), as Inspect AI writes
+    .eval logs since 0.3.206; the standard library cannot write that method before 3.14."""
+    import struct
+    import zlib
+
+    import zstandard
+
+    local, central = b"", b""
+    for name, data in members:
+        packed = zstandard.ZstdCompressor().compress(data)
+        crc, raw_name, offset = zlib.crc32(data), name.encode(), len(local)
+        sizes = struct.pack("<III", crc, len(packed), len(data))
+        local += (
+            struct.pack("<IHHHHH", 0x04034B50, 63, 0, 93, 0, 0x21)
+            + sizes
+            + struct.pack("<HH", len(raw_name), 0)
+            + raw_name
+            + packed
+        )
+        central += (
+            struct.pack("<IHHHHHH", 0x02014B50, 63, 63, 0, 93, 0, 0x21)
+            + sizes
+            + struct.pack("<HHHHHII", len(raw_name), 0, 0, 0, 0, 0, offset)
+            + raw_name
+        )
+    end = struct.pack(
+        "<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), len(local), 0
+    )
+    return local + central + end
+
+
+def test_inspect_eval_log_with_zstandard_members_loads_like_its_deflated_original(
+    tmp_path: Path,
+) -> None:
+    """R34: an .eval log whose members are Zstandard-compressed (Inspect >= 0.3.206) loads the
+    same boundaries as the deflated original; a corrupt member is a problem naming it (exit 2,
+    never a traceback)."""
+    import zipfile
+
+    original = FIXTURES / "inspect-ai" / "log_message_deduplication.eval"
+    with zipfile.ZipFile(original) as archive:
+        members = [(name, archive.read(name)) for name in archive.namelist()]
+    path = tmp_path / "synthetic-zstd.eval"
+    path.write_bytes(_zip_with_zstandard_members(members))
+    with zipfile.ZipFile(path) as archive:
+        assert {i.compress_type for i in archive.infolist()} == {93}
+    expected = [(b.call_id, b.tool, b.args, b.is_error) for b in wb.load_runs(original).boundaries]
+    assert [(b.call_id, b.tool, b.args, b.is_error) for b in wb.load_runs(path).boundaries] == (
+        expected
+    )
+    assert len(expected) == 5
+    broken = bytearray(path.read_bytes())
+    at = broken.index(b"header.json") + len(b"header.json") + 8  # inside its compressed bytes
+    broken[at] ^= 0xFF
+    bad = tmp_path / "synthetic-zstd-corrupt.eval"
+    bad.write_bytes(bytes(broken))
+    with pytest.raises(wb.LoadError) as caught:
+        wb.load_runs(bad)
+    assert "header.json" in str(caught.value)
+
+
+def test_real_inspect_log_in_zstandard_reads_and_says_it_holds_no_tool_call() -> None:
+    """R35: the real zstd .eval (no tool call) is read, and refused for holding no call."""
+    path = FIXTURES / "inspect-ai" / "retry-2-then-success.zstd.eval"
+    with pytest.raises(wb.LoadError, match="no tool call found: the file is an Inspect AI"):
+        wb.load_runs(path)

@@ -2,7 +2,8 @@
 
 A ``.json`` log is one object with ``version``, ``status``, ``eval`` and ``samples[]``; an
 ``.eval`` log is a zip archive with ``header.json`` and one ``samples/<id>_epoch_<n>.json`` per
-sample and epoch (members are read one at a time, each within the size limit). Each sample and
+sample and epoch (members are read one at a time, each within the size limit; deflated, or
+Zstandard-compressed as Inspect writes them since 0.3.206). Each sample and
 epoch is one run (task key ``sample-<id>-epoch-<n>``).
 
 In a sample's ``messages[]`` an assistant message's ``tool_calls[]`` (``{id, function,
@@ -78,18 +79,65 @@ def _sample_order(name: str) -> tuple[str, int]:
     return (sample, int(epoch)) if epoch.isdigit() else (stem, 0)
 
 
+_ZIP_ZSTANDARD = 93  # the zip method number of Zstandard (APPNOTE 4.4.5)
+
+
 def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
     info = archive.getinfo(name)
     if info.file_size > MAX_FILE_BYTES:
         raise LoadError([LoadProblem(file, name, "", "zip member larger than the limit")])
-    with archive.open(info) as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
+    try:
+        if info.compress_type == _ZIP_ZSTANDARD:
+            data = _zstd_member(archive, info)
+        else:
+            with archive.open(info) as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except (NotImplementedError, RuntimeError, ValueError, EOFError, OSError) as exc:
+        # an unsupported method, an encrypted member, a corrupt stream, a bad CRC
+        raise LoadError(
+            [LoadProblem(file, name, "", f"cannot read this zip member: {exc}")]
+        ) from None
+    except zipfile.BadZipFile as exc:
+        raise LoadError([LoadProblem(file, name, "", f"corrupt zip member: {exc}")]) from None
     if len(data) > MAX_FILE_BYTES:
         raise LoadError([LoadProblem(file, name, "", "zip member larger than the limit")])
     value, problem = decode_json(data, f"{file}!{name}")
     if problem is not None:
         raise LoadError([problem])
     return value
+
+
+def _zstd_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A Zstandard-compressed member (what Inspect AI writes since 0.3.206), which the
+    standard library's ``zipfile`` reads only from Python 3.14: its raw bytes, decompressed
+    within the size limit and checked against the member's CRC-32."""
+    import zlib
+
+    import zstandard
+
+    if info.flag_bits & 0x1:
+        raise RuntimeError("the member is encrypted")
+    handle = archive.fp
+    if handle is None:
+        raise ValueError("the archive is closed")
+    handle.seek(info.header_offset)
+    header = handle.read(30)
+    if len(header) != 30 or header[:4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile("bad local file header")
+    name_length = int.from_bytes(header[26:28], "little")
+    extra_length = int.from_bytes(header[28:30], "little")
+    handle.seek(info.header_offset + 30 + name_length + extra_length)
+    raw = handle.read(info.compress_size)
+    if len(raw) != info.compress_size:
+        raise EOFError("the member is cut short")
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw)
+        data = reader.read(MAX_FILE_BYTES + 1)
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"not a valid Zstandard stream ({exc})") from None
+    if len(data) <= MAX_FILE_BYTES and zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile("CRC-32 of the decompressed member does not match")
+    return data
 
 
 def load_inspect(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
