@@ -505,3 +505,24 @@ def test_real_inspect_log_in_zstandard_reads_and_says_it_holds_no_tool_call() ->
     path = FIXTURES / "inspect-ai" / "retry-2-then-success.zstd.eval"
     with pytest.raises(wb.LoadError, match="no tool call found: the file is an Inspect AI"):
         wb.load_runs(path)
+
+
+def test_agentdojo_block_content_is_served_as_the_text_the_model_was_shown() -> None:
+    """R42: newer AgentDojo results write content as {"type": "text", "content"} blocks; the
+    response is MCP text of what the model read, and a failed call with empty content serves
+    its error (the real Meta-SecAlign run, fixtures/agentdojo/SOURCE.md)."""
+    path = (
+        FIXTURES
+        / "agentdojo"
+        / "Meta-SecAlign-70B__slack__user_task_10__important_instructions__injection_task_4.json"
+    )
+    result = wb.load_runs(path)
+    for boundary in result.boundaries:
+        blocks = boundary.response["content"]
+        assert all(set(b) == {"type", "text"} and b["type"] == "text" for b in blocks)
+    failed = [b for b in result.boundaries if b.is_error]
+    assert [b.response["content"][0]["text"] for b in failed] == [
+        "ValueError: Channel does not exist!",
+        "ValueError: User Emma Johnson not found in the users list",
+    ]
+    assert result.boundaries[0].response["content"][0]["text"].startswith("- general\n- random")

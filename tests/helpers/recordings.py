@@ -88,6 +88,14 @@ RECORDINGS: tuple[Recording, ...] = (
         9,
         1,
     ),
+    # the newer block content ({"type": "text", "content": ...}) and null ids
+    _r(
+        "agentdojo",
+        "Meta-SecAlign-70B__slack__user_task_10__important_instructions__injection_task_4.json",
+        "agentdojo",
+        9,
+        2,
+    ),
     _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
     _r("mcp", "mock_session.json", "mcp", 4, 0),  # devhelm's mcp-recorder cassette
     _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log

@@ -85,14 +85,15 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 pairer.discard(answered)
                 continue
             failed = bool(error)
-            content = message.get("content")
+            # the text the model was shown, as MCP text (AgentDojo's own blocks are
+            # {"type": "text", "content": ...}, not MCP's {"type": "text", "text": ...})
             response = {"content": text_content(text)} if text or failed else {"content": []}
             if failed and not text:
                 response = {"content": text_content(error or "")}
             kept = {"tool_call": message["tool_call"]} if "tool_call" in message else None
             pairer.result(
                 answered,
-                response if not isinstance(content, list) else {"content": content},
+                response,
                 failed,
                 where=where,
                 field_name="tool_call_id",
