@@ -62,6 +62,10 @@ RECORDINGS: tuple[Recording, ...] = (
         regex="introduced new syntax error",
         failed_with_regex=1,
     ),
+    # SWE-agent 0.x: commands in the model's text, calls read from trajectory[] steps
+    _r("swe-agent", "swe-agent__test-repo-i1.traj", "swe-agent", 5, 0),
+    # a demonstration: history alone
+    _r("swe-agent", "function_calling_simple.traj", "swe-agent", 5, 0),
     _r("openhands", "basic_gui_mode.json", "openhands", 4, 1),
     # the terminal finish call has no observation by design (R36): 3 boundaries
     _r("openhands", "wrong_initial_state.json", "openhands", 3, 0),

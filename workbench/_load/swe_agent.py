@@ -7,6 +7,12 @@ A ``.traj`` file is one object with ``history[]`` (the model's messages in chat 
 ``tool`` message answers each id in its ``tool_call_ids`` list. Ids may be reused once answered
 (replayed demonstrations reuse them), which R2 allows.
 
+SWE-agent before 1.0 (and EnIGMA) kept no tool calls in ``history``: the model wrote its
+command in the text. Such a file's calls are its ``trajectory`` steps: each step's ``action``
+is a call (tool: the action's first word, ``find_file``, ``edit``, ``submit``; args
+``{"command": action}``; id ``step-N``) and its ``observation`` the result. A file holding only
+``history`` (a demonstration) is read like a whole one.
+
 SWE-agent records no failure flag: an observation is text. So, as for OpenAI chat, the
 caller's error rule decides (R36), e.g. ``--error-regex "introduced new syntax error|command
 not found"``. ``submit`` ends the run (R36): with no tool message it is not an unanswered call.
@@ -29,12 +35,20 @@ __all__ = ["load_swe_agent", "sniff_swe_agent"]
 TERMINAL = frozenset({"submit", "exit_forfeit", "exit"})
 
 
+_MESSAGE_TYPES = frozenset({"system_prompt", "observation", "action", "thought", "demonstration"})
+
+
 def sniff_swe_agent(data: Any) -> bool:
-    return (
-        isinstance(data, dict)
-        and isinstance(data.get("history"), list)
-        and isinstance(data.get("trajectory"), list)
-        and isinstance(data.get("info"), dict)
+    if not isinstance(data, dict) or not isinstance(data.get("history"), list):
+        return False
+    if isinstance(data.get("trajectory"), list) and isinstance(data.get("info"), dict):
+        return True
+    # a demonstration: history alone, in SWE-agent's own message shape
+    return any(
+        isinstance(m, dict)
+        and "role" in m
+        and ("tool_call_ids" in m or m.get("message_type") in _MESSAGE_TYPES)
+        for m in data["history"][:50]
     )
 
 
@@ -56,11 +70,13 @@ def load_swe_agent(
             return None
         return CallRead(call_id, function["name"], json_args(function.get("arguments")))
 
+    history_calls = False  # whether history holds tool calls (SWE-agent 1.x)
     for where, message, role, text in chat_messages(
         data["history"], "history", pairer, tally, text_of
     ):
         agent = message.get("agent") if isinstance(message.get("agent"), str) else None
-        model_turn(role, text, message, where, pairer, talk, read, agent=agent)
+        if model_turn(role, text, message, where, pairer, talk, read, agent=agent):
+            history_calls = True
         if role == "tool":
             call_ids = message.get("tool_call_ids")
             if isinstance(message.get("tool_call_id"), str):
@@ -82,11 +98,19 @@ def load_swe_agent(
                     error_message=text if failed else None,
                 )
                 talk.tool(call_id, text, failed)
+    steps = data.get("trajectory")
+    if not isinstance(steps, list):
+        steps = []
+    if not history_calls and steps:
+        talk = _preamble(data["history"])
+        _trajectory_steps(steps, pairer, tally, rule, talk)
     boundaries = pairer.finish(TERMINAL)
-    info = data["info"]
+    info = data.get("info")
+    if not isinstance(info, dict):
+        info = {}
     metadata: dict[str, Any] = {"info": info, "environment": data.get("environment")}
     metadata.update(tally.to_metadata())
-    metadata["trajectorySteps"] = len(data["trajectory"])
+    metadata["trajectorySteps"] = len(steps)
     if pairer.terminal_calls:
         metadata["terminalCalls"] = pairer.terminal_calls
     run = PromotedRun(
@@ -102,6 +126,74 @@ def load_swe_agent(
         conversation=talk.build(None, _model(data)),
     )
     return [run], pairer.problems
+
+
+def _preamble(history: list[Any]) -> ConversationBuilder:
+    """A conversation holding what the model read before its first turn (system prompt,
+    demonstration, the issue): the start of a 0.x trajectory's conversation."""
+    talk = ConversationBuilder()
+    for message in history:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "assistant":
+            break
+        text = text_of(message.get("content")) if isinstance(message, dict) else ""
+        if role == "system":
+            talk.system(text)
+        elif role == "user":
+            talk.user(text)
+    return talk
+
+
+def _trajectory_steps(
+    steps: list[Any],
+    pairer: CallPairer,
+    tally: RecordTally,
+    rule: ErrorRule,
+    talk: ConversationBuilder,
+) -> None:
+    """The calls of a trajectory whose history holds none (SWE-agent before 1.0): each step's
+    ``action`` and its ``observation``; in the conversation, the step's thought with its call,
+    then the observation as the call's result (R40)."""
+    for index, step in enumerate(steps):
+        where = f"trajectory[{index}]"
+        if not isinstance(step, dict):
+            pairer.problem(where, "", "a step must be an object")
+            continue
+        action = step.get("action")
+        if not isinstance(action, str):
+            pairer.problem(where, "action", "missing or not a string")
+            continue
+        command = action.strip()
+        if not command:
+            tally.add("step:empty")  # the model wrote no command (a format error)
+            continue
+        tally.add("step")
+        call_id = f"step-{index}"
+        tool = command.split(None, 1)[0]
+        args = {"command": command}
+        pairer.call(call_id, tool, args, where=where, field_name="action")
+        thought = step.get("thought")
+        talk.assistant(
+            thought.strip() or None if isinstance(thought, str) else None,
+            [{"id": call_id, "name": tool, "args": args}],
+        )
+        observation = step.get("observation")
+        if observation is None and tool in TERMINAL:
+            continue  # ends the run (R36)
+        if not isinstance(observation, str):
+            pairer.problem(where, "observation", "missing or not a string")
+            pairer.discard(call_id)
+            continue
+        failed = rule.matches(observation)
+        pairer.result(
+            call_id,
+            observation,
+            failed,
+            where=where,
+            field_name="observation",
+            error_message=observation if failed else None,
+        )
+        talk.tool(call_id, observation, failed)
 
 
 def _model(data: Mapping[str, Any]) -> str | None:
