@@ -128,6 +128,8 @@ RECORDINGS: tuple[Recording, ...] = (
         2,
         2,
     ),
+    # streamed; the call is resent under its item id as call_id and answered: one call
+    _r("openai-responses", "test_openai_responses_stream.yaml", "openai-responses", 1, 0),
     # one custom_tool_call answered; the streamed one never is (the test stopped): a problem
     _r("openai-responses", "test_custom_tool.yaml.gz", "openai-responses", 1, 0, problems=1),
     # two function calls never answered, one web_search_call

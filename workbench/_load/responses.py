@@ -453,6 +453,9 @@ def _chains(exchanges: list[Exchange]) -> list[list[Exchange]]:
                 call_id = item.get("call_id") if isinstance(item, Mapping) else None
                 if isinstance(call_id, str):
                     by_call[call_id] = chain
+                    item_id = item.get("id")
+                    if type(item_id) is str:  # a client may resend it under its item id
+                        by_call.setdefault(item_id, chain)
     return chains
 
 
@@ -471,6 +474,7 @@ def load_responses_exchanges(
         answer: Any = None
         model: str | None = None
         tools: dict[str, dict[str, Any]] = {}
+        aliases: dict[str, str] = {}  # a call item's id -> its call_id (see _resent_call)
         for exchange in chain:
             request = exchange.request
             model = model or (request["model"] if isinstance(request.get("model"), str) else None)
@@ -492,6 +496,10 @@ def load_responses_exchanges(
                     if not isinstance(item, Mapping):
                         pairer.problem(where, "", "an item must be an object")
                         continue
+                    if part == "request.input":
+                        item = _resent_call(item, aliases)
+                    else:
+                        _note_alias(item, aliases)
                     key = _item_key(item)
                     if key is not None and key in seen:
                         continue  # a full-history resend repeats items already read
@@ -522,6 +530,25 @@ def load_responses_exchanges(
             )
         )
     return runs, problems
+
+
+def _note_alias(item: Mapping[str, Any], aliases: dict[str, str]) -> None:
+    """Remember a call item's ``id`` beside its ``call_id`` (``fc_...`` beside ``call_...``)."""
+    item_id, call_id, kind = item.get("id"), item.get("call_id"), item.get("type")
+    if not (isinstance(item_id, str) and isinstance(call_id, str) and isinstance(kind, str)):
+        return
+    if item_id != call_id and kind in _CALLS:
+        aliases[item_id] = call_id
+
+
+def _resent_call(item: Mapping[str, Any], aliases: Mapping[str, str]) -> Mapping[str, Any]:
+    """A resent call or its output as the call the response made. Some clients (pydantic-ai
+    before 0.1) resend a call with its item ``id`` as its ``call_id`` and answer that id: it
+    is the same call, not a new one left unanswered (R2)."""
+    call_id = item.get("call_id")
+    if type(call_id) is str and call_id in aliases:
+        return {**item, "call_id": aliases[call_id]}
+    return item
 
 
 def _item_key(item: Mapping[str, Any]) -> str | None:
