@@ -526,3 +526,40 @@ def test_agentdojo_block_content_is_served_as_the_text_the_model_was_shown() -> 
         "ValueError: User Emma Johnson not found in the users list",
     ]
     assert result.boundaries[0].response["content"][0]["text"].startswith("- general\n- random")
+
+
+def test_codex_rollout_from_before_the_envelope_loads_like_an_enveloped_one(
+    tmp_path: Path,
+) -> None:
+    """R34, R36: Codex CLI's mid-2025 rollouts (a session line, then bare items between
+    record_type state lines) are detected and read as rollouts: calls, their structured
+    output's exit code, the state lines counted (R35). SYNTHETIC, after the documented shape."""
+    output = json.dumps({"output": "no such file", "metadata": {"exit_code": 2}})
+    records: list[dict[str, Any]] = [
+        {"id": "0197-legacy", "timestamp": "2025-06-01T10:00:00.000Z", "instructions": None},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ls"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "name": "shell",
+            "arguments": json.dumps({"command": ["bash", "-lc", "ls nope"]}),
+            "call_id": "call_1",
+        },
+        {"type": "function_call_output", "call_id": "call_1", "output": output},
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "gone"}],
+        },
+    ]
+    path = tmp_path / "rollout-2025-06-01T10-00-00-synthetic.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert result.format == "codex"
+    (boundary,) = result.boundaries
+    assert (boundary.tool, boundary.is_error, boundary.error_code) == ("shell", True, "exit_code:2")
+    assert result.run.run_id == "0197-legacy" and result.run.answer == "gone"
+    assert result.run.metadata["records"]["state"] == 2

@@ -18,6 +18,10 @@ output is judged by the caller's error rule, as for Responses items.
 ``session_meta``, ``turn_context``, ``compacted`` and the other ``event_msg`` records
 (``token_count``, ``agent_message``, ``task_started``, ...) are counted as non-tool records
 (R35); ``message`` and ``reasoning`` items make the conversation (R40). One file is one run.
+
+Rollouts of Codex CLI before the ``{timestamp, type, payload}`` envelope (mid-2025) are read
+too: a first line ``{id, timestamp, instructions?}`` (the session), then the items themselves
+one a line, between ``{"record_type": "state"}`` lines (counted as ``state`` records).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from .records import ErrorRule, LoadProblem, PromotedRun
 __all__ = ["load_codex", "sniff_codex"]
 
 RECORD_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "state"}
 )
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
@@ -48,8 +52,44 @@ _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re
 _RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
 
 
+_ITEM_TYPES = frozenset({*_CALLS, *_OUTPUTS, *_HOSTED, "message", "reasoning"})
+
+
+def _is_session_line(record: Any) -> bool:
+    """The first line of a rollout from before the envelope: the session's id and time."""
+    return (
+        isinstance(record, dict)
+        and "type" not in record
+        and "payload" not in record
+        and isinstance(record.get("id"), str)
+        and isinstance(record.get("timestamp"), str)
+    )
+
+
+def _is_bare_record(record: Any) -> bool:
+    if not isinstance(record, dict) or "payload" in record:
+        return False
+    kind = record.get("type")
+    return (type(kind) is str and kind in _ITEM_TYPES) or "record_type" in record
+
+
+def _enveloped(docs: Sequence[tuple[int, Any]]) -> Sequence[tuple[int, Any]]:
+    """A rollout from before the envelope, in the envelope (the records are not changed)."""
+    if not docs or not _is_session_line(docs[0][1]):
+        return docs
+    out: list[tuple[int, Any]] = [(docs[0][0], {"type": "session_meta", "payload": docs[0][1]})]
+    for line, record in docs[1:]:
+        if _is_bare_record(record):
+            kind = "state" if "record_type" in record else "response_item"
+            record = {"type": kind, "payload": record}
+        out.append((line, record))
+    return out
+
+
 def sniff_codex(heads: Sequence[Any]) -> bool:
     """Whether the first records of a JSONL file look like a Codex rollout."""
+    if heads and _is_session_line(heads[0]) and any(_is_bare_record(r) for r in heads[1:]):
+        return True  # a rollout from before the envelope
     hits = 0
     for record in heads:
         if not isinstance(record, dict):
@@ -69,6 +109,7 @@ def sniff_codex(heads: Sequence[Any]) -> bool:
 def load_codex(
     docs: Sequence[tuple[int, Any]], file: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    docs = _enveloped(docs)
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
