@@ -563,3 +563,25 @@ def test_codex_rollout_from_before_the_envelope_loads_like_an_enveloped_one(
     assert (boundary.tool, boundary.is_error, boundary.error_code) == ("shell", True, "exit_code:2")
     assert result.run.run_id == "0197-legacy" and result.run.answer == "gone"
     assert result.run.metadata["records"]["state"] == 2
+
+
+@pytest.mark.parametrize("name", ["empty.json", "empty.jsonl", "empty.yaml"])
+def test_an_empty_file_is_refused_as_empty(tmp_path: Path, name: str) -> None:
+    """R35: a file of no bytes says so, whatever its name, rather than 'invalid JSON'."""
+    path = tmp_path / name
+    path.write_bytes(b"")
+    with pytest.raises(wb.LoadError, match="the file is empty: nothing to load"):
+        wb.load_runs(path)
+
+
+def test_a_gemini_cli_prompt_log_is_named_with_where_the_session_is(tmp_path: Path) -> None:
+    """R35: Gemini CLI's logs.json holds the prompts typed and no tool call; the refusal says
+    what it is and where the session with its calls is. SYNTHETIC, in its documented shape."""
+    prompts = [
+        {"sessionId": "s1", "messageId": n, "type": "user", "message": text, "timestamp": "t"}
+        for n, text in enumerate(["hi", "list files"])
+    ]
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps(prompts), encoding="utf-8")
+    with pytest.raises(wb.LoadError, match=r"Gemini CLI prompt log .*chats/session-"):
+        wb.load_runs(path)

@@ -250,6 +250,13 @@ def _load(
     file: str, chosen: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
     info = refuse_special(file, pipes=True)
+    if info.st_size == 0 and stat.S_ISREG(info.st_mode):
+        fmt_empty: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
+        return (
+            [],
+            [LoadProblem(file, "(file)", "", "the file is empty: nothing to load")],
+            fmt_empty,
+        )
     if stat.S_ISFIFO(info.st_mode):  # a pipe is read once, whole: no sniffing ahead of it
         data = read_pipe_bytes(file)
     else:

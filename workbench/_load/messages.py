@@ -171,4 +171,16 @@ def explain_shape(data: Any) -> str | None:
                 "transcript: its tool_use blocks have no results; save the conversation's "
                 "messages list (with the user turns holding the tool_result blocks)"
             )
+    if (
+        isinstance(data, list)
+        and data
+        and all(
+            isinstance(e, Mapping) and "sessionId" in e and "messageId" in e and "message" in e
+            for e in data[:20]
+        )
+    ):
+        return (
+            "this is a Gemini CLI prompt log (logs.json: the prompts typed, no tool calls); "
+            "the session with its tool calls is the chats/session-*.json file beside it"
+        )
     return None
