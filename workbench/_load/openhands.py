@@ -13,16 +13,7 @@ no observation by design, and its ``final_thought`` (or ``outputs``) is the answ
 Events without tool metadata (``message`` actions, ``change_agent_state``, state-change and
 ``null`` observations, user and environment events) are counted as non-tool records (R35).
 
-The OpenHands agent SDK (``software-agent-sdk``, OpenHands V1) writes other events, told apart
-by their ``kind`` (its per-event files ``events/event-NNNNN-*.json`` joined in name order):
-an ``ActionEvent`` is a call (tool ``tool_name``, call id ``tool_call_id``, args the model's
-``tool_call.arguments``, else the ``action``), answered by the ``ObservationEvent``,
-``AgentErrorEvent`` or ``UserRejectObservation`` of its ``tool_call_id``. It failed when the
-observation says ``is_error: true`` or a non-zero ``exit_code`` (error code ``exit_code:N``),
-and always for an agent error (error code ``agent_error``, e.g. arguments that failed
-validation) or a rejection (``rejected:user`` or ``rejected:hook``). Its ``finish`` has an
-observation like any tool; the finish message is the answer. ``MessageEvent``s are the
-conversation; ``SystemPromptEvent`` and every other kind are counted (R35).
+The OpenHands agent SDK's events (OpenHands V1) are read by ``openhands_sdk``.
 """
 
 from __future__ import annotations
@@ -30,16 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._common.toolresult import result_text
-from .common import RecordTally, json_args, read_flag, text_of
+from .common import RecordTally, read_flag, text_of
 from .conversation import ConversationBuilder
-from .messages import as_text_block
+from .openhands_sdk import TERMINAL, is_sdk_events, load_openhands_sdk, session_run
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_openhands", "openhands_events", "sniff_openhands"]
-
-TERMINAL = frozenset({"finish"})
 
 
 def openhands_events(data: Any) -> list[Any] | None:
@@ -69,22 +57,10 @@ def sniff_openhands(data: Any) -> bool:
     return False
 
 
-_SDK_RESULTS = frozenset({"ObservationEvent", "AgentErrorEvent", "UserRejectObservation"})
-_SDK_KINDS = frozenset({"ActionEvent", "MessageEvent", "SystemPromptEvent", *_SDK_RESULTS})
-
-
-def _is_sdk(events: list[Any]) -> bool:
-    """Whether the events are the agent SDK's (``kind`` names an SDK event class)."""
-    return any(
-        isinstance(e, dict) and type(e.get("kind")) is str and e["kind"] in _SDK_KINDS
-        for e in events[:50]
-    )
-
-
 def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
     events = openhands_events(data) or []
-    if _is_sdk(events):
-        return _load_sdk(events, file)
+    if is_sdk_events(events):
+        return load_openhands_sdk(events, file)
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
@@ -173,194 +149,13 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             talk.tool(call_id, text, failed, name)
         else:
             tally.other("event", event)
-    boundaries = pairer.finish(TERMINAL)
-    metadata = tally.to_metadata()
-    if pairer.terminal_calls:
-        metadata["terminalCalls"] = pairer.terminal_calls
-    run = PromotedRun(
-        run_id="session",
-        boundaries=boundaries,
-        source=file,
-        format="openhands",
-        outcome=outcome,
-        answer=answer,
-        task_key="session",
-        metadata=metadata,
-        conversation=talk.build(None, model),
-    )
+    run = session_run(pairer, tally, talk, file, answer=answer, outcome=outcome, model=model)
     return [run], pairer.problems
 
 
 def _name(kind: Any) -> str:
     """An action's or observation's name for the record count (a string, else its type)."""
     return kind if isinstance(kind, str) else type(kind).__name__
-
-
-def _load_sdk(events: list[Any], file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """The agent SDK's events (see the module's docstring)."""
-    pairer = CallPairer(file)
-    tally = RecordTally()
-    talk = ConversationBuilder()
-    names: dict[str, str] = {}  # open call id -> tool
-    answer: Any = None
-    model: str | None = None
-    for index, event in enumerate(events):
-        where = f"[{index}]"
-        if not isinstance(event, dict):
-            pairer.problem(where, "", "an event must be an object")
-            continue
-        kind = event.get("kind")
-        if not isinstance(kind, str):
-            tally.other("event", event)
-            continue
-        tally.add(kind)
-        if kind == "ActionEvent":
-            call = _sdk_call(event, pairer, where)
-            if call is None:
-                continue
-            call_id, name, args = call
-            names[call_id] = name
-            thought = text_of(event.get("thought"))
-            talk.assistant(
-                thought or None,
-                [{"id": call_id, "name": name, "args": args}],
-                turn=_str(event.get("llm_response_id")),
-            )
-            if name in TERMINAL:
-                answer = _final(args)
-        elif kind in _SDK_RESULTS:
-            _sdk_result(event, kind, names, pairer, talk, where)
-        elif kind == "MessageEvent":
-            message = event.get("llm_message")
-            if isinstance(message, dict):
-                text = text_of(message.get("content"))
-                if message.get("role") == "user":
-                    talk.user(text)
-                elif message.get("role") == "assistant":
-                    talk.assistant(text or None, turn=_str(event.get("llm_response_id")))
-                    answer = text or answer
-        elif kind == "SystemPromptEvent":
-            prompt = event.get("system_prompt")
-            text = text_of(prompt) if isinstance(prompt, dict | list | str) else ""
-            if text:
-                talk.system(text)
-    boundaries = pairer.finish(TERMINAL)
-    metadata = tally.to_metadata()
-    if pairer.terminal_calls:
-        metadata["terminalCalls"] = pairer.terminal_calls
-    run = PromotedRun(
-        run_id="session",
-        boundaries=boundaries,
-        source=file,
-        format="openhands",
-        outcome="completed",
-        answer=answer,
-        task_key="session",
-        metadata=metadata,
-        conversation=talk.build(None, model),
-    )
-    return [run], pairer.problems
-
-
-def _sdk_call(
-    event: Mapping[str, Any], pairer: CallPairer, where: str
-) -> tuple[str, str, Any] | None:
-    name = event.get("tool_name")
-    call_id = event.get("tool_call_id")
-    if not isinstance(name, str) or not name:
-        pairer.problem(where, "tool_name", "missing or not a string")
-        return None
-    if not isinstance(call_id, str) or not call_id:
-        pairer.problem(where, "tool_call_id", "missing or not a string")
-        return None
-    tool_call = event.get("tool_call")
-    raw = tool_call.get("arguments") if isinstance(tool_call, dict) else None
-    action = event.get("action")
-    if raw is not None:
-        args = json_args(raw)
-    elif isinstance(action, dict):
-        args = {k: v for k, v in action.items() if k != "kind"}
-    else:
-        args = {}
-    extra = {
-        "action": action.get("kind") if isinstance(action, dict) else None,
-        "eventId": event.get("id"),
-    }
-    pairer.call(
-        call_id,
-        name,
-        args,
-        where=where,
-        field_name="tool_call_id",
-        agent_id=_str(event.get("source")),
-        extra=extra,
-    )
-    return call_id, name, args
-
-
-def _sdk_result(
-    event: Mapping[str, Any],
-    kind: str,
-    names: dict[str, str],
-    pairer: CallPairer,
-    talk: ConversationBuilder,
-    where: str,
-) -> None:
-    call_id = event.get("tool_call_id")
-    if not isinstance(call_id, str) or not call_id:
-        pairer.problem(where, "tool_call_id", "missing or not a string")
-        return
-    if not pairer.is_open(call_id):
-        pairer.problem(where, "tool_call_id", f"result for call id {call_id!r} has no open call")
-        return
-    code: str | None = None
-    extras: dict[str, Any] = {"event": kind}
-    if kind == "ObservationEvent":
-        observation = event.get("observation")
-        if not isinstance(observation, dict):
-            pairer.problem(where, "observation", "missing or not an object")
-            pairer.discard(call_id)
-            return
-        failed = read_flag(observation.get("is_error"), pairer, where, "observation.is_error")
-        if failed is None:
-            pairer.discard(call_id)
-            return
-        exit_code = observation.get("exit_code")
-        if exit_code is None:
-            exit_code = _exit_code({"metadata": observation.get("metadata")})
-        if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
-            failed = True
-            code = f"exit_code:{exit_code}"
-        content = observation.get("content")
-        if isinstance(content, str):
-            blocks = [{"type": "text", "text": content}]
-        else:
-            blocks = [as_text_block(b) for b in content] if isinstance(content, list) else []
-        extras["observation"] = observation.get("kind")
-    elif kind == "AgentErrorEvent":
-        failed, code = True, "agent_error"
-        error = event.get("error")
-        blocks = [{"type": "text", "text": error if isinstance(error, str) else ""}]
-        if event.get("classification") is not None:
-            extras["classification"] = event.get("classification")
-    else:  # UserRejectObservation
-        source = event.get("rejection_source")
-        failed, code = True, f"rejected:{source if isinstance(source, str) else 'user'}"
-        reason = event.get("rejection_reason")
-        text = reason if isinstance(reason, str) else "User rejected the action"
-        blocks = [{"type": "text", "text": f"Action rejected: {text}"}]
-    text = result_text(blocks)
-    pairer.result(
-        call_id,
-        {"content": blocks},
-        failed,
-        where=where,
-        field_name="tool_call_id",
-        error_code=code,
-        error_message=(text or "tool call failed") if failed else None,
-        extra=extras,
-    )
-    talk.tool(call_id, text, failed, names.pop(call_id, None))
 
 
 def _is_key(value: Any) -> bool:
