@@ -197,3 +197,51 @@ def test_bad_input_exits_2_naming_file_and_line(
     assert code == 2 and f"{unpaired}: line 1 (field payload.callId)" in err
 
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("command", ["boundaries", "promote"])
+def test_skip_problems_loads_the_valid_calls_and_lists_what_it_skipped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """R2, R35: a file whose last call was never answered (an agent stopped at its turn limit)
+    is refused by default; ``--skip-problems`` loads the answered calls and says on stderr, a
+    line each, what it skipped; a file with no valid call is refused even so."""
+    events = [
+        {
+            "type": "agent.tool-called",
+            "sequence": 0,
+            "runId": "r",
+            "payload": {"callId": "a", "toolName": "t", "inputs": {}},
+        },
+        {
+            "type": "agent.tool-returned",
+            "sequence": 1,
+            "runId": "r",
+            "payload": {"callId": "a", "outcome": "ok"},
+        },
+        {
+            "type": "agent.tool-called",
+            "sequence": 2,
+            "runId": "r",
+            "payload": {"callId": "b", "toolName": "t", "inputs": {}},
+        },
+    ]
+    log = tmp_path / "stopped.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    extra = ["-o", str(tmp_path / "suite.json")] if command == "promote" else []
+    code, out, err = run_cli(capsys, command, log, *extra)
+    assert code == 2 and "never answered" in err
+    code, out, err = run_cli(capsys, command, log, "--skip-problems", *extra)
+    assert code == 0, err
+    skipped = [line for line in err.splitlines() if line.startswith("workbench: skipped: ")]
+    assert len(skipped) == 1 and "'b'" in skipped[0] and "never answered" in skipped[0]
+    if command == "promote":
+        suite = json.loads((tmp_path / "suite.json").read_text(encoding="utf-8"))
+        assert len(suite["tasks"][0]["fixtures"]["toolResponses"]) == 1
+    else:
+        assert "1 tool boundary in 1 run" in out
+    only_open = tmp_path / "only-open.jsonl"
+    only_open.write_text(json.dumps(events[2]) + "\n", encoding="utf-8")
+    again = ["--force"] if command == "promote" else []
+    code, out, err = run_cli(capsys, command, only_open, "--skip-problems", *extra, *again)
+    assert code == 2 and "never answered" in err

@@ -106,6 +106,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "failure (default 'Error:'; '' for none)",
     )
     add_error_regex(parser)
+    parser.add_argument(
+        "--skip-problems",
+        action="store_true",
+        help="load every valid call of a file that also has problems (a call never answered, "
+        "a bad record) and list what was skipped on stderr, instead of refusing the file; a "
+        "file with no valid call is still refused",
+    )
 
 
 def add_error_regex(parser: argparse.ArgumentParser) -> None:
@@ -206,12 +213,32 @@ def error_line(exc: BaseException) -> str | None:
 
 def load_run_file(args: argparse.Namespace) -> LoadResult:
     """Load ``args.run`` with the command's format and error rule (errors: see error_line)."""
-    from workbench import load_runs
+    from workbench import LoadError, load_runs
 
     rule = error_rule(args)
+    skip = bool(getattr(args, "skip_problems", False))
     with naming(args.run):
-        result: LoadResult = load_runs(args.run, format=args.format, error_rule=rule)
+        result: LoadResult = load_runs(
+            args.run, format=args.format, error_rule=rule, strict=not skip
+        )
+    if skip and result.problems:
+        if not result.boundaries:
+            raise LoadError(list(result.problems))
+        say_skipped(result.problems)
     return result
+
+
+SKIPPED_SHOWN = 20
+"""How many skipped problems ``--skip-problems`` lists on stderr before counting the rest."""
+
+
+def say_skipped(problems: Sequence[object]) -> None:
+    """What a load skipped, a line each on stderr (the first ``SKIPPED_SHOWN``, then a count)."""
+    for problem in problems[:SKIPPED_SHOWN]:
+        print(f"workbench: skipped: {terminal_text(str(problem))}", file=sys.stderr)
+    rest = len(problems) - SKIPPED_SHOWN
+    if rest > 0:
+        print(f"workbench: skipped {plural(rest, 'more problem')}", file=sys.stderr)
 
 
 @contextlib.contextmanager
