@@ -307,3 +307,114 @@ def test_responses_outputs_in_any_order_after_their_calls(calls: Calls, rng: ran
     result = _load("items.json", items + outputs)
     assert result.format == "openai-responses" and result.problems == ()
     assert _facts(result) == _expected(calls, "r")
+
+
+@SETTINGS
+@given(CALLS, st.randoms(use_true_random=False))
+def test_openhands_sdk_observations_in_any_order_after_their_actions(
+    calls: Calls, rng: random.Random
+) -> None:
+    """The agent SDK's events: an observation (or an agent error) names its call by
+    ``tool_call_id``; state updates anywhere among the results."""
+    actions: list[Any] = []
+    results: list[Any] = []
+    for i, (tool, args, failed) in enumerate(calls):
+        call = {"id": f"s{i}", "name": tool, "arguments": json.dumps(args)}
+        actions.append(
+            {
+                "kind": "ActionEvent",
+                "source": "agent",
+                "tool_name": tool,
+                "tool_call_id": f"s{i}",
+                "tool_call": call,
+                "llm_response_id": "turn",
+            }
+        )
+        text = [{"type": "text", "text": f"answer {i}"}]
+        results.append(
+            {
+                "kind": "ObservationEvent",
+                "source": "environment",
+                "tool_name": tool,
+                "tool_call_id": f"s{i}",
+                "observation": {"content": text, "is_error": failed},
+            }
+        )
+        results.append({"kind": "ConversationStateUpdateEvent", "source": "environment"})
+    rng.shuffle(results)
+    _check(_load("events.json", actions + results), "openhands", calls, "s")
+
+
+@SETTINGS
+@given(CALLS, st.randoms(use_true_random=False), st.booleans())
+def test_mcp_stdio_log_replies_in_any_order_pair_by_id_and_direction(
+    calls: Calls, rng: random.Random, server_requests: bool
+) -> None:
+    """A stdio recorder's {dir, msg} log: replies in any order after their requests, and the
+    server's own requests reusing the client's ids (answered by the client) pair with nothing
+    of the client's."""
+    requests: list[Any] = []
+    replies: list[Any] = []
+    for i, (tool, args, failed) in enumerate(calls):
+        params = {"name": tool, "arguments": args}
+        requests.append(
+            {
+                "dir": "c2s",
+                "msg": {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params},
+            }
+        )
+        answer = {"content": [{"type": "text", "text": f"answer {i}"}], "isError": failed}
+        replies.append({"dir": "s2c", "msg": {"jsonrpc": "2.0", "id": i, "result": answer}})
+        if server_requests:
+            ping = {"jsonrpc": "2.0", "id": i, "method": "sampling/createMessage"}
+            replies.append({"dir": "s2c", "msg": ping})
+            replies.append({"dir": "c2s", "msg": {"jsonrpc": "2.0", "id": i, "result": {}}})
+    rng.shuffle(replies)
+    records = [{"seq": n, **r} for n, r in enumerate(requests + replies)]
+    result = _load("session.jsonl", records, lines=True)
+    assert result.format == "mcp" and [str(p) for p in result.problems] == []
+    facts = [(b.tool, b.args, b.is_error) for b in result.boundaries]
+    assert facts == [(tool, args, failed) for tool, args, failed in calls]
+    texts = [
+        wb.ToolResult.from_response(b.response, is_error=b.is_error).text for b in result.boundaries
+    ]
+    assert texts == [f"answer {i}" for i in range(len(calls))]
+
+
+@SETTINGS
+@given(CALLS, st.randoms(use_true_random=False))
+def test_otel_tempo_batches_in_any_order_give_the_otlp_boundaries(
+    calls: Calls, rng: random.Random
+) -> None:
+    """A trace from Grafana Tempo (batches, instrumentationLibrarySpans), its batches and spans
+    in any order, gives the boundaries the same spans give as OTLP, in start-time order."""
+
+    def span(i: int, tool: str, args: dict[str, Any], failed: bool) -> dict[str, Any]:
+        attributes = [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": tool}},
+            {"key": "gen_ai.tool.call.id", "value": {"stringValue": f"t{i}"}},
+            {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": json.dumps(args)}},
+            {"key": "gen_ai.tool.call.result", "value": {"stringValue": f"answer {i}"}},
+        ]
+        return {
+            "traceId": "ab" * 16,
+            "spanId": f"{i:016x}",
+            "name": f"execute_tool {tool}",
+            "kind": "SPAN_KIND_INTERNAL",
+            "startTimeUnixNano": 1_000 + i,
+            "endTimeUnixNano": 2_000 + i,
+            "attributes": attributes,
+            "status": {"code": "STATUS_CODE_ERROR" if failed else "STATUS_CODE_UNSET"},
+        }
+
+    spans = [span(i, *call) for i, call in enumerate(calls)]
+    rng.shuffle(spans)
+    batches = [
+        {
+            "resource": {},
+            "instrumentationLibrarySpans": [{"instrumentationLibrary": {}, "spans": [s]}],
+        }
+        for s in spans
+    ]
+    _check(_load("trace.json", {"batches": batches}), "otel", calls, "t")
