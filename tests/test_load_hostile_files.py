@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.paths import FIXTURES
 from workbench._load import reading
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -314,3 +316,16 @@ def test_wrong_shapes_the_mutation_fuzz_found_load_without_a_crash(
         assert all(p.where for p in exc.problems)
     else:
         assert result.boundaries
+
+
+def test_a_swe_agent_history_whose_message_type_is_a_list_is_not_a_crash(tmp_path: Path) -> None:
+    """R35: a history-only .traj with an unhashable ``message_type`` (found by mutating the
+    real demonstration) is told apart or refused, never a TypeError."""
+    source = FIXTURES / "swe-agent" / "function_calling_simple.traj"
+    data = json.loads(source.read_text(encoding="utf-8"))
+    for message in data["history"]:
+        message["message_type"] = ["action"]
+    path = tmp_path / "demo.traj"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)  # tool_call_ids still mark it as SWE-agent's
+    assert result.format == "swe-agent" and len(result.boundaries) == 5

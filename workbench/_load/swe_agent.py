@@ -38,6 +38,10 @@ TERMINAL = frozenset({"submit", "exit_forfeit", "exit"})
 _MESSAGE_TYPES = frozenset({"system_prompt", "observation", "action", "thought", "demonstration"})
 
 
+def _is_message_type(value: Any) -> bool:
+    return type(value) is str and value in _MESSAGE_TYPES
+
+
 def sniff_swe_agent(data: Any) -> bool:
     if not isinstance(data, dict) or not isinstance(data.get("history"), list):
         return False
@@ -47,7 +51,7 @@ def sniff_swe_agent(data: Any) -> bool:
     return any(
         isinstance(m, dict)
         and "role" in m
-        and ("tool_call_ids" in m or m.get("message_type") in _MESSAGE_TYPES)
+        and ("tool_call_ids" in m or _is_message_type(m.get("message_type")))
         for m in data["history"][:50]
     )
 
