@@ -341,11 +341,11 @@ def _otel(n: int) -> Any:
     return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
 
 
-def _responses(n: int) -> Iterator[str]:
-    yield "interactions:\n"
+def _exchanges(n: int) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """``n`` chained ``/v1/responses`` exchanges: each request carries only the new output."""
     previous = None
     for i in range(n):
-        request = {
+        request: dict[str, Any] = {
             "model": "m",
             "input": []
             if i == 0
@@ -353,7 +353,7 @@ def _responses(n: int) -> Iterator[str]:
         }
         if previous:
             request["previous_response_id"] = previous
-        response = {
+        response: dict[str, Any] = {
             "object": "response",
             "id": f"resp{i}",
             "output": [
@@ -363,11 +363,35 @@ def _responses(n: int) -> Iterator[str]:
         if i == n - 1:
             response["output"] = [{"type": "web_search_call", "id": "ws", "status": "completed"}]
         previous = f"resp{i}"
+        yield request, response
+
+
+def _responses(n: int) -> Iterator[str]:
+    """The exchanges as a vcrpy YAML cassette (pydantic-ai's ``parsed_body`` serializer)."""
+    yield "interactions:\n"
+    for request, response in _exchanges(n):
         yield (
             "- request:\n    uri: https://api.openai.com/v1/responses\n    method: POST\n"
             f"    parsed_body: {json.dumps(request)}\n  response:\n"
             f"    status: {{code: 200}}\n    parsed_body: {json.dumps(response)}\n"
         )
+
+
+def _responses_json(n: int) -> Any:
+    """The same exchanges as a JSON cassette (vcrpy's ``json`` serializer shape)."""
+    return {
+        "interactions": [
+            {
+                "request": {
+                    "uri": "https://api.openai.com/v1/responses",
+                    "method": "POST",
+                    "parsed_body": request,
+                },
+                "response": {"status": {"code": 200}, "parsed_body": response},
+            }
+            for request, response in _exchanges(n)
+        ]
+    }
 
 
 FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
@@ -382,6 +406,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "mcp": ("cassette.json", lambda p, n: _doc(p, _mcp(n))),
     "otel": ("trace.json", lambda p, n: _doc(p, _otel(n))),
     "openai-responses": ("cassette.yaml", lambda p, n: p.write_text("".join(_responses(n)))),
+    "openai-responses-json": ("responses.json", lambda p, n: _doc(p, _responses_json(n))),
 }
 
 
@@ -425,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        f"{'format':17s} {'MB':>7s} {'wall s':>9s} {'cpu s':>7s} {'per cpu-s':>13s}"
+        f"{'format':22s} {'MB':>7s} {'wall s':>9s} {'cpu s':>7s} {'per cpu-s':>13s}"
         f" {'bare cpu s':>10s} {'x bare':>7s}  target {FLOOR:,} boundaries/s"
     )
     worst = float("inf")
@@ -447,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
                 times.append(time.perf_counter() - start)
                 cpus.append(time.process_time() - cpu)
                 count = len(result.boundaries)
-                assert result.format == name, (name, result.format)
+                assert result.format == name.removesuffix("-json"), (name, result.format)
                 del result
             wall = statistics.median(times)
             cpu_s = statistics.median(cpus)
@@ -457,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "met" if rate >= FLOOR else "NOT met"
             size = path.stat().st_size / 1e6
             print(
-                f"{name:17s} {size:7.1f} {wall:9.2f} {cpu_s:7.2f} {rate:13,.0f}"
+                f"{name:22s} {size:7.1f} {wall:9.2f} {cpu_s:7.2f} {rate:13,.0f}"
                 f" {bare:10.2f} {cpu_s / bare:6.1f}x  {verdict}"
             )
             path.unlink()

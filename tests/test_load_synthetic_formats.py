@@ -585,3 +585,24 @@ def test_a_gemini_cli_prompt_log_is_named_with_where_the_session_is(tmp_path: Pa
     path.write_text(json.dumps(prompts), encoding="utf-8")
     with pytest.raises(wb.LoadError, match=r"Gemini CLI prompt log .*chats/session-"):
         wb.load_runs(path)
+
+
+def test_a_responses_cassette_written_as_json_loads_like_the_yaml_one(tmp_path: Path) -> None:
+    """R34: vcrpy's JSON serializer writes the cassette as a JSON document; it is detected as
+    an HTTP cassette and gives the boundaries the YAML cassette gives. SYNTHETIC, converted
+    from the real YAML cassette in fixtures/openai-responses/."""
+    import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
+
+    source = (
+        FIXTURES
+        / "openai-responses"
+        / "test_openai_previous_response_id_seed_auto_chains_through_retries.yaml"
+    )
+    as_json = tmp_path / "cassette.json"
+    as_json.write_text(json.dumps(yaml.safe_load(source.read_text(encoding="utf-8"))))
+    facts = [
+        [(b.call_id, b.tool, b.args, b.is_error) for b in wb.load_runs(p).boundaries]
+        for p in (source, as_json)
+    ]
+    assert facts[0] == facts[1] and len(facts[0]) == 2
+    assert wb.load_runs(as_json).format == "openai-responses"

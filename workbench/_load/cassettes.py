@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,14 @@ import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environme
 from .reading import value_problem
 from .records import LoadError, LoadProblem
 
-__all__ = ["Exchange", "cassette_exchanges", "load_yaml", "looks_like_yaml_cassette", "sse_events"]
+__all__ = [
+    "Exchange",
+    "cassette_exchanges",
+    "cassette_requests",
+    "load_yaml",
+    "looks_like_yaml_cassette",
+    "sse_events",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +182,28 @@ def _status(response: Mapping[str, Any]) -> int | None:
     status = response.get("status")
     code = status.get("code") if isinstance(status, Mapping) else status
     return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def cassette_requests(data: Any) -> Iterator[Any]:
+    """The JSON body of each request of a decoded cassette, one at a time (nothing when
+    ``data`` is not one): what a sniffer needs, without reading every response."""
+    if not isinstance(data, Mapping):
+        return
+    if isinstance(data.get("interactions"), list):
+        requests: Iterable[Any] = (
+            i.get("request") if isinstance(i, Mapping) else None for i in data["interactions"]
+        )
+    elif isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
+        requests = data["requests"]
+    else:
+        return
+    for request in requests:
+        if isinstance(request, Mapping):
+            yield (
+                request["parsed_body"]
+                if "parsed_body" in request
+                else _body(request.get("body"))[0]
+            )
 
 
 def cassette_exchanges(data: Any) -> list[Exchange] | None:

@@ -45,7 +45,7 @@ from .._common.vocab import RUN_FORMATS, RunFormat
 from . import openwop
 from .agentdojo import load_agentdojo, sniff_agentdojo
 from .anthropic import load_anthropic
-from .cassettes import cassette_exchanges, load_yaml, looks_like_yaml_cassette
+from .cassettes import Exchange, cassette_exchanges, load_yaml, looks_like_yaml_cassette
 from .claude_code import load_claude_code, sniff_claude_code
 from .codex import load_codex, sniff_codex
 from .gemini_cli import load_gemini_cli, sniff_gemini_cli
@@ -305,6 +305,10 @@ def _load_document(
     value: Any, file: str, chosen: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
     found = detect_format(value)
+    if found is None and chosen in ("auto", "openai-responses"):
+        exchanges = cassette_exchanges(value)
+        if exchanges:  # an HTTP cassette written by vcrpy's JSON serializer
+            return _load_cassette(value, file, chosen, rule, exchanges)
     fmt = _as_format(chosen) if chosen != "auto" else found
     if fmt is None:
         problem = LoadProblem(
@@ -377,16 +381,17 @@ def _shape(value: Any) -> str:
 
 
 def _load_cassette(
-    data: Any, file: str, chosen: str, rule: ErrorRule
+    data: Any, file: str, chosen: str, rule: ErrorRule, exchanges: list[Exchange] | None = None
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
-    exchanges = cassette_exchanges(data)
+    if exchanges is None:
+        exchanges = cassette_exchanges(data)
     if exchanges is None:
         problem = LoadProblem(file, "(root)", "", f"cannot tell the format: {_shape(data)}")
         return [], [problem], _as_format(chosen) if chosen != "auto" else "openwop"
     found: RunFormat = "mcp" if sniff_mcp(data) else "openai-responses"
     fmt = _as_format(chosen) if chosen != "auto" else found
     if fmt == "mcp":
-        runs, problems = load_mcp(data, file)
+        runs, problems = load_mcp(data, file, exchanges)
     elif fmt == "openai-responses":
         runs, problems = load_responses_exchanges(exchanges, file, rule)
     else:

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text
-from .cassettes import Exchange, cassette_exchanges
+from .cassettes import Exchange, cassette_exchanges, cassette_requests
 from .common import RecordTally, read_flag
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -64,8 +64,7 @@ def sniff_mcp(data: Any) -> bool:
         isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
     ):
         return True
-    exchanges = cassette_exchanges(data)
-    return exchanges is not None and any(_is_rpc(e.request) for e in exchanges)
+    return any(_is_rpc(request) for request in cassette_requests(data))
 
 
 _DIRECTIONS = {"c2s": "c2s", "s2c": "s2c", "client": "c2s", "server": "s2c"}
@@ -99,7 +98,10 @@ def sniff_mcp_messages(data: Any) -> bool:
     )
 
 
-def load_mcp(data: Mapping[str, Any], file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+def load_mcp(
+    data: Mapping[str, Any], file: str, exchanges: list[Exchange] | None = None
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """One run from a cassette (``exchanges``: its HTTP exchanges, when already read)."""
     pairer = CallPairer(file)
     tally = RecordTally()
     recorder = _is_recorder(data)
@@ -113,7 +115,9 @@ def load_mcp(data: Mapping[str, Any], file: str) -> tuple[list[PromotedRun], lis
             replies = [interaction.get("response")]
             _exchange(request, replies, pairer, tally, where, f"mcp-{index}")
     else:
-        for exchange in cassette_exchanges(data) or []:
+        if exchanges is None:
+            exchanges = cassette_exchanges(data) or []
+        for exchange in exchanges:
             if not _is_rpc(exchange.request):
                 tally.add("http:other")
                 continue

@@ -40,6 +40,7 @@ from typing import Any
 
 from .._common.toolresult import result_text, text_content
 from .cassettes import Exchange
+from .common import json_args
 from .conversation import ConversationBuilder, recorded_tools
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -113,12 +114,9 @@ def is_responses_data(data: Any) -> bool:
 
 
 def _arguments(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            return raw
-    return raw
+    """A call's ``arguments``: JSON text decoded as ``json`` decodes it (``common.json_args``:
+    orjson when that gives the same; text nested too deep to decode is kept as text)."""
+    return json_args(raw)
 
 
 def _parts_text(content: Any) -> str:
