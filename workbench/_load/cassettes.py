@@ -184,50 +184,43 @@ def _status(response: Mapping[str, Any]) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
+def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
+    """A decoded cassette's (request, response) records, lazily, or ``None`` when ``data`` is
+    not one (vcrpy's ``interactions``, or parallel ``requests`` and ``responses`` lists)."""
+    if not isinstance(data, Mapping):
+        return None
+    if isinstance(data.get("interactions"), list):
+        return (
+            (i.get("request"), i.get("response")) if isinstance(i, Mapping) else (None, None)
+            for i in data["interactions"]
+        )
+    if isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
+        return zip(data["requests"], data["responses"], strict=False)
+    return None
+
+
+def _request_json(request: Mapping[str, Any]) -> Any:
+    return request["parsed_body"] if "parsed_body" in request else _body(request.get("body"))[0]
+
+
 def cassette_requests(data: Any) -> Iterator[Any]:
     """The JSON body of each request of a decoded cassette, one at a time (nothing when
     ``data`` is not one): what a sniffer needs, without reading every response."""
-    if not isinstance(data, Mapping):
-        return
-    if isinstance(data.get("interactions"), list):
-        requests: Iterable[Any] = (
-            i.get("request") if isinstance(i, Mapping) else None for i in data["interactions"]
-        )
-    elif isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
-        requests = data["requests"]
-    else:
-        return
-    for request in requests:
+    for request, _ in _pairs(data) or ():
         if isinstance(request, Mapping):
-            yield (
-                request["parsed_body"]
-                if "parsed_body" in request
-                else _body(request.get("body"))[0]
-            )
+            yield _request_json(request)
 
 
 def cassette_exchanges(data: Any) -> list[Exchange] | None:
     """The exchanges of a decoded cassette, or ``None`` when ``data`` is not one."""
-    if not isinstance(data, Mapping):
-        return None
-    pairs: list[tuple[Any, Any]]
-    if isinstance(data.get("interactions"), list):
-        pairs = [
-            (i.get("request"), i.get("response")) if isinstance(i, Mapping) else (None, None)
-            for i in data["interactions"]
-        ]
-    elif isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
-        pairs = list(zip(data["requests"], data["responses"], strict=False))
-    else:
+    pairs = _pairs(data)
+    if pairs is None:
         return None
     out: list[Exchange] = []
     for index, (request, response) in enumerate(pairs):
         if not isinstance(request, Mapping):
             continue
-        if "parsed_body" in request:
-            request_json: Any = request["parsed_body"]
-        else:
-            request_json, _ = _body(request.get("body"))
+        request_json = _request_json(request)
         response_json: Any = None
         events: tuple[Any, ...] = ()
         status = None

@@ -67,7 +67,8 @@ def sniff_mcp(data: Any) -> bool:
     return any(_is_rpc(request) for request in cassette_requests(data))
 
 
-_DIRECTIONS = {"c2s": "c2s", "s2c": "s2c", "client": "c2s", "server": "s2c"}
+_ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}
+"""The way a reply goes to a request sent each way (``""``: a log that does not say)."""
 
 
 def is_message_envelope(record: Any) -> bool:
@@ -76,8 +77,7 @@ def is_message_envelope(record: Any) -> bool:
         isinstance(record, dict)
         and "msg" in record
         and "jsonrpc" not in record
-        and type(record.get("dir")) is str
-        and record["dir"] in _DIRECTIONS
+        and record.get("dir") in ("c2s", "s2c")
     )
 
 
@@ -251,8 +251,7 @@ def load_mcp_messages(
     in its envelope (see the module's docstring)."""
     pairer = CallPairer(file)
     tally = RecordTally()
-    open_ids: dict[tuple[str, Any], str] = {}
-    log = _MessageLog(pairer, tally, open_ids)
+    log = _MessageLog(pairer, tally)
     for number, (where, record) in enumerate(messages):
         if _is_summary(record):
             tally.add("log:summary")
@@ -260,7 +259,7 @@ def load_mcp_messages(
         if not is_message_envelope(record):
             log.message(record, "", where, f"mcp-{number}")
             continue
-        direction = _DIRECTIONS[record["dir"]]
+        direction = record["dir"]
         message = record["msg"]
         if record.get("malformed") is True:
             tally.add("log:malformed-frame")  # the recorder's own note of bytes it could not parse
@@ -282,21 +281,16 @@ def load_mcp_messages(
     return [run], pairer.problems
 
 
-_ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}
-
-
 class _MessageLog:
     """Pairs each logged ``tools/call`` request with the response of its id that came back the
     other way (or of its id alone when the log does not say which way messages went)."""
 
     __slots__ = ("open_ids", "pairer", "tally")
 
-    def __init__(
-        self, pairer: CallPairer, tally: RecordTally, open_ids: dict[tuple[str, Any], str]
-    ) -> None:
+    def __init__(self, pairer: CallPairer, tally: RecordTally) -> None:
         self.pairer = pairer
         self.tally = tally
-        self.open_ids = open_ids
+        self.open_ids: dict[tuple[str, Any], str] = {}  # (reply's way, rpc id) -> call id
 
     def message(self, message: Any, direction: str, where: str, call_id: str) -> None:
         if not _is_rpc(message):

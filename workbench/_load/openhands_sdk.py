@@ -47,9 +47,7 @@ def load_openhands_sdk(events: list[Any], file: str) -> tuple[list[PromotedRun],
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
-    names: dict[str, str] = {}  # open call id -> tool
     answer: Any = None
-    model: str | None = None
     for index, event in enumerate(events):
         where = f"[{index}]"
         if not isinstance(event, dict):
@@ -65,7 +63,6 @@ def load_openhands_sdk(events: list[Any], file: str) -> tuple[list[PromotedRun],
             if call is None:
                 continue
             call_id, name, args = call
-            names[call_id] = name
             thought = text_of(event.get("thought"))
             talk.assistant(
                 thought or None,
@@ -75,7 +72,7 @@ def load_openhands_sdk(events: list[Any], file: str) -> tuple[list[PromotedRun],
             if name in TERMINAL:
                 answer = _final(args)
         elif kind in _SDK_RESULTS:
-            _sdk_result(event, kind, names, pairer, talk, where)
+            _sdk_result(event, kind, pairer, talk, where)
         elif kind == "MessageEvent":
             message = event.get("llm_message")
             if isinstance(message, dict):
@@ -90,7 +87,7 @@ def load_openhands_sdk(events: list[Any], file: str) -> tuple[list[PromotedRun],
             text = text_of(prompt) if isinstance(prompt, dict | list | str) else ""
             if text:
                 talk.system(text)
-    run = session_run(pairer, tally, talk, file, answer=answer, outcome="completed", model=model)
+    run = session_run(pairer, tally, talk, file, answer=answer, outcome="completed", model=None)
     return [run], pairer.problems
 
 
@@ -162,7 +159,6 @@ def _sdk_call(
 def _sdk_result(
     event: Mapping[str, Any],
     kind: str,
-    names: dict[str, str],
     pairer: CallPairer,
     talk: ConversationBuilder,
     where: str,
@@ -219,7 +215,7 @@ def _sdk_result(
         error_message=(text or "tool call failed") if failed else None,
         extra=extras,
     )
-    talk.tool(call_id, text, failed, names.pop(call_id, None))
+    talk.tool(call_id, text, failed)  # the conversation knows the call's tool
 
 
 def _str(value: Any) -> str | None:
