@@ -17,6 +17,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -434,6 +435,41 @@ EDGE_CASES: dict[str, bytes] = {
         + b"\n"
         + pair(6, '{"n": 3' + "0" * 17 + "}")
     ),
+    # usual tool events with one thing unusual: the typed decode refuses them, the full path
+    # handles them (R4 keeps the unknown members)
+    "a duplicate type member: the last one wins": (
+        call_line(0, "c0", "{}")[:-1] + b', "type": "vendor.thing"}\n' + pair(1, "{}")
+    ),
+    "unknown envelope and payload members": (
+        call_line(0, "c0", "{}")[:-1]
+        + b', "x-vendor": 1}\n'
+        + result_line(1, "c0", '"ok", "x-extra": [1]')
+    ),
+    "sequences that are true, 2.0 and past 64 bits": (
+        call_line(0, "c0", "{}").replace(b'"sequence": 0', b'"sequence": true')
+        + b"\n"
+        + result_line(1, "c0").replace(b'"sequence": 1', b'"sequence": 2.0')
+        + b"\n"
+        + pair(3, "{}").replace(b'"sequence": 3', b'"sequence": 1' + b"0" * 20)
+    ),
+    "an empty call id, a numeric agent id, a true duration": (
+        call_line(0, "", "{}")
+        + b"\n"
+        + call_line(1, "c1", "{}")[:-2]
+        + b', "agentId": 7}}\n'
+        + result_line(2, "c1", '"ok", "durationMs": true')
+    ),
+    "v1 names for inputs and outcome": (
+        call_line(0, "c0", "{}").replace(b'"inputs"', b'"input"')
+        + b"\n"
+        + result_line(1, "c0").replace(b'"outcome"', b'"result"')
+    ),
+    "a null outcome, a failed status, an error": (
+        result_line(1, "c0", "null").join([call_line(0, "c0", "{}") + b"\n", b"\n"])
+        + call_line(2, "c2", "[]")
+        + b"\n"
+        + result_line(3, "c2", '{"isError": true}, "status": "error", "error": {"code": "E"}')
+    ),
     "out of order, with json-only and CR lines, reread": (
         pair(4, '{"n": 1' + "0" * 25 + "}")
         + b"\n"
@@ -497,11 +533,19 @@ def test_a_non_utf8_byte_is_a_cannot_read_error_both_ways(tmp_path: Path) -> Non
             wb.load_runs(path)
 
 
-def test_load_runs_decodes_jsonl_with_orjson_and_only_refused_lines_with_json(
+def test_load_runs_decodes_usual_tool_events_typed_and_only_refused_lines_with_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The fast path is really taken: orjson decodes every line it can; ``json`` sees only the
-    line orjson refuses (NaN) and the line with a long number."""
+    """The fast paths are really taken: msgspec decodes every line into the usual tool events
+    where it can; orjson sees only the lines that are not one (NaN here, and a result whose call
+    was refused, decoded whole to report it); ``json`` sees only the line both refuse."""
+    typed_seen: list[bytes] = []
+    typed_decode = openwop._TYPED_DECODE
+
+    def counting_typed(line: bytes) -> Any:
+        typed_seen.append(line)
+        return typed_decode(line)
+
     seen: list[bytes] = []
     orjson_loads = openwop._FAST_LOADS
 
@@ -516,18 +560,51 @@ def test_load_runs_decodes_jsonl_with_orjson_and_only_refused_lines_with_json(
         slow.append(raw)
         return decode_line(raw)
 
+    monkeypatch.setattr(openwop, "_TYPED_DECODE", counting_typed)
     monkeypatch.setattr(openwop, "_FAST_LOADS", counting)
     monkeypatch.setattr(openwop, "_decode_line", counting_slow)
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(pair(0, "{}") + b"\n" + pair(2, '{"a": NaN}') + b"\n" + pair(4, "1" * 18))
     loaded = wb.load_runs(path, strict=False)
     # the NaN line is refused by json too (R35); its result then has no open call
-    assert [(p.line, p.field) for p in loaded.problems][:1] == [(3, "payload.inputs.a")]
-    assert [b.args for b in loaded.run.boundaries][1:] == [111111111111111111]
-    assert len(seen) == 6  # every line: an 18-digit number fits orjson
-    assert [raw.strip()[-15:] for raw in slow] == [
-        call_line(2, "c2", '{"a": NaN}').decode()[-15:],
+    assert [(p.line, p.field) for p in loaded.problems] == [
+        (3, "payload.inputs.a"),
+        (4, "payload.callId"),
     ]
+    assert [b.args for b in loaded.run.boundaries] == [{}, 111111111111111111]
+    assert len(typed_seen) == 6  # every line: an 18-digit number is no long number
+    nan_call = call_line(2, "c2", '{"a": NaN}')
+    assert seen == [nan_call, result_line(3, "c2")]
+    assert [raw.strip() for raw in slow] == [nan_call.decode()]
+
+
+def test_large_logs_find_long_numbers_with_numpy_and_load_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``_NUMPY_SCAN_FROM`` bytes the long-number scan is numpy's: with the threshold at 0
+    every edge case (long numbers, CRs, lines across chunks) still loads as in text mode."""
+    monkeypatch.setattr(openwop, "_NUMPY_SCAN_FROM", 0)
+    made: list[object] = []
+    numpy_scan = openwop._NumpyLongNumbers
+
+    def counting() -> object:
+        made.append(True)
+        return numpy_scan()
+
+    monkeypatch.setattr(openwop, "_NumpyLongNumbers", counting)
+    for name, content in EDGE_CASES.items():
+        path = tmp_path / "edge.jsonl"
+        path.write_bytes(content)
+        fast, slow = both_ways(path)
+        assert fast == slow, name
+    assert made, "the numpy scan was used"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300) | st.text("0123456789\n\r :,-a", max_size=300).map(str.encode))
+def test_the_numpy_scan_finds_the_same_long_number_lines_as_bytes(block: bytes) -> None:
+    """The two long-number scans agree on every block: same line indexes, none missed."""
+    assert openwop._NumpyLongNumbers()(block) == openwop._long_number_lines_by_translate(block)
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
@@ -591,6 +668,26 @@ def test_orjson_accepts_no_line_json_refuses_and_decodes_alike(tokens: list[str]
     assert repr(json.loads(line.decode("utf-8"))) == repr(fast)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(JSON_TOKENS), max_size=14))
+def test_the_typed_decode_accepts_no_event_json_refuses_and_decodes_alike(
+    tokens: list[str],
+) -> None:
+    """The same for msgspec's typed decode of a usual call: where it accepts a line (with no
+    19-digit run), ``json.loads`` accepts it too and the inputs are the same value."""
+    line = call_line(0, "c0", "".join(tokens))
+    if openwop._LONG_NUMBER in line.translate(openwop._DIGITS_AS_ZERO):
+        return
+    try:
+        event = openwop._TYPED_DECODE(line)
+    except msgspec.DecodeError:
+        return
+    doc = json.loads(line.decode("utf-8"))
+    assert isinstance(event, openwop._CalledEvent)
+    assert repr(doc["payload"]["inputs"]) == repr(event.payload.inputs)
+    assert (doc["runId"], doc["sequence"]) == (event.runId, event.sequence)
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -643,10 +740,11 @@ def test_random_logs_load_the_same_through_orjson_and_json(
     assert fast == slow
 
 
-# The byte loop reads a usual event (exactly the seven envelope members, a call's four or a
-# result's six or seven payload members) by ``itemgetter`` and handles it inline. These events
-# have that full shape, then lose a member, gain one, or carry a value of an odd type, so that
-# every branch of the inlined code is compared with the builder methods the text path uses.
+# The byte loop decodes a usual event (the envelope's members, a call's or a result's payload
+# members, no other, of the usual types) straight into msgspec structs and handles it inline.
+# These events have that full shape, then lose a member, gain one, or carry a value of an odd
+# type, so that every branch of the inlined code is compared with the builder methods the text
+# path uses.
 _ODD: st.SearchStrategy[Any] = st.sampled_from(
     [None, "", 0, 7, True, 1.5, [], {}, "s", {"isError": True}]
 )
