@@ -29,6 +29,7 @@ from .records import LoadError, LoadProblem
 __all__ = [
     "Exchange",
     "cassette_exchanges",
+    "cassette_request_json",
     "cassette_requests",
     "load_yaml",
     "looks_like_yaml_cassette",
@@ -56,6 +57,44 @@ class Exchange:
     @property
     def where(self) -> str:
         return f"interaction {self.index}"
+
+
+# A cassette holds thousands of exchanges; filling the slots directly skips the frozen
+# dataclass __init__'s object.__setattr__ per field (the same object, about twice as fast).
+(
+    _set_index,
+    _set_uri,
+    _set_method,
+    _set_request,
+    _set_response,
+    _set_events,
+    _set_status,
+    _set_extra,
+) = (
+    getattr(Exchange, name).__set__
+    for name in ("index", "uri", "method", "request", "response", "events", "status", "extra")
+)
+
+
+def _exchange(
+    index: int,
+    uri: str,
+    method: str,
+    request: Any,
+    response: Any,
+    events: tuple[Any, ...],
+    status: int | None,
+) -> Exchange:
+    exchange = object.__new__(Exchange)
+    _set_index(exchange, index)
+    _set_uri(exchange, uri)
+    _set_method(exchange, method)
+    _set_request(exchange, request)
+    _set_response(exchange, response)
+    _set_events(exchange, events)
+    _set_status(exchange, status)
+    _set_extra(exchange, {})
+    return exchange
 
 
 class _NoAliases(yaml.SafeLoader):  # type: ignore[misc]
@@ -199,7 +238,8 @@ def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
     return None
 
 
-def _request_json(request: Mapping[str, Any]) -> Any:
+def cassette_request_json(request: Mapping[str, Any]) -> Any:
+    """The JSON body of one recorded request (its ``parsed_body``, or its ``body`` decoded)."""
     return request["parsed_body"] if "parsed_body" in request else _body(request.get("body"))[0]
 
 
@@ -208,7 +248,7 @@ def cassette_requests(data: Any) -> Iterator[Any]:
     ``data`` is not one): what a sniffer needs, without reading every response."""
     for request, _ in _pairs(data) or ():
         if isinstance(request, Mapping):
-            yield _request_json(request)
+            yield cassette_request_json(request)
 
 
 def cassette_exchanges(data: Any) -> list[Exchange] | None:
@@ -220,7 +260,7 @@ def cassette_exchanges(data: Any) -> list[Exchange] | None:
     for index, (request, response) in enumerate(pairs):
         if not isinstance(request, Mapping):
             continue
-        request_json = _request_json(request)
+        request_json = cassette_request_json(request)
         response_json: Any = None
         events: tuple[Any, ...] = ()
         status = None
@@ -233,14 +273,14 @@ def cassette_exchanges(data: Any) -> list[Exchange] | None:
         uri = request.get("uri")
         method = request.get("method")
         out.append(
-            Exchange(
-                index=index,
-                uri=uri if isinstance(uri, str) else "",
-                method=method if isinstance(method, str) else "",
-                request=request_json,
-                response=response_json,
-                events=events,
-                status=status,
+            _exchange(
+                index,
+                uri if isinstance(uri, str) else "",
+                method if isinstance(method, str) else "",
+                request_json,
+                response_json,
+                events,
+                status,
             )
         )
     return out

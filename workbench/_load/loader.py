@@ -308,7 +308,8 @@ def _load_document(
     if found is None and chosen in ("auto", "openai-responses"):
         exchanges = cassette_exchanges(value)
         if exchanges:  # an HTTP cassette written by vcrpy's JSON serializer
-            return _load_cassette(value, file, chosen, rule, exchanges)
+            # detect_format found no format, so sniff_mcp (one of its sniffers) did not hold
+            return _load_cassette(value, file, chosen, rule, exchanges, mcp=False)
     fmt = _as_format(chosen) if chosen != "auto" else found
     if fmt is None:
         problem = LoadProblem(
@@ -381,14 +382,22 @@ def _shape(value: Any) -> str:
 
 
 def _load_cassette(
-    data: Any, file: str, chosen: str, rule: ErrorRule, exchanges: list[Exchange] | None = None
+    data: Any,
+    file: str,
+    chosen: str,
+    rule: ErrorRule,
+    exchanges: list[Exchange] | None = None,
+    *,
+    mcp: bool | None = None,
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    """An HTTP cassette's MCP or Responses traffic (``mcp``: whether :func:`sniff_mcp` holds,
+    when the caller already knows)."""
     if exchanges is None:
         exchanges = cassette_exchanges(data)
     if exchanges is None:
         problem = LoadProblem(file, "(root)", "", f"cannot tell the format: {_shape(data)}")
         return [], [problem], _as_format(chosen) if chosen != "auto" else "openwop"
-    found: RunFormat = "mcp" if sniff_mcp(data) else "openai-responses"
+    found: RunFormat = "mcp" if (sniff_mcp(data) if mcp is None else mcp) else "openai-responses"
     fmt = _as_format(chosen) if chosen != "auto" else found
     if fmt == "mcp":
         runs, problems = load_mcp(data, file, exchanges)

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text
-from .cassettes import Exchange, cassette_exchanges, cassette_requests
+from .cassettes import Exchange, cassette_exchanges, cassette_request_json, cassette_requests
 from .common import RecordTally, read_flag
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -60,10 +60,20 @@ def sniff_mcp(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     interactions = data.get("interactions")
-    if isinstance(interactions, list) and any(
-        isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
-    ):
-        return True
+    if isinstance(interactions, list):  # one loop: a large cassette of other traffic is common
+        for interaction in interactions:
+            if type(interaction) is not dict:
+                continue
+            request = interaction.get("request")
+            if _is_rpc(request):
+                return True  # mcp-recorder's cassette: the message itself
+            if type(request) is dict and (
+                _is_rpc(request["parsed_body"])
+                if "parsed_body" in request
+                else _is_rpc(cassette_request_json(request))
+            ):
+                return True
+        return False
     return any(_is_rpc(request) for request in cassette_requests(data))
 
 

@@ -423,38 +423,49 @@ def responses_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
     ]
 
 
-def _chains(exchanges: list[Exchange]) -> list[list[Exchange]]:
-    """Exchanges grouped into conversations by ``previous_response_id`` and repeated calls."""
-    chains: list[list[Exchange]] = []
+def _chains(
+    exchanges: list[Exchange],
+) -> list[list[tuple[Exchange, Mapping[str, Any] | None]]]:
+    """Exchanges grouped into conversations by ``previous_response_id`` and repeated calls,
+    each with its response object (read once, here)."""
+    chains: list[list[tuple[Exchange, Mapping[str, Any] | None]]] = []
     by_response: dict[str, int] = {}
     by_call: dict[str, int] = {}
     for exchange in exchanges:
         request = exchange.request
         previous = request.get("previous_response_id")
-        chain: int | None = by_response.get(previous) if isinstance(previous, str) else None
+        chain: int | None = by_response.get(previous) if type(previous) is str else None
         if chain is None:
-            for item in request.get("input") if isinstance(request.get("input"), list) else []:
-                call_id = item.get("call_id") if isinstance(item, Mapping) else None
-                if isinstance(call_id, str) and call_id in by_call:
+            inputs = request.get("input")
+            for item in inputs if type(inputs) is list else []:
+                call_id = item.get("call_id") if _is_mapping(item) else None
+                if type(call_id) is str and call_id in by_call:
                     chain = by_call[call_id]
                     break
         if chain is None:
             chains.append([])
             chain = len(chains) - 1
-        chains[chain].append(exchange)
         response = _response_of(exchange)
+        chains[chain].append((exchange, response))
         if response is not None:
-            if isinstance(response.get("id"), str):
+            if type(response.get("id")) is str:
                 by_response[response["id"]] = chain
             output = response.get("output")
-            for item in output if isinstance(output, list) else []:
-                call_id = item.get("call_id") if isinstance(item, Mapping) else None
-                if isinstance(call_id, str):
+            for item in output if type(output) is list else []:
+                if not _is_mapping(item):
+                    continue
+                call_id = item.get("call_id")
+                if type(call_id) is str:
                     by_call[call_id] = chain
                     item_id = item.get("id")
                     if type(item_id) is str:  # a client may resend it under its item id
                         by_call.setdefault(item_id, chain)
     return chains
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, at once for a dict (what decoded JSON holds)."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def load_responses_exchanges(
@@ -473,44 +484,47 @@ def load_responses_exchanges(
         model: str | None = None
         tools: dict[str, dict[str, Any]] = {}
         aliases: dict[str, str] = {}  # a call item's id -> its call_id (see _resent_call)
-        for exchange in chain:
+        for exchange, response in chain:
             request = exchange.request
-            model = model or (request["model"] if isinstance(request.get("model"), str) else None)
-            if isinstance(request.get("instructions"), str) and not talk.messages:
+            model = model or (request["model"] if type(request.get("model")) is str else None)
+            if type(request.get("instructions")) is str and not talk.messages:
                 talk.system(request["instructions"])
-            for tool in recorded_tools(request.get("tools")) or ():
-                tools.setdefault(tool["name"], tool)
+            if "tools" in request:
+                for tool in recorded_tools(request["tools"]) or ():
+                    tools.setdefault(tool["name"], tool)
             inputs = request.get("input")
             if isinstance(inputs, str):
                 inputs = [{"role": "user", "content": inputs}]
-            response = _response_of(exchange)
             outputs = response.get("output") if response is not None else None
+            place = exchange.where
             if response is None:
-                pairer.problem(exchange.where, "response", "no Responses API response recorded")
-            streams = (("request.input", inputs), ("response.output", outputs))
-            for part, items in streams:
-                for i_index, item in enumerate(items if isinstance(items, list) else []):
-                    where = f"{exchange.where}, {part}[{i_index}]"
-                    if not isinstance(item, Mapping):
+                pairer.problem(place, "response", "no Responses API response recorded")
+            streams = (
+                ("request.input", inputs, None),
+                ("response.output", outputs, f"response-{exchange.index}"),
+            )
+            for part, items, turn in streams:
+                for i_index, item in enumerate(items if type(items) is list else []):
+                    where = f"{place}, {part}[{i_index}]"
+                    if not _is_mapping(item):
                         pairer.problem(where, "", "an item must be an object")
                         continue
-                    if part == "request.input":
+                    if turn is None:
                         item = _resent_call(item, aliases)
                     else:
                         _note_alias(item, aliases)
                     key = _item_key(item)
-                    if key is not None and key in seen:
-                        continue  # a full-history resend repeats items already read
                     if key is not None:
+                        if key in seen:
+                            continue  # a full-history resend repeats items already read
                         seen.add(key)
-                    turn = f"response-{exchange.index}" if part == "response.output" else None
                     said = _item(item, pairer, where, error_rule, i_index, other, talk, turn)
                     if said is not None:
                         answer = said or None
         boundaries = pairer.finish()
         problems.extend(pairer.problems)
         key = f"conversation-{number}" if len(chains) > 1 else "conversation"
-        metadata: dict[str, Any] = {"exchanges": [e.index for e in chain]}
+        metadata: dict[str, Any] = {"exchanges": [e.index for e, _ in chain]}
         if other:
             metadata["otherItems"] = other
         runs.append(
