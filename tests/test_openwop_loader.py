@@ -470,6 +470,13 @@ EDGE_CASES: dict[str, bytes] = {
         + b"\n"
         + result_line(3, "c2", '{"isError": true}, "status": "error", "error": {"code": "E"}')
     ),
+    "the schema's optional envelope members, in any order, beside an unknown one": (
+        call_line(0, "c0", "{}")[:-1]
+        + b', "causationId": "e0", "x-vendor": 1, "nodeId": "n1"}\n'
+        + result_line(1, "c0")[:-1]
+        + b', "engineVersion": "1.2", "nodeId": null}\n'
+        + pair(2, "{}").replace(b'"sequence": 2', b'"sequence": 2, "nodeId": "n2"')
+    ),
     "out of order, with json-only and CR lines, reread": (
         pair(4, '{"n": 1' + "0" * 25 + "}")
         + b"\n"
@@ -576,6 +583,35 @@ def test_load_runs_decodes_usual_tool_events_typed_and_only_refused_lines_with_j
     nan_call = call_line(2, "c2", '{"a": NaN}')
     assert seen == [nan_call, result_line(3, "c2")]
     assert [raw.strip() for raw in slow] == [nan_call.decode()]
+
+
+def test_the_schemas_optional_envelope_members_take_the_typed_path_and_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R4: ``nodeId``, ``engineVersion`` and ``causationId`` (the official envelope's optional
+    members, which hosts emit on tool events) are kept as extras, and such events are still
+    decoded typed: orjson sees none of them."""
+    seen: list[bytes] = []
+    orjson_loads = openwop._FAST_LOADS
+
+    def counting(line: bytes) -> Any:
+        seen.append(line)
+        return orjson_loads(line)
+
+    monkeypatch.setattr(openwop, "_FAST_LOADS", counting)
+    path = tmp_path / "host.jsonl"
+    path.write_bytes(
+        pair(0, "{}")
+        .replace(b'"sequence": 0', b'"sequence": 0, "nodeId": "fetch"')
+        .replace(b'"sequence": 1', b'"sequence": 1, "nodeId": "fetch", "causationId": "e0"')
+    )
+    boundary = wb.load_runs(path).run.boundaries[0]
+    assert seen == []
+    assert boundary.extra == {
+        "envelope.nodeId": "fetch",
+        "returned.envelope.nodeId": "fetch",
+        "returned.envelope.causationId": "e0",
+    }
 
 
 def test_large_logs_find_long_numbers_with_numpy_and_load_the_same(
@@ -758,7 +794,8 @@ def _perturb(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
     if change == "drop":
         del target[name]
     elif change == "add":
-        target[draw(st.sampled_from(["x-vendor", "input", "result", "output"]))] = "extra"
+        names = ["x-vendor", "input", "result", "output", "nodeId", "engineVersion", "causationId"]
+        target[draw(st.sampled_from(names))] = draw(st.sampled_from(["extra", None, 3, [1]]))
     elif change == "odd":
         # An unhashable "type" is left out: the format sniffers crash on it before the OpenWOP
         # loader runs (a separate defect, reported; not what this test pins).

@@ -104,6 +104,9 @@ _RETURNED_KNOWN = frozenset(
 _ENVELOPE_KNOWN = frozenset(
     {"eventId", "runId", "type", "payload", "timestamp", "sequence", "schemaVersion"}
 )
+# The envelope's optional members in the official schema (run-event.schema.json), which the
+# loader does not read: kept as extras, in this order, before any unknown member (R4).
+_ENVELOPE_OPTIONAL = ("nodeId", "engineVersion", "causationId")
 
 
 # The usual tool events, decoded by msgspec straight into these (its C code reads and checks the
@@ -135,6 +138,10 @@ class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     eventId: Any = None
     timestamp: Any = None
     schemaVersion: Any = None
+    # the schema's optional members, which the loader keeps as extras (``envelope.NAME``)
+    nodeId: Any | msgspec.UnsetType = msgspec.UNSET
+    engineVersion: Any | msgspec.UnsetType = msgspec.UNSET
+    causationId: Any | msgspec.UnsetType = msgspec.UNSET
 
 
 class _CalledEvent(_ToolEvent, tag_field="type", tag=TOOL_CALLED, kw_only=True):
@@ -710,6 +717,7 @@ class _Assembler:
         fast = _FAST_LOADS
         fast_error = _FAST_ERROR
         typed = _TYPED_DECODE
+        unset = msgspec.UNSET
         typed_error = msgspec.DecodeError
         called_payload = _CalledPayload
         deep_line = _DEEP_LINE
@@ -797,7 +805,21 @@ class _Assembler:
                             shared[agent] = agent
                     else:
                         agent = None
-                    open_calls[call_id] = (builder.calls, tool, payload.inputs, lineno, agent, {})
+                    extra = (
+                        {}
+                        if event.nodeId is unset
+                        and event.engineVersion is unset
+                        and event.causationId is unset
+                        else _envelope_extras(event)
+                    )
+                    open_calls[call_id] = (
+                        builder.calls,
+                        tool,
+                        payload.inputs,
+                        lineno,
+                        agent,
+                        extra,
+                    )
                     builder.calls += 1
                     continue
                 call_id = payload.callId
@@ -806,6 +828,13 @@ class _Assembler:
                     builder.result(fast(line), lineno)  # reports what is wrong
                     continue
                 number, tool, args, called_at, agent, extra = opened
+                if not (
+                    event.nodeId is unset
+                    and event.engineVersion is unset
+                    and event.causationId is unset
+                ):
+                    returned = _envelope_extras(event)
+                    extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
                 response = payload.outcome
                 status = payload.status
                 error = payload.error
@@ -1152,7 +1181,22 @@ def _extras(
     for key in payload:
         if key not in known:
             extra[key] = payload[key]
-    for key in doc:
-        if key not in _ENVELOPE_KNOWN:
+    for key in _ENVELOPE_OPTIONAL:  # the schema's own, in its order (as the typed path has them)
+        if key in doc:
             extra[f"envelope.{key}"] = doc[key]
+    for key in doc:
+        if key not in _ENVELOPE_KNOWN and key not in _ENVELOPE_OPTIONAL:
+            extra[f"envelope.{key}"] = doc[key]
+    return extra
+
+
+def _envelope_extras(event: _ToolEvent) -> dict[str, Any]:
+    """:func:`_extras` of a typed tool event: its optional envelope members (it has no other)."""
+    extra: dict[str, Any] = {}
+    if event.nodeId is not msgspec.UNSET:
+        extra["envelope.nodeId"] = event.nodeId
+    if event.engineVersion is not msgspec.UNSET:
+        extra["envelope.engineVersion"] = event.engineVersion
+    if event.causationId is not msgspec.UNSET:
+        extra["envelope.causationId"] = event.causationId
     return extra
