@@ -540,36 +540,29 @@ def test_a_non_utf8_byte_is_a_cannot_read_error_both_ways(tmp_path: Path) -> Non
             wb.load_runs(path)
 
 
+def record_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Any]:
+    """The argument of every call the loader makes to ``openwop.<name>`` (a one-argument
+    decoder), which still decodes as before."""
+    calls: list[Any] = []
+    decode = getattr(openwop, name)
+
+    def recording(raw: Any) -> Any:
+        calls.append(raw)
+        return decode(raw)
+
+    monkeypatch.setattr(openwop, name, recording)
+    return calls
+
+
 def test_load_runs_decodes_usual_tool_events_typed_and_only_refused_lines_with_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The fast paths are really taken: msgspec decodes every line into the usual tool events
     where it can; orjson sees only the lines that are not one (NaN here, and a result whose call
     was refused, decoded whole to report it); ``json`` sees only the line both refuse."""
-    typed_seen: list[bytes] = []
-    typed_decode = openwop._TYPED_DECODE
-
-    def counting_typed(line: bytes) -> Any:
-        typed_seen.append(line)
-        return typed_decode(line)
-
-    seen: list[bytes] = []
-    orjson_loads = openwop._FAST_LOADS
-
-    def counting(line: bytes) -> Any:
-        seen.append(line)
-        return orjson_loads(line)
-
-    slow: list[str] = []
-    decode_line = openwop._decode_line
-
-    def counting_slow(raw: str) -> Any:
-        slow.append(raw)
-        return decode_line(raw)
-
-    monkeypatch.setattr(openwop, "_TYPED_DECODE", counting_typed)
-    monkeypatch.setattr(openwop, "_FAST_LOADS", counting)
-    monkeypatch.setattr(openwop, "_decode_line", counting_slow)
+    typed_seen = record_calls(monkeypatch, "_TYPED_DECODE")
+    seen = record_calls(monkeypatch, "_FAST_LOADS")
+    slow = record_calls(monkeypatch, "_decode_line")
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(pair(0, "{}") + b"\n" + pair(2, '{"a": NaN}') + b"\n" + pair(4, "1" * 18))
     loaded = wb.load_runs(path, strict=False)
@@ -591,14 +584,7 @@ def test_the_schemas_optional_envelope_members_take_the_typed_path_and_are_kept(
     """R4: ``nodeId``, ``engineVersion`` and ``causationId`` (the official envelope's optional
     members, which hosts emit on tool events) are kept as extras, and such events are still
     decoded typed: orjson sees none of them."""
-    seen: list[bytes] = []
-    orjson_loads = openwop._FAST_LOADS
-
-    def counting(line: bytes) -> Any:
-        seen.append(line)
-        return orjson_loads(line)
-
-    monkeypatch.setattr(openwop, "_FAST_LOADS", counting)
+    seen = record_calls(monkeypatch, "_FAST_LOADS")
     path = tmp_path / "host.jsonl"
     path.write_bytes(
         pair(0, "{}")
