@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,8 @@ def server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
 
 
 class Recorder:
@@ -93,13 +96,11 @@ class Recorder:
         return [body for path, body in self.requests if path.endswith("/chat/completions")]
 
 
-def server_agent(base_url: str, recorder: Recorder, cache: Path) -> wb.LLMAgent:
+def server_agent(base_url: str, recorder: Recorder, cache: Path, closing: ExitStack) -> wb.LLMAgent:
+    """An agent on the local server whose HTTP client ``closing`` closes (its socket too)."""
+    http = closing.enter_context(httpx2.Client(event_hooks={"request": [recorder]}, timeout=600))
     sdk = openai.OpenAI(
-        base_url=base_url,
-        api_key="unused",
-        max_retries=0,
-        timeout=600,
-        http_client=httpx2.Client(event_hooks={"request": [recorder]}, timeout=600),
+        base_url=base_url, api_key="unused", max_retries=0, timeout=600, http_client=http
     )
     client = wb.OpenAIChatClient(sdk, "smollm2", tool_mode="json", reset_prompt_cache=True)
     return wb.LLMAgent(client, cache=cache, params=PARAMS, max_model_turns=2)
@@ -110,36 +111,38 @@ def test_a_promoted_run_replays_through_the_local_server(server: str, tmp_path: 
     and the next turn is the live model's; the rerun from the cache is byte-identical."""
     promotion = promoted(OPENAI_REFUND)
     cache = tmp_path / "refund.model-cache.jsonl"
+    with ExitStack() as closing:  # the HTTP clients, closed at the end (no socket left open)
+        recorder = Recorder()
+        baseline = wb.replay(promotion.suite, server_agent(server, recorder, cache, closing))
+        assert recorder.requests == [] and baseline.passed
+        assert baseline.tasks[0].trials[0].model_turns == wb.ModelTurns(recording=6)
 
-    recorder = Recorder()
-    baseline = wb.replay(promotion.suite, server_agent(server, recorder, cache))
-    assert recorder.requests == [] and baseline.passed
-    assert baseline.tasks[0].trials[0].model_turns == wb.ModelTurns(recording=6)
+        suite = flipped(promotion, 0)
+        live = Recorder()
+        first = wb.replay(suite, server_agent(server, live, cache, closing))
+        trial = first.tasks[0].trials[0]
+        turns = trial.model_turns
+        assert turns is not None and turns.recording == 1 and turns.live >= 1 and turns.cache == 0
+        chats = live.chats()
+        assert len(chats) == turns.live
+        failure = chats[0]["messages"][-1]
+        assert failure["role"] == "tool"
+        assert failure["content"].startswith('Error: {"customer_id": "cust_20931"')
+        assert chats[0]["response_format"]["type"] == "json_object"
+        # the model's turns were read back: each a call of a known tool or an answer
+        names = {t["name"] for t in suite.tasks[0]["input"]["conversation"]["tools"]}
+        for _, turn in wb.ModelCache(cache).entries():
+            calls = turn.get("toolCalls") or []
+            assert all(c["name"] in names for c in calls) or (
+                not calls and turn["content"] is not None
+            )
+        assert len(wb.ModelCache(cache)) == turns.live
 
-    suite = flipped(promotion, 0)
-    live = Recorder()
-    first = wb.replay(suite, server_agent(server, live, cache))
-    trial = first.tasks[0].trials[0]
-    turns = trial.model_turns
-    assert turns is not None and turns.recording == 1 and turns.live >= 1 and turns.cache == 0
-    chats = live.chats()
-    assert len(chats) == turns.live
-    failure = chats[0]["messages"][-1]
-    assert failure["role"] == "tool"
-    assert failure["content"].startswith('Error: {"customer_id": "cust_20931"')
-    assert chats[0]["response_format"]["type"] == "json_object"
-    # the model's turns were read back: each a call of a known tool or an answer
-    names = {t["name"] for t in suite.tasks[0]["input"]["conversation"]["tools"]}
-    for _, turn in wb.ModelCache(cache).entries():
-        calls = turn.get("toolCalls") or []
-        assert all(c["name"] in names for c in calls) or (not calls and turn["content"] is not None)
-    assert len(wb.ModelCache(cache)) == turns.live
-
-    again = Recorder()
-    second = wb.replay(suite, server_agent(server, again, cache))
-    assert again.requests == []
-    assert events_to_jsonl(second.events) == events_to_jsonl(first.events)
-    assert second.tasks[0].trials[0].model_turns == wb.ModelTurns(recording=1, cache=turns.live)
+        again = Recorder()
+        second = wb.replay(suite, server_agent(server, again, cache, closing))
+        assert again.requests == []
+        assert events_to_jsonl(second.events) == events_to_jsonl(first.events)
+        assert second.tasks[0].trials[0].model_turns == wb.ModelTurns(recording=1, cache=turns.live)
 
 
 def test_the_model_in_process_gives_the_same_turn_for_the_same_request() -> None:
