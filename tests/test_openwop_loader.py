@@ -465,7 +465,10 @@ EDGE_CASES: dict[str, bytes] = {
         + result_line(1, "c0").replace(b'"outcome"', b'"result"')
     ),
     "a null outcome, a failed status, an error": (
-        result_line(1, "c0", "null").join([call_line(0, "c0", "{}") + b"\n", b"\n"])
+        call_line(0, "c0", "{}")
+        + b"\n"
+        + result_line(1, "c0", "null")
+        + b"\n"
         + call_line(2, "c2", "[]")
         + b"\n"
         + result_line(3, "c2", '{"isError": true}, "status": "error", "error": {"code": "E"}')

@@ -559,8 +559,8 @@ def _stream_openwop(file: str, name: str) -> tuple[list[PromotedRun], list[LoadP
     Only regular files are streamed (the loader may read a log twice, see ``openwop``); the
     file must not change between reads. Its first records decide (:func:`_detect_lines`): a
     file that starts like another JSONL format is read whole by the caller. The bytes are read a
-    megabyte at a time and decoded by orjson (``openwop._byte_line_docs``), or as text when
-    ``openwop._FAST_DECODE`` is off.
+    megabyte at a time and decoded as ``openwop.load_openwop_bytes`` says (msgspec, orjson,
+    ``json``), or as text when ``openwop._FAST_DECODE`` is off.
     """
     with open(file, "rb") as handle:
         identity = _identity(os.fstat(handle.fileno()))

@@ -67,11 +67,7 @@ def sniff_mcp(data: Any) -> bool:
             request = interaction.get("request")
             if _is_rpc(request):
                 return True  # mcp-recorder's cassette: the message itself
-            if type(request) is dict and (
-                _is_rpc(request["parsed_body"])
-                if "parsed_body" in request
-                else _is_rpc(cassette_request_json(request))
-            ):
+            if type(request) is dict and _is_rpc(cassette_request_json(request)):
                 return True
         return False
     return any(_is_rpc(request) for request in cassette_requests(data))

@@ -404,32 +404,40 @@ def _byte_line_docs(
     Gives the same events, line numbers and problems as reading the file in text mode (UTF-8,
     universal newlines) and decoding each line with ``json.loads``: a line orjson cannot vouch
     for is decoded as text (:func:`_slow_line_docs`). Invalid UTF-8 raises UnicodeDecodeError,
-    as reading it in text mode does. :meth:`_Assembler.feed_bytes` inlines this loop.
+    as reading it in text mode does. :meth:`_Assembler.feed_bytes` is this loop with the usual
+    tool events decoded typed and handled inline.
     """
-    fast = _FAST_LOADS
-    fast_error = _FAST_ERROR
     lineno = 0
     for lines, ended, special in _line_blocks(chunks, file):
         first = lineno + 1  # the block's first line, whose index is 0
         for line in lines:
             lineno += 1
-            if not special or lineno - first not in special:
-                try:
-                    doc = fast(line)
-                except fast_error:
-                    pass
-                else:
-                    if type(doc) is not dict:
-                        problems.append(_not_an_object(file, lineno))
-                    elif _too_deep(line) and (bad := value_problem(doc, full=False)):
-                        problems.append(_hostile(file, lineno, *bad))
-                    else:
-                        yield lineno, doc
-                    continue
-            found, last = _slow_line_docs(line, ended, lineno, file, problems)
+            if special and lineno - first in special:
+                found, last = _slow_line_docs(line, ended, lineno, file, problems)
+            else:
+                found, last = _whole_line_docs(line, ended, lineno, file, problems)
             first += last - lineno  # a lone CR made more than one text line
             lineno = last
             yield from found
+
+
+def _whole_line_docs(
+    line: bytes, ended: bool, lineno: int, file: str, problems: list[LoadProblem]
+) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The events of one raw line decoded whole: by orjson, else as text
+    (:func:`_slow_line_docs`), with the number of the line's last text line. A line that is not
+    an object, or nests too deep, is a problem instead of an event."""
+    try:
+        doc = _FAST_LOADS(line)
+    except _FAST_ERROR:
+        return _slow_line_docs(line, ended, lineno, file, problems)
+    if type(doc) is not dict:
+        problems.append(_not_an_object(file, lineno))
+        return [], lineno
+    if _too_deep(line) and (bad := value_problem(doc, full=False)):
+        problems.append(_hostile(file, lineno, *bad))
+        return [], lineno
+    return [(lineno, doc)], lineno
 
 
 def _slow_line_docs(
@@ -715,7 +723,6 @@ class _Assembler:
         """
         file = self.file
         fast = _FAST_LOADS
-        fast_error = _FAST_ERROR
         typed = _TYPED_DECODE
         unset = msgspec.UNSET
         typed_error = msgspec.DecodeError
@@ -754,23 +761,10 @@ class _Assembler:
                     except typed_error:
                         event = None
                 if event is None:  # not a usual tool event: decoded whole, handled in full
-                    try:
-                        doc = fast(line)
-                    except fast_error:
-                        found, last = _slow_line_docs(line, ended, lineno, file, problems)
-                        first += last - lineno
-                        lineno = last
-                        self.feed(found)
-                        continue
-                    if type(doc) is not dict:
-                        problems.append(_not_an_object(file, lineno))
-                        continue
-                    if len(line) > deep_line and _too_deep(line):
-                        bad = value_problem(doc, full=False)
-                        if bad is not None:
-                            problems.append(_hostile(file, lineno, *bad))
-                            continue
-                    self.route(doc, lineno)
+                    found, last = _whole_line_docs(line, ended, lineno, file, problems)
+                    first += last - lineno
+                    lineno = last
+                    self.feed(found)
                     continue
                 run_id = event.runId
                 if run_id != key or builder is None:
@@ -785,6 +779,11 @@ class _Assembler:
                     continue
                 builder.last = seq
                 payload = event.payload
+                optional = not (  # the envelope's optional members: rare, kept as extras
+                    event.nodeId is unset
+                    and event.engineVersion is unset
+                    and event.causationId is unset
+                )
                 if isinstance(payload, called_payload):
                     call_id = payload.callId
                     tool = payload.toolName
@@ -805,13 +804,7 @@ class _Assembler:
                             shared[agent] = agent
                     else:
                         agent = None
-                    extra = (
-                        {}
-                        if event.nodeId is unset
-                        and event.engineVersion is unset
-                        and event.causationId is unset
-                        else _envelope_extras(event)
-                    )
+                    extra = _envelope_extras(event) if optional else {}
                     open_calls[call_id] = (
                         builder.calls,
                         tool,
@@ -828,11 +821,7 @@ class _Assembler:
                     builder.result(fast(line), lineno)  # reports what is wrong
                     continue
                 number, tool, args, called_at, agent, extra = opened
-                if not (
-                    event.nodeId is unset
-                    and event.engineVersion is unset
-                    and event.causationId is unset
-                ):
+                if optional:
                     returned = _envelope_extras(event)
                     extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
                 response = payload.outcome
@@ -1192,11 +1181,8 @@ def _extras(
 
 def _envelope_extras(event: _ToolEvent) -> dict[str, Any]:
     """:func:`_extras` of a typed tool event: its optional envelope members (it has no other)."""
-    extra: dict[str, Any] = {}
-    if event.nodeId is not msgspec.UNSET:
-        extra["envelope.nodeId"] = event.nodeId
-    if event.engineVersion is not msgspec.UNSET:
-        extra["envelope.engineVersion"] = event.engineVersion
-    if event.causationId is not msgspec.UNSET:
-        extra["envelope.causationId"] = event.causationId
-    return extra
+    return {
+        f"envelope.{name}": value
+        for name in _ENVELOPE_OPTIONAL
+        if (value := getattr(event, name)) is not msgspec.UNSET
+    }

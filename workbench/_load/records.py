@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._common.toolresult import result_preview
@@ -97,23 +97,13 @@ class ToolBoundary:
         }
 
 
-BOUNDARY_SETTERS = tuple(
-    getattr(ToolBoundary, name).__set__
-    for name in (
-        "index",
-        "call_id",
-        "tool",
-        "args",
-        "response",
-        "is_error",
-        "error_code",
-        "error_message",
-        "duration_ms",
-        "agent_id",
-        "location",
-        "extra",
-    )
-)
+def slot_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """A frozen slotted dataclass's slot stores, in field order: filling ``object.__new__(cls)``
+    by these skips ``__init__``'s ``object.__setattr__`` per field (the same object, faster)."""
+    return tuple(getattr(cls, f.name).__set__ for f in fields(cls))
+
+
+BOUNDARY_SETTERS = slot_setters(ToolBoundary)
 
 
 class _NewBoundary:
