@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,35 @@ def test_hostile_values_in_documents_and_other_formats_are_refused_too(
     path = tmp_path / name
     path.write_text('{"sessionId": "s", "projectHash": "h",\n "messages": [], "n": NaN}\n')
     with pytest.raises(wb.LoadError, match=r"line 2.*out of range"):
+        wb.load_runs(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(block=st.text("0123456789 ,\n", max_size=120).map(str.encode))
+def test_the_numpy_digit_scan_finds_what_the_bytes_scan_finds(block: bytes) -> None:
+    """``has_long_digits`` gives the same answer by numpy (large data) and by ``bytes``, and the
+    same as the plain regular expression, wherever the 4 MiB chunks (patched to 16 bytes) cut."""
+    expected = re.search(rb"[0-9]{19}", block) is not None
+    saved = reading._SCAN_CHUNK, reading.NUMPY_SCAN_FROM
+    try:
+        reading._SCAN_CHUNK = 16
+        for numpy_from in (0, 1 << 40):
+            reading.NUMPY_SCAN_FROM = numpy_from
+            assert reading.has_long_digits(block) is expected, numpy_from
+    finally:
+        reading._SCAN_CHUNK, reading.NUMPY_SCAN_FROM = saved
+
+
+def test_a_huge_integer_in_a_large_document_is_refused_as_in_a_small_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R35: the numpy scan of a large document (its threshold patched to 0 here) still sends a
+    19-digit run to the strict decoder, which refuses an integer past 64 bits by its field."""
+    monkeypatch.setattr(reading, "NUMPY_SCAN_FROM", 0)
+    monkeypatch.setattr(reading, "_SCAN_CHUNK", 64)
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps({"pad": "x" * 200, "n": 10**30}), encoding="utf-8")
+    with pytest.raises(wb.LoadError, match=r"line 1 \(field n\): an integer out of range"):
         wb.load_runs(path)
 
 
@@ -138,6 +168,24 @@ def test_a_line_over_the_limit_is_refused_without_reading_it_whole(
         path.write_bytes(head + b"x" * (5 * 1024 * 1024) + b'"}')
         with pytest.raises(wb.LoadError, match=r"line \d+ is longer than 3 MiB"):
             wb.load_runs(path)
+
+
+@pytest.mark.parametrize(
+    ("tail", "case"),
+    [(b"\n" + b"[]\n" * 3, "ends one byte past the limit"), (b"", "never ends")],
+)
+def test_the_refused_long_line_is_named_by_its_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: bytes, case: str
+) -> None:
+    """The line number of a refused line is counted only when refusing (a load does not count
+    lines); it names the long line, after five short ones, whether the line ends just past
+    the limit (its break in a later chunk) or never does."""
+    limit = 3 * 1024 * 1024
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", limit)
+    path = tmp_path / "doc.json"
+    path.write_bytes(b"[\n" * 5 + b'"' + b"x" * (limit - 1) + b'"' + tail)
+    with pytest.raises(wb.LoadError, match=r"line 6 is longer than 3 MiB"):
+        reading.read_file_bytes(str(path))
 
 
 @pytest.mark.slow

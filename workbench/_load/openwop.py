@@ -32,7 +32,14 @@ import msgspec
 import orjson
 
 from .._common.toolresult import error_text
-from .reading import MAX_DEPTH, MAX_LINE_BYTES, gc_paused, value_problem
+from .reading import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    NUMPY_SCAN_FROM,
+    DigitRuns,
+    gc_paused,
+    value_problem,
+)
 from .records import (
     BOUNDARY_SETTERS,
     UNBUILT_BOUNDARY,
@@ -338,46 +345,26 @@ def _long_number_lines_by_translate(block: bytes) -> frozenset[int]:
     return _long_number_lines(block.translate(_DIGITS_AS_ZERO), _LONG_NUMBER)
 
 
-class _NumpyLongNumbers:
-    """:func:`_long_number_lines_by_translate`, by numpy: the same lines, about 4x faster.
-
-    A byte is a digit when ``byte - 48`` (wrapping) is below 10; five in-place ``and``s of the
-    digit mask with itself shifted by 1, 2, 4, 8 and 3 leave ``True`` where 19 digits start
-    (runs of 2, 4, 8, 16, then 16 + 3). The line of each start is its count of line breaks
-    before it. The scratch buffer is reused, so a block costs no allocation.
+class _NumpyLongNumbers(DigitRuns):
+    """:func:`_long_number_lines_by_translate`, by numpy (``reading.DigitRuns``): the same
+    lines, about 4x faster. The line of each run's start is its count of line breaks before it.
     """
 
-    __slots__ = ("np", "scratch")
-
-    def __init__(self) -> None:
-        import numpy
-
-        self.np = numpy
-        self.scratch = numpy.empty(0, dtype=numpy.uint8)
+    __slots__ = ()
 
     def __call__(self, block: bytes) -> frozenset[int]:
+        run = self.starts(block)
+        if run is None or not run.any():
+            return frozenset()
         np = self.np
-        size = len(block)
-        if size < 19:
-            return frozenset()
-        if len(self.scratch) < size:
-            self.scratch = np.empty(size, dtype=np.uint8)
-        data = np.frombuffer(block, dtype=np.uint8)
-        run = np.subtract(data, 48, out=self.scratch[:size])
-        run = np.less(run, 10, out=run.view(np.bool_))
-        for shift in (1, 2, 4, 8, 3):
-            np.logical_and(run[:-shift], run[shift:], out=run[:-shift])
-            run = run[:-shift]
-        if not run.any():
-            return frozenset()
         starts = np.flatnonzero(run)
-        breaks = np.flatnonzero(data == 10)
+        breaks = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
         return frozenset(np.searchsorted(breaks, starts).tolist())
 
 
 # numpy is imported (~0.1 s) only once a log has given this many bytes, where its faster scan
 # has paid for the import (docs/performance.md); smaller logs are scanned by ``bytes`` alone.
-_NUMPY_SCAN_FROM = 16 << 20
+_NUMPY_SCAN_FROM = NUMPY_SCAN_FROM
 
 
 def _long_number_lines(digits: bytes, long_number: bytes) -> frozenset[int]:
