@@ -593,11 +593,8 @@ def _openwop_head(head: bytes, name: str) -> bool:
     """Whether a file's first megabyte starts like a JSONL OpenWOP log."""
     if head.startswith(b"\xef\xbb\xbf"):
         return False  # refused with its place by the strict reader
-    complete = head.split(b"\n")
-    if len(head) == _CHUNK_BYTES:
-        complete = complete[:-1]  # the last piece may be cut
     values: list[Any] = []
-    for raw in complete:
+    for raw in _head_lines(head, cut=len(head) == _CHUNK_BYTES):
         if not raw.strip():
             continue
         value, problem = decode_json(raw.rstrip(b"\r"), "")
@@ -616,6 +613,20 @@ def _openwop_head(head: bytes, name: str) -> bool:
     if found is not None:
         return found == "openwop"
     return name.endswith((".jsonl", ".ndjson")) or len(values) > 1
+
+
+def _head_lines(head: bytes, *, cut: bool) -> Iterator[bytes]:
+    """The lines of a file's head one at a time, as it is read (the first line often decides,
+    and a megabyte split at once costs as much as the rest of a small load); ``cut``: the
+    last piece may be cut short, and is not given."""
+    start = 0
+    end = head.find(b"\n")
+    while end >= 0:
+        yield head[start:end]
+        start = end + 1
+        end = head.find(b"\n", start)
+    if not cut:
+        yield head[start:]
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int, int] | None:
