@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
 
 from .reading import value_problem
-from .records import LoadError, LoadProblem, slot_setters
+from .records import LoadError, LoadProblem
 
 __all__ = [
     "Exchange",
@@ -59,38 +59,36 @@ class Exchange:
         return f"interaction {self.index}"
 
 
-# A cassette holds thousands of exchanges: each is built slot by slot (records.slot_setters).
-(
-    _set_index,
-    _set_uri,
-    _set_method,
-    _set_request,
-    _set_response,
-    _set_events,
-    _set_status,
-    _set_extra,
-) = slot_setters(Exchange)
+class _NewExchange:
+    """Builds an :class:`Exchange` by plain slot stores, then becomes one (as
+    ``records.new_boundary`` builds boundaries): a cassette holds thousands of exchanges, and the
+    frozen dataclass's ``__init__`` stores each field through ``object.__setattr__``. It has the
+    exchange's slots in the same order and nothing else, so CPython lets it change class."""
+
+    __slots__ = Exchange.__slots__  # the dataclass made them
+
+    def __init__(
+        self,
+        index: int,
+        uri: str,
+        method: str,
+        request: Any,
+        response: Any,
+        events: tuple[Any, ...],
+        status: int | None,
+    ) -> None:
+        self.index = index
+        self.uri = uri
+        self.method = method
+        self.request = request
+        self.response = response
+        self.events = events
+        self.status = status
+        self.extra: Mapping[str, Any] = {}
+        self.__class__ = Exchange  # type: ignore[assignment]
 
 
-def _exchange(
-    index: int,
-    uri: str,
-    method: str,
-    request: Any,
-    response: Any,
-    events: tuple[Any, ...],
-    status: int | None,
-) -> Exchange:
-    exchange = object.__new__(Exchange)
-    _set_index(exchange, index)
-    _set_uri(exchange, uri)
-    _set_method(exchange, method)
-    _set_request(exchange, request)
-    _set_response(exchange, response)
-    _set_events(exchange, events)
-    _set_status(exchange, status)
-    _set_extra(exchange, {})
-    return exchange
+_exchange: Callable[[int, str, str, Any, Any, tuple[Any, ...], int | None], Exchange] = _NewExchange  # type: ignore[assignment]  # its instances are Exchange once built
 
 
 class _NoAliases(yaml.SafeLoader):  # type: ignore[misc]
@@ -215,8 +213,10 @@ def _body(body: Any) -> tuple[Any, tuple[Any, ...]]:
 
 def _status(response: Mapping[str, Any]) -> int | None:
     status = response.get("status")
-    code = status.get("code") if isinstance(status, Mapping) else status
-    return code if isinstance(code, int) and not isinstance(code, bool) else None
+    code = status.get("code") if type(status) is dict or isinstance(status, Mapping) else status
+    if type(code) is int or (isinstance(code, int) and not isinstance(code, bool)):
+        return code
+    return None
 
 
 def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
@@ -226,7 +226,9 @@ def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
         return None
     if isinstance(data.get("interactions"), list):
         return (
-            (i.get("request"), i.get("response")) if isinstance(i, Mapping) else (None, None)
+            (i.get("request"), i.get("response"))
+            if type(i) is dict or isinstance(i, Mapping)
+            else (None, None)
             for i in data["interactions"]
         )
     if isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
@@ -254,13 +256,13 @@ def cassette_exchanges(data: Any) -> list[Exchange] | None:
         return None
     out: list[Exchange] = []
     for index, (request, response) in enumerate(pairs):
-        if not isinstance(request, Mapping):
+        if type(request) is not dict and not isinstance(request, Mapping):
             continue
         request_json = cassette_request_json(request)
         response_json: Any = None
         events: tuple[Any, ...] = ()
         status = None
-        if isinstance(response, Mapping):
+        if type(response) is dict or isinstance(response, Mapping):
             if "parsed_body" in response:
                 response_json = response["parsed_body"]
             else:
