@@ -75,11 +75,24 @@ class ConversationBuilder:
         """One more tool call on the last assistant turn (a new turn when the last message is
         not an assistant turn, or is of another ``turn``): formats that record each call as
         its own item use this."""
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last["role"] == "assistant" and turn == self._turn:
+        messages = self.messages
+        last = messages[-1] if messages else None
+        if (
+            last is not None
+            and turn == self._turn
+            and (turn is not None or last["role"] == "assistant")
+        ):
             self._join(last, call)
-        else:
-            self.assistant(None, [call], turn=turn)
+            return
+        # a new assistant turn of one call (what ``assistant(None, [call], turn=turn)`` does)
+        copy = dict(call)
+        call_id, name = copy["id"], copy["name"]
+        if type(name) is not str:
+            name = str(name)
+        self._names[call_id if type(call_id) is str else str(call_id)] = name
+        self._calls.append((name, copy.get("args")))
+        messages.append({"role": "assistant", "content": None, "toolCalls": [copy]})
+        self._turn = turn
 
     def _join(self, message: dict[str, Any], call: Mapping[str, Any]) -> None:
         message.setdefault("toolCalls", []).append(dict(call))
