@@ -48,6 +48,7 @@ class CallPairer:
     _open: dict[str, _OpenCall] = field(default_factory=dict)
     _done: list[tuple[int, ToolBoundary]] = field(default_factory=list)
     _calls: int = 0
+    _answered_out_of_order: bool = False
 
     def problem(self, where: str, field_name: str, message: str, line: int | None = None) -> None:
         """Record a problem at ``where``."""
@@ -122,11 +123,14 @@ class CallPairer:
         order, _, tool, args, location, _, _, _, agent_id, merged = opened
         if extra:
             merged = {**merged, **extra}
-        self._done.append(
+        done = self._done
+        if done and done[-1][0] > order:
+            self._answered_out_of_order = True
+        done.append(
             (
                 order,
                 new_boundary(
-                    -1,
+                    len(done),  # its index, unless an earlier call is answered later (finish)
                     call_id,
                     tool,
                     args,
@@ -173,6 +177,8 @@ class CallPairer:
                 opened.line,
             )
         self._open.clear()
+        if not self._answered_out_of_order:  # answered in call order: indexed as they came
+            return tuple([boundary for _, boundary in self._done])
         self._done.sort(key=lambda pair: pair[0])
         out: list[ToolBoundary] = []
         for index, (_, boundary) in enumerate(self._done):

@@ -413,54 +413,18 @@ def _response_of(exchange: Exchange) -> Mapping[str, Any] | None:
 
 def responses_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
     """The exchanges that are calls to the Responses API (request ``input`` + ``model``)."""
-    return [
-        e
-        for e in exchanges
-        if isinstance(e.request, Mapping)
-        and "input" in e.request
-        and "model" in e.request
-        and (e.uri.endswith("/responses") or _response_of(e) is not None)
-    ]
+    return [e for e in exchanges if _is_call(e) and (_answered(e) or _response_of(e) is not None)]
 
 
-def _chains(
-    exchanges: list[Exchange],
-) -> list[list[tuple[Exchange, Mapping[str, Any] | None]]]:
-    """Exchanges grouped into conversations by ``previous_response_id`` and repeated calls,
-    each with its response object (read once, here)."""
-    chains: list[list[tuple[Exchange, Mapping[str, Any] | None]]] = []
-    by_response: dict[str, int] = {}
-    by_call: dict[str, int] = {}
-    for exchange in exchanges:
-        request = exchange.request
-        previous = request.get("previous_response_id")
-        chain: int | None = by_response.get(previous) if type(previous) is str else None
-        if chain is None:
-            inputs = request.get("input")
-            for item in inputs if type(inputs) is list else []:
-                call_id = item.get("call_id") if _is_mapping(item) else None
-                if type(call_id) is str and call_id in by_call:
-                    chain = by_call[call_id]
-                    break
-        if chain is None:
-            chains.append([])
-            chain = len(chains) - 1
-        response = _response_of(exchange)
-        chains[chain].append((exchange, response))
-        if response is not None:
-            if type(response.get("id")) is str:
-                by_response[response["id"]] = chain
-            output = response.get("output")
-            for item in output if type(output) is list else []:
-                if not _is_mapping(item):
-                    continue
-                call_id = item.get("call_id")
-                if type(call_id) is str:
-                    by_call[call_id] = chain
-                    item_id = item.get("id")
-                    if type(item_id) is str:  # a client may resend it under its item id
-                        by_call.setdefault(item_id, chain)
-    return chains
+def _is_call(exchange: Exchange) -> bool:
+    request = exchange.request
+    return _is_mapping(request) and "input" in request and "model" in request
+
+
+def _answered(exchange: Exchange) -> bool:
+    """Whether the exchange went to a ``/responses`` endpoint (its response is then read even
+    when it holds no response object: that is a problem to report, not another API's call)."""
+    return exchange.uri.endswith("/responses")
 
 
 def _is_mapping(value: Any) -> bool:
@@ -468,80 +432,246 @@ def _is_mapping(value: Any) -> bool:
     return type(value) is dict or isinstance(value, Mapping)
 
 
+class _Chain:
+    """One conversation being read: the exchanges chained to it so far, and what they said."""
+
+    __slots__ = (
+        "aliases",
+        "answer",
+        "exchanges",
+        "model",
+        "other",
+        "pairer",
+        "seen",
+        "talk",
+        "tools",
+    )
+
+    def __init__(self, file: str) -> None:
+        self.pairer = CallPairer(file)
+        self.talk = ConversationBuilder()
+        self.other: list[Any] = []
+        self.seen: set[str] = set()
+        self.answer: Any = None
+        self.model: str | None = None
+        self.tools: dict[str, dict[str, Any]] = {}
+        self.aliases: dict[str, str] = {}  # a call item's id -> its call_id (see _resent_call)
+        self.exchanges: list[int] = []
+
+    def read(self, exchange: Exchange, response: Mapping[str, Any] | None, rule: ErrorRule) -> None:
+        """One exchange's items, in the order they passed: request input, response output."""
+        self.exchanges.append(exchange.index)
+        request = exchange.request
+        talk, pairer = self.talk, self.pairer
+        if self.model is None and type(request.get("model")) is str:
+            self.model = request["model"] or None
+        if type(request.get("instructions")) is str and not talk.messages:
+            talk.system(request["instructions"])
+        if "tools" in request:
+            for tool in recorded_tools(request["tools"]) or ():
+                self.tools.setdefault(tool["name"], tool)
+        inputs = request.get("input")
+        if isinstance(inputs, str):
+            inputs = [{"role": "user", "content": inputs}]
+        place = f"interaction {exchange.index}"
+        if response is None:
+            pairer.problem(place, "response", "no Responses API response recorded")
+        if type(inputs) is list:
+            self._items(inputs, f"{place}, request.input", None, rule)
+        outputs = response.get("output") if response is not None else None
+        if type(outputs) is list:
+            self._items(outputs, f"{place}, response.output", f"response-{exchange.index}", rule)
+
+    def _items(self, items: list[Any], part: str, turn: str | None, rule: ErrorRule) -> None:
+        pairer, talk, aliases, seen = self.pairer, self.talk, self.aliases, self.seen
+        for i_index, item in enumerate(items):
+            where = f"{part}[{i_index}]"
+            if _FAST_ITEMS and type(item) is dict:
+                kind = item.get("type")
+                if kind == "function_call" and turn is not None:
+                    read = _usual_call(item, where, turn, pairer, talk, aliases, seen)
+                    if read is not None:
+                        if read:
+                            self.answer = None  # what the agent says after its last call
+                        continue
+                elif (
+                    kind == "function_call_output"
+                    and turn is None
+                    and _usual_output(item, where, rule, pairer, talk, aliases, seen)
+                ):
+                    continue
+            if not _is_mapping(item):
+                pairer.problem(where, "", "an item must be an object")
+                continue
+            if turn is None:
+                item = _resent_call(item, aliases)
+            else:
+                _note_alias(item, aliases)
+            key = _item_key(item)
+            if key is not None:
+                if key in seen:
+                    continue  # a full-history resend repeats items already read
+                seen.add(key)
+            said = _item(item, pairer, where, rule, i_index, self.other, talk, turn)
+            if said is not None:
+                self.answer = said or None
+
+    def run(self, key: str, file: str, rule: ErrorRule) -> PromotedRun:
+        metadata: dict[str, Any] = {"exchanges": self.exchanges}
+        if self.other:
+            metadata["otherItems"] = self.other
+        tools = list(self.tools.values()) if self.tools else None
+        return PromotedRun(
+            run_id=key,
+            boundaries=self.pairer.finish(),
+            source=file,
+            format="openai-responses",
+            error_rule=rule,
+            outcome="completed",
+            answer=self.answer,
+            task_key=key,
+            metadata=metadata,
+            conversation=self.talk.build(tools, self.model),
+        )
+
+
 def load_responses_exchanges(
     exchanges: list[Exchange], file: str, error_rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """One run per conversation among a cassette's Responses API exchanges (R34)."""
-    chains = _chains(responses_exchanges(exchanges))
+    """One run per conversation among a cassette's Responses API exchanges (R34).
+
+    Exchanges are chained into conversations as they come: by ``previous_response_id``, else
+    by a call of an earlier response that the request's input repeats or answers; an exchange
+    that names neither starts a conversation. Each is read into its conversation at once (a
+    conversation's exchanges are read in cassette order either way).
+    """
+    chains: list[_Chain] = []
+    by_response: dict[str, _Chain] = {}
+    by_call: dict[str, _Chain] = {}
+    for exchange in exchanges:
+        if not _is_call(exchange):
+            continue
+        response = _response_of(exchange)
+        if response is None and not _answered(exchange):
+            continue
+        request = exchange.request
+        previous = request.get("previous_response_id")
+        chain = by_response.get(previous) if type(previous) is str else None
+        if chain is None:
+            inputs = request.get("input")
+            for item in inputs if type(inputs) is list else ():
+                call_id = item.get("call_id") if _is_mapping(item) else None
+                if type(call_id) is str and call_id in by_call:
+                    chain = by_call[call_id]
+                    break
+        if chain is None:
+            chain = _Chain(file)
+            chains.append(chain)
+        chain.read(exchange, response, error_rule)
+        if response is not None:
+            _note_calls(response, chain, by_response, by_call)
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
     for number, chain in enumerate(chains):
-        pairer = CallPairer(file)
-        talk = ConversationBuilder()
-        other: list[Any] = []
-        seen: set[str] = set()
-        answer: Any = None
-        model: str | None = None
-        tools: dict[str, dict[str, Any]] = {}
-        aliases: dict[str, str] = {}  # a call item's id -> its call_id (see _resent_call)
-        for exchange, response in chain:
-            request = exchange.request
-            model = model or (request["model"] if type(request.get("model")) is str else None)
-            if type(request.get("instructions")) is str and not talk.messages:
-                talk.system(request["instructions"])
-            if "tools" in request:
-                for tool in recorded_tools(request["tools"]) or ():
-                    tools.setdefault(tool["name"], tool)
-            inputs = request.get("input")
-            if isinstance(inputs, str):
-                inputs = [{"role": "user", "content": inputs}]
-            outputs = response.get("output") if response is not None else None
-            place = exchange.where
-            if response is None:
-                pairer.problem(place, "response", "no Responses API response recorded")
-            streams = (
-                ("request.input", inputs, None),
-                ("response.output", outputs, f"response-{exchange.index}"),
-            )
-            for part, items, turn in streams:
-                for i_index, item in enumerate(items if type(items) is list else []):
-                    where = f"{place}, {part}[{i_index}]"
-                    if not _is_mapping(item):
-                        pairer.problem(where, "", "an item must be an object")
-                        continue
-                    if turn is None:
-                        item = _resent_call(item, aliases)
-                    else:
-                        _note_alias(item, aliases)
-                    key = _item_key(item)
-                    if key is not None:
-                        if key in seen:
-                            continue  # a full-history resend repeats items already read
-                        seen.add(key)
-                    said = _item(item, pairer, where, error_rule, i_index, other, talk, turn)
-                    if said is not None:
-                        answer = said or None
-        boundaries = pairer.finish()
-        problems.extend(pairer.problems)
         key = f"conversation-{number}" if len(chains) > 1 else "conversation"
-        metadata: dict[str, Any] = {"exchanges": [e.index for e, _ in chain]}
-        if other:
-            metadata["otherItems"] = other
-        runs.append(
-            PromotedRun(
-                run_id=key,
-                boundaries=boundaries,
-                source=file,
-                format="openai-responses",
-                error_rule=error_rule,
-                outcome="completed",
-                answer=answer,
-                task_key=key,
-                metadata=metadata,
-                conversation=talk.build(list(tools.values()) if tools else None, model),
-            )
-        )
+        runs.append(chain.run(key, file, error_rule))
+        problems.extend(chain.pairer.problems)
     return runs, problems
+
+
+def _note_calls(
+    response: Mapping[str, Any],
+    chain: _Chain,
+    by_response: dict[str, _Chain],
+    by_call: dict[str, _Chain],
+) -> None:
+    """Remember a response's id and its calls' ids as this conversation's: a later request
+    continues it by naming the one, or by answering (or resending) one of the others."""
+    if type(response.get("id")) is str:
+        by_response[response["id"]] = chain
+    output = response.get("output")
+    for item in output if type(output) is list else ():
+        if not _is_mapping(item):
+            continue
+        call_id = item.get("call_id")
+        if type(call_id) is str:
+            by_call[call_id] = chain
+            item_id = item.get("id")
+            if type(item_id) is str:  # a client may resend it under its item id
+                by_call.setdefault(item_id, chain)
+
+
+# The usual items of a cassette (a response's ``function_call``, the next request's
+# ``function_call_output`` of a string) are read by ``_usual_call`` and ``_usual_output``: the same
+# steps as ``_note_alias``/``_resent_call``, ``_item_key`` and ``_call``/``_output``, with the type
+# checks done once. Any other item, or one these decline (returning False before changing
+# anything), takes the general way. ``_FAST_ITEMS = False`` sends every item that way (tests
+# compare the two).
+_FAST_ITEMS = True
+_CALL_MEMBERS = frozenset({"type", "call_id", "name", "arguments"})
+
+
+def _usual_call(
+    item: dict[str, Any],
+    where: str,
+    turn: str,
+    pairer: CallPairer,
+    talk: ConversationBuilder,
+    aliases: dict[str, str],
+    seen: set[str],
+) -> bool | None:
+    """A response's ``function_call`` with a string ``call_id`` and ``name``: True when read,
+    False when it repeats one read before, ``None`` (declined, nothing changed) for another."""
+    call_id = item.get("call_id")
+    name = item.get("name")
+    if type(call_id) is not str or not call_id or type(name) is not str or not name:
+        return None
+    item_id = item.get("id")
+    if type(item_id) is str and item_id != call_id:
+        aliases[item_id] = call_id
+    key = "function_call:" + call_id
+    if key in seen:
+        return False  # a full-history resend repeats items already read
+    seen.add(key)
+    extra = {k: v for k, v in item.items() if k not in _CALL_MEMBERS}
+    args = json_args(item.get("arguments"))
+    pairer.call(call_id, name, args, where=where, field_name="call_id", extra=extra or None)
+    talk.add_call({"id": call_id, "name": name, "args": args}, turn=turn)
+    return True
+
+
+def _usual_output(
+    item: dict[str, Any],
+    where: str,
+    rule: ErrorRule,
+    pairer: CallPairer,
+    talk: ConversationBuilder,
+    aliases: dict[str, str],
+    seen: set[str],
+) -> bool:
+    """A request's ``function_call_output`` with a string ``call_id`` and ``output``."""
+    call_id = item.get("call_id")
+    output = item.get("output")
+    if type(call_id) is not str or not call_id or type(output) is not str:
+        return False
+    call_id = aliases.get(call_id, call_id)
+    if not call_id:
+        return False
+    key = "function_call_output:" + call_id
+    if key in seen:
+        return True
+    seen.add(key)
+    is_error = rule.matches(output)
+    talk.tool(call_id, output, is_error)
+    pairer.result(
+        call_id,
+        output,
+        is_error,
+        where=where,
+        field_name="call_id",
+        error_message=output if is_error else None,
+    )
+    return True
 
 
 def _note_alias(item: Mapping[str, Any], aliases: dict[str, str]) -> None:
