@@ -61,13 +61,8 @@ class ConversationBuilder:
         if calls:
             copies = [dict(call) for call in calls]
             message["toolCalls"] = copies
-            names, made = self._names, self._calls
             for call in copies:
-                call_id, name = call["id"], call["name"]
-                if type(name) is not str:
-                    name = str(name)
-                names[call_id if type(call_id) is str else str(call_id)] = name
-                made.append((name, call.get("args")))
+                self._remember(call)
         self.messages.append(message)
         self._turn = turn
 
@@ -86,18 +81,23 @@ class ConversationBuilder:
             return
         # a new assistant turn of one call (what ``assistant(None, [call], turn=turn)`` does)
         copy = dict(call)
-        call_id, name = copy["id"], copy["name"]
-        if type(name) is not str:
-            name = str(name)
-        self._names[call_id if type(call_id) is str else str(call_id)] = name
-        self._calls.append((name, copy.get("args")))
+        self._remember(copy)
         messages.append({"role": "assistant", "content": None, "toolCalls": [copy]})
         self._turn = turn
 
     def _join(self, message: dict[str, Any], call: Mapping[str, Any]) -> None:
-        message.setdefault("toolCalls", []).append(dict(call))
-        self._names[str(call["id"])] = str(call["name"])
-        self._calls.append((str(call["name"]), call.get("args")))
+        copy = dict(call)
+        message.setdefault("toolCalls", []).append(copy)
+        self._remember(copy)
+
+    def _remember(self, call: Mapping[str, Any]) -> None:
+        """A call's tool by its id (for the tool message that answers it) and its args (for the
+        inferred tool definitions)."""
+        call_id, name = call["id"], call["name"]
+        if type(name) is not str:
+            name = str(name)
+        self._names[call_id if type(call_id) is str else str(call_id)] = name
+        self._calls.append((name, call.get("args")))
 
     def tool(self, call_id: str, text: str, is_error: bool, name: str | None = None) -> None:
         """A tool result: the text the model read and whether it was a failure (R3)."""

@@ -362,8 +362,7 @@ class _NumpyLongNumbers(DigitRuns):
         return frozenset(np.searchsorted(breaks, starts).tolist())
 
 
-# numpy is imported (~0.1 s) only once a log has given this many bytes, where its faster scan
-# has paid for the import (docs/performance.md); smaller logs are scanned by ``bytes`` alone.
+# numpy's scan starts once a log has given this many bytes (``reading.NUMPY_SCAN_FROM``)
 _NUMPY_SCAN_FROM = NUMPY_SCAN_FROM
 
 

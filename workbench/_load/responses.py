@@ -49,7 +49,6 @@ __all__ = [
     "is_responses_data",
     "load_openai_responses",
     "load_responses_exchanges",
-    "responses_exchanges",
     "responses_records",
 ]
 
@@ -411,11 +410,6 @@ def _response_of(exchange: Exchange) -> Mapping[str, Any] | None:
     return done
 
 
-def responses_exchanges(exchanges: list[Exchange]) -> list[Exchange]:
-    """The exchanges that are calls to the Responses API (request ``input`` + ``model``)."""
-    return [e for e in exchanges if _is_call(e) and (_answered(e) or _response_of(e) is not None)]
-
-
 def _is_call(exchange: Exchange) -> bool:
     request = exchange.request
     return _is_mapping(request) and "input" in request and "model" in request
@@ -497,7 +491,7 @@ class _Chain:
                 elif (
                     kind == "function_call_output"
                     and turn is None
-                    and _usual_output(item, where, rule, pairer, talk, aliases, seen)
+                    and _usual_output(item, where, rule, pairer, talk, aliases, seen) is not None
                 ):
                     continue
             if not _is_mapping(item):
@@ -648,18 +642,19 @@ def _usual_output(
     talk: ConversationBuilder,
     aliases: dict[str, str],
     seen: set[str],
-) -> bool:
-    """A request's ``function_call_output`` with a string ``call_id`` and ``output``."""
+) -> bool | None:
+    """A request's ``function_call_output`` with a string ``call_id`` and ``output``: True when
+    read, False when it repeats one read before, ``None`` (declined) for another."""
     call_id = item.get("call_id")
     output = item.get("output")
     if type(call_id) is not str or not call_id or type(output) is not str:
-        return False
+        return None
     call_id = aliases.get(call_id, call_id)
     if not call_id:
-        return False
+        return None
     key = "function_call_output:" + call_id
     if key in seen:
-        return True
+        return False
     seen.add(key)
     is_error = rule.matches(output)
     talk.tool(call_id, output, is_error)
