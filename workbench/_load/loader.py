@@ -78,6 +78,7 @@ from .reading import (
     decode_json_lines,
     first_bad_utf8,
     gc_paused,
+    may_be_json,
     read_file_bytes,
     read_pipe_bytes,
     refuse_special,
@@ -784,9 +785,10 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document:
     jsonl = name.endswith((".jsonl", ".ndjson"))
     values: list[Any] = []
     for raw in _head_lines(head, cut=cut):
-        if not raw.strip():
+        line = raw.rstrip(b"\r")
+        if not may_be_json(line):  # a blank line, or one a decode refuses (a document's line)
             continue
-        value, problem = decode_json(raw.rstrip(b"\r"), "")
+        value, problem = decode_json(line, "")
         if problem is not None:
             continue  # a broken record: the others tell the format (the loader reports it)
         values.append(value)
