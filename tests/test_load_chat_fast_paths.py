@@ -13,7 +13,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workbench._load.anthropic import load_anthropic
+from workbench._load.common import is_output_tool
+from workbench._load.messages import chat_records, where
+from workbench._load.openai_chat import load_openai_chat
 from workbench._load.reading import decode_json, may_be_json
+from workbench._load.records import DEFAULT_ERROR_RULE
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -52,3 +57,85 @@ def test_every_json_document_may_be_json(value: Any, indent: int | None) -> None
     """The other way round: a JSON document, however laid out, is never skipped."""
     assert may_be_json(json.dumps(value, indent=indent).encode())
     assert may_be_json(b" \r\n" + json.dumps(value).encode() + b"\t ")
+
+
+# --- transcripts: a message's place read from the cassette's places ------------------------
+
+_IDS = st.sampled_from(["c1", "c2", "", None, 7])
+_CALL = st.fixed_dictionaries(
+    {"id": _IDS, "type": st.sampled_from(["function", "custom"])},
+    optional={
+        "function": st.fixed_dictionaries(
+            {"name": st.sampled_from(["lookup", "final_result"])},
+            optional={"arguments": st.sampled_from(['{"a": 1}', "[", "{}"])},
+        ),
+        "custom": st.fixed_dictionaries({"name": st.just("grep"), "input": st.just("x")}),
+        "index": st.integers(0, 2),
+    },
+)
+_OPENAI_MESSAGE = st.one_of(
+    st.fixed_dictionaries(
+        {"role": st.just("assistant")},
+        optional={"content": st.sampled_from([None, "ok"]), "tool_calls": st.lists(_CALL)},
+    ),
+    st.fixed_dictionaries(
+        {"role": st.just("tool"), "tool_call_id": _IDS, "content": st.sampled_from(["ok", "Error"])}
+    ),
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "system"]), "content": st.just("hi")}),
+    st.sampled_from([None, "text", 3]),
+)
+_BLOCK = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.just("tool_use"), "id": _IDS, "name": st.sampled_from(["lookup", ""])},
+        optional={"input": st.just({"a": 1})},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_result"), "tool_use_id": _IDS},
+        optional={"is_error": st.booleans(), "content": st.just("found")},
+    ),
+    st.fixed_dictionaries({"type": st.just("text"), "text": st.just("hi")}),
+    st.just("not a block"),
+)
+_ANTHROPIC_MESSAGE = st.one_of(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant"])},
+        optional={"content": st.lists(_BLOCK, max_size=3) | st.just("text")},
+    ),
+    st.sampled_from([None, 3]),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["openai-chat", "anthropic"]),
+    st.data(),
+    st.lists(st.integers(0, 8), min_size=1, max_size=3),
+)
+def test_places_given_for_every_message_read_as_place_gives_them(
+    api: str, data: st.DataObject, named: list[int]
+) -> None:
+    """A cassette's transcripts name each message's place; the loaders read it from the list
+    rather than through ``messages.place``. Places given for the first messages only (the
+    rest through ``place``) and places for none give the same runs and problems, in order."""
+    message = _OPENAI_MESSAGE if api == "openai-chat" else _ANTHROPIC_MESSAGE
+    records = [
+        {"id": f"r{n}", "messages": data.draw(st.lists(message, max_size=8))}
+        for n in range(len(named))
+    ]
+    found = chat_records(records)
+    assert found is not None
+    full = [
+        [where(path, n, len(found), m) for m in range(len(messages))]
+        for n, (path, _, messages) in enumerate(found)
+    ]
+    some = [places[:count] for places, count in zip(full, named, strict=True)]
+    none: list[list[str]] = [[] for _ in records]
+
+    def load(places: list[list[str]]) -> Any:
+        if api == "anthropic":
+            return load_anthropic(records, "f", places=places, terminal=is_output_tool)
+        return load_openai_chat(
+            records, "f", DEFAULT_ERROR_RULE, places=places, terminal=is_output_tool
+        )
+
+    assert repr(load(full)) == repr(load(some)) == repr(load(none))

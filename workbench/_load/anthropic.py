@@ -60,9 +60,15 @@ def load_anthropic(
         if system is not None:
             talk.system(system)
         answer: Any = None
+        named = places[number] if places is not None and not lines and number < len(places) else ()
         for m_index, message in enumerate(messages):
-            where, pairer.current_line = place(path, number, len(records), m_index, lines, places)
-            if not isinstance(message, Mapping):
+            if m_index < len(named):  # what place() gives (and no line), without the call
+                where = named[m_index]
+            else:
+                where, pairer.current_line = place(
+                    path, number, len(records), m_index, lines, places
+                )
+            if type(message) is not dict and not isinstance(message, Mapping):
                 pairer.problem(where, "", "a message must be an object")
                 continue
             content = message.get("content")
@@ -74,7 +80,7 @@ def load_anthropic(
             if isinstance(content, str):
                 turn.text(content)
             for b_index, block in enumerate(blocks):
-                if not isinstance(block, Mapping):
+                if type(block) is not dict and not isinstance(block, Mapping):
                     continue
                 kind = block.get("type")
                 block_where = f"{where}, block {b_index}"

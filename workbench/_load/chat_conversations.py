@@ -41,7 +41,6 @@ class _Conversation:
         "retried",
         "said",
         "systems",
-        "talk",
     )
 
     def __init__(self) -> None:
@@ -63,8 +62,6 @@ class _Conversation:
         """The system prompts sent so far (a new one is put where it was first sent)."""
         self.exchanges: list[int] = []
         """The cassette index of each exchange read into it."""
-        self.talk = 0
-        """How many of the last request's messages are not system prompts."""
         self.said: list[dict[str, Any] | None] = []
         """Each exchange's reply as the model sent it, in :attr:`exchanges` order."""
         self.retried: list[int] = []
@@ -77,7 +74,7 @@ class _Conversation:
         other = _Conversation()
         other.raw, other._plain, other.request = self.raw, self._plain, self.request
         other.messages, other.places = list(self.messages), list(self.places)
-        other.systems, other.talk = list(self.systems), self.talk
+        other.systems = list(self.systems)
         other.exchanges, other.said = self.exchanges[:-1], self.said[:-1]
         return other
 
@@ -96,12 +93,18 @@ class _Conversation:
         prompt among them may be new). A request that adds none is a retry, whose reply
         replaces the last."""
         messages: list[Any] = exchange.request["messages"]
-        added = [(i, m) for i, m in enumerate(messages[start:], start) if not _is_system(m)]
-        talk = len(added) + (self.talk if same and self.exchanges else _talk(messages[:start]))
+        added: list[tuple[int, Any]] = []  # the new messages that are not system prompts
+        systems: list[tuple[int, Any]] = []  # the system prompts that may be new
+        for index in range(start if same else 0, len(messages)):  # one pass, roles read inline
+            message = messages[index]
+            role = message.get("role") if type(message) is dict else _role(message)
+            if role in _SYSTEM:
+                systems.append((index, message))
+            elif index >= start:
+                added.append((index, message))
         if added or not self.exchanges:
-            for index in range(start if same else 0, len(messages)):
-                message = messages[index]
-                if _is_system(message) and message not in self.systems:
+            for index, message in systems:
+                if message not in self.systems:
                     self.systems.append(message)
                     self.messages.append(message)
                     self.places.append(f"interaction {exchange.index}, request message {index}")
@@ -117,8 +120,6 @@ class _Conversation:
             for index, message in added:
                 self.messages.append(message)
                 self.places.append(f"interaction {exchange.index}, request message {index}")
-        if added or not self.exchanges:
-            self.talk = talk
         self.raw = messages
         self._plain = None
         self.request = exchange.request
@@ -170,9 +171,13 @@ def conversations(
         if kind != api or exchange.refused:
             continue
         messages: list[Any] = exchange.request["messages"]
-        hint = _hint(by_reply, messages)
+        hint, last, resent = _hint(by_reply, messages)
         at = _raw_start(hint, messages) if hint is not None else None
-        if hint is not None and at is not None and _sent_back(hint, messages, at):
+        if (
+            hint is not None
+            and at is not None
+            and _sent_back(hint, messages, at, resent if at == last else None)
+        ):
             # the usual request: the last one's messages, the reply sent back and more
             hint.take(exchange, at, model_reply(exchange, api), same=True)
             _note_reply(hint, by_reply)
@@ -207,17 +212,22 @@ def _note_reply(conversation: _Conversation, by_reply: dict[Any, _Conversation])
         by_reply[("text", _content_print(conversation.reply[1]))] = conversation
 
 
-def _hint(by_reply: Mapping[Any, _Conversation], messages: list[Any]) -> _Conversation | None:
+def _hint(
+    by_reply: Mapping[Any, _Conversation], messages: list[Any]
+) -> tuple[_Conversation | None, int, list[str]]:
     """The conversation whose last reply the request's last assistant message sends back (by
-    the calls it makes, else by its text), if any."""
+    the calls it makes, else by its text), if any; where that message is (``-1``: none) and
+    the ids of its calls."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if _role(message) == "assistant":
-            for call_id in reply_call_ids(message):
+        role = message.get("role") if type(message) is dict else _role(message)
+        if role == "assistant":
+            ids = reply_call_ids(message)
+            for call_id in ids:
                 if call_id in by_reply:
-                    return by_reply[call_id]
-            return by_reply.get(("text", _content_print(message)))
-    return None
+                    return by_reply[call_id], index, ids
+            return by_reply.get(("text", _content_print(message))), index, ids
+    return None, -1, []
 
 
 def _content_print(message: Any) -> bytes:
@@ -316,13 +326,18 @@ def _begins(messages: list[Any], sent: list[Any]) -> bool:
     return len(sent) <= len(messages) and messages[: len(sent)] == sent
 
 
-def _sent_back(conversation: _Conversation, messages: list[Any], at: int) -> bool:
+def _sent_back(
+    conversation: _Conversation, messages: list[Any], at: int, resent: list[str] | None = None
+) -> bool:
     """Whether ``messages[at]`` is the conversation's last reply sent back: it makes calls the
-    reply made (or, neither making any, has its content)."""
+    reply made (or, neither making any, has its content). ``resent``: the ids of the calls
+    ``messages[at]`` makes, when the caller has them."""
     if conversation.reply is None or at >= len(messages):
         return False
     said, sent = conversation.reply[1], messages[at]
-    made, resent = conversation.reply_ids, reply_call_ids(sent)
+    made = conversation.reply_ids
+    if resent is None:
+        resent = reply_call_ids(sent)
     if made or resent:
         return bool(set(made) & set(resent))
     return isinstance(sent, Mapping) and _plain(sent).get("content") == _plain(said).get("content")
@@ -338,11 +353,6 @@ def _after_talk(messages: list[Any], count: int) -> int:
         if not _is_system(message):
             seen += 1
     return len(messages)
-
-
-def _talk(messages: list[Any]) -> int:
-    """How many of ``messages`` are not system prompts."""
-    return sum(1 for m in messages if not _is_system(m))
 
 
 def _plain_messages(messages: list[Any]) -> list[Any]:

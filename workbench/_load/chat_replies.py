@@ -22,14 +22,18 @@ __all__ = ["answered_ids", "merged_reply", "model_reply", "reply_call_ids"]
 def model_reply(exchange: Exchange, api: str) -> dict[str, Any] | None:
     """The reply's assistant message, from the response body or its streamed events."""
     response = exchange.response
+    body = type(response) is dict or isinstance(response, Mapping)
     if api == "anthropic":
-        if isinstance(response, Mapping) and isinstance(response.get("content"), list):
+        if body and isinstance(response.get("content"), list):
             return {"role": "assistant", "content": list(response["content"])}
         return anthropic_stream(exchange.events)
-    if isinstance(response, Mapping) and isinstance(response.get("choices"), list):
+    if body and isinstance(response.get("choices"), list):
         for choice in response["choices"]:  # the first choice: what the client carried on
-            if isinstance(choice, Mapping) and isinstance(choice.get("message"), Mapping):
-                return dict(choice["message"])
+            if type(choice) is not dict and not isinstance(choice, Mapping):
+                continue
+            message = choice.get("message")
+            if type(message) is dict or isinstance(message, Mapping):
+                return dict(message)
         return None
     return openai_stream(exchange.events)
 
@@ -39,7 +43,7 @@ def merged_reply(sent: Any, said: Mapping[str, Any]) -> Any:
     left out: calls (answered later, or never: then a problem says so) and server tool blocks.
     Clients trim their history (one of five parallel calls kept; a server tool's blocks, or a
     handoff's call, dropped), and a call the model made is a call, whatever is resent."""
-    if not isinstance(sent, Mapping):
+    if type(sent) is not dict and not isinstance(sent, Mapping):
         return sent
     if isinstance(said.get("tool_calls"), list):  # Chat Completions
         calls = sent.get("tool_calls")
@@ -61,10 +65,11 @@ def merged_reply(sent: Any, said: Mapping[str, Any]) -> Any:
 
 def _call_key(call: Any) -> Any:
     """A Chat Completions call: its id, or (no id) its name and arguments."""
-    if not isinstance(call, Mapping):
+    if type(call) is not dict and not isinstance(call, Mapping):
         return repr(call)
-    if isinstance(call.get("id"), str) and call["id"]:
-        return call["id"]
+    call_id = call.get("id")
+    if isinstance(call_id, str) and call_id:
+        return call_id
     function = call.get("function")
     return (
         repr(function)

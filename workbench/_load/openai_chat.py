@@ -48,8 +48,14 @@ def load_openai_chat(
         answer: Any = None
         legacy_open: list[str] = []
         ids = CallIds("call")
+        named = places[number] if places is not None and not lines and number < len(places) else ()
         for m_index, message in enumerate(messages):
-            where, pairer.current_line = place(path, number, len(records), m_index, lines, places)
+            if m_index < len(named):  # what place() gives (and no line), without the call
+                where = named[m_index]
+            else:
+                where, pairer.current_line = place(
+                    path, number, len(records), m_index, lines, places
+                )
             if type(message) is not dict and not isinstance(message, Mapping):
                 pairer.problem(where, "", "a message must be an object")
                 continue
@@ -113,6 +119,10 @@ def load_openai_chat(
     return runs, problems
 
 
+_FUNCTION_READ = frozenset(("id", "function", "type"))
+_CUSTOM_READ = frozenset(("id", "custom"))
+"""The members of a call read into its boundary (the rest are kept on it as ``extra``)."""
+
 _NO_ID = (None, "")
 """A call id some servers leave out or empty (Gemini's and Ollama's OpenAI-compatible APIs): the
 call gets a made-up one, and a tool reply with none answers the earliest such call still open."""
@@ -132,16 +142,17 @@ def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> lis
         pairer.problem(where, "id", "missing or not a string")
         return []
     custom = call.get("custom") if call.get("type") == "custom" else None
-    function = custom if isinstance(custom, Mapping) else call.get("function")
-    field = "custom" if isinstance(custom, Mapping) else "function"
+    is_custom = custom is not None and (type(custom) is dict or isinstance(custom, Mapping))
+    function = custom if is_custom else call.get("function")
+    field = "custom" if is_custom else "function"
     if (
         not (type(function) is dict or isinstance(function, Mapping))
         or type(function.get("name")) is not str
     ):
         pairer.problem(where, f"{field}.name", "missing or not a string")
         return []
-    read = ("id", "function", "type") if field == "function" else ("id", "custom")
-    extra = {k: v for k, v in call.items() if k not in read}
+    read = _CUSTOM_READ if is_custom else _FUNCTION_READ
+    extra = {} if call.keys() <= read else {k: v for k, v in call.items() if k not in read}
     if raw_id in _NO_ID:
         extra["idMadeUp"] = True
     args = json_args(function.get("arguments")) if field == "function" else function.get("input")
