@@ -545,12 +545,14 @@ def test_a_non_utf8_byte_is_a_cannot_read_error_both_ways(tmp_path: Path) -> Non
 
 def record_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Any]:
     """The argument of every call the loader makes to ``openwop.<name>`` (a one-argument
-    decoder), which still decodes as before."""
+    decoder, given a line with its line break), without the line break; it still decodes as
+    before."""
     calls: list[Any] = []
     decode = getattr(openwop, name)
 
     def recording(raw: Any) -> Any:
-        calls.append(raw)
+        ending = b"\n" if isinstance(raw, bytes) else "\n"
+        calls.append(raw[:-1] if raw.endswith(ending) else raw)
         return decode(raw)
 
     monkeypatch.setattr(openwop, name, recording)
@@ -623,6 +625,40 @@ def test_large_logs_find_long_numbers_with_numpy_and_load_the_same(
         fast, slow = both_ways(path)
         assert fast == slow, name
     assert made, "the numpy scan was used"
+
+
+def test_small_logs_without_numpy_find_long_numbers_by_bytes_and_load_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below ``_NUMPY_SCAN_FROM`` bytes, where numpy is not imported, the scan is ``bytes``'s
+    (numpy is imported in this test process, so the check is made to say it is not)."""
+    monkeypatch.setattr(openwop, "_numpy_imported", lambda: False)
+    made: list[object] = []
+    monkeypatch.setattr(openwop, "_NumpyLongNumbers", lambda: made.append(True))
+    for name, content in EDGE_CASES.items():
+        path = tmp_path / "edge.jsonl"
+        path.write_bytes(content)
+        fast, slow = both_ways(path)
+        assert fast == slow, name
+    assert not made, "the bytes scan was used"
+
+
+def test_a_log_read_where_numpy_is_imported_scans_with_numpy_from_its_first_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(openwop, "_numpy_imported", lambda: True)
+    made: list[object] = []
+    numpy_scan = openwop._NumpyLongNumbers
+
+    def counting() -> object:
+        made.append(True)
+        return numpy_scan()
+
+    monkeypatch.setattr(openwop, "_NumpyLongNumbers", counting)
+    path = tmp_path / "small.jsonl"
+    path.write_bytes(pair(0, "1" * 25))
+    assert wb.load_runs(path, strict=False).problems[0].field == "payload.inputs"
+    assert made == [True]
 
 
 @settings(max_examples=300, deadline=None)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from operator import attrgetter
@@ -120,14 +121,14 @@ _ENVELOPE_OPTIONAL = ("nodeId", "engineVersion", "causationId")
 # fields the loader needs, where reading a dict would take Python code). A line that is anything
 # else (another event type, an unknown member, a field of another type, a missing member)
 # fails to decode into them and is decoded whole and handled in full, as before.
-class _CalledPayload(msgspec.Struct, forbid_unknown_fields=True):
+class _CalledPayload(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     callId: str
     toolName: str
     inputs: Any
     agentId: Any = None
 
 
-class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True):
+class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     callId: str
     outcome: Any
     status: Any = None
@@ -137,7 +138,7 @@ class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True):
     toolName: Any = None
 
 
-class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     """The envelope members of a usual tool event (``type`` is the tag of each subclass)."""
 
     runId: str
@@ -162,6 +163,10 @@ class _ReturnedEvent(_ToolEvent, tag_field="type", tag=TOOL_RETURNED, kw_only=Tr
 _TYPED_DECODE: Callable[[bytes], _CalledEvent | _ReturnedEvent] = msgspec.json.Decoder(
     _CalledEvent | _ReturnedEvent
 ).decode
+
+# A boundary with no extra members shares this one empty dict (``ToolBoundary.extra`` is a
+# read-only Mapping; one dict a call would be 64 bytes each, 32 MB on a 500,000-call log).
+_NO_EXTRA: dict[str, Any] = {}
 
 # Tool names and agent ids repeat on every call; one shared copy of each saves memory on large
 # logs. The table is capped so a log with a fresh name per call cannot grow it without end.
@@ -246,13 +251,14 @@ _DEEP_LINE = 2 * MAX_DEPTH  # shorter lines cannot nest past the limit
 
 def _line_blocks(
     chunks: Iterable[bytes], file: str = ""
-) -> Iterator[tuple[list[bytes], bool, frozenset[int]]]:
-    """A file's lines, split at ``b"\\n"`` only, a block at a time.
+) -> Iterator[tuple[list[bytes], frozenset[int]]]:
+    """A file's lines, split after each ``b"\\n"`` only, a block at a time.
 
-    Yields ``(lines, ended, special)``: the lines without their ``b"\\n"``, whether they had
-    one (only a last line may not), and the indexes of the lines orjson must not decode: those
-    holding a run of 19 digits or more, or a carriage return other than a last byte (a line
-    break in text mode). Both are found once per block, by a few ``bytes`` scans.
+    Yields ``(lines, special)``: the lines, each with its ``b"\\n"`` (only a file's last line
+    may have none), and the indexes of the lines orjson must not decode: those holding a run of
+    19 digits or more, or a carriage return other than the one before the line break (a line
+    break in text mode). Both are found once per block, by a few ``bytes`` scans. A block is
+    split by ``BytesIO.readlines`` (memchr in C; ``bytes.split`` tests byte by byte).
     """
     scan: Callable[[bytes], frozenset[int]] = _long_number_lines_by_translate
     read = 0  # bytes so far
@@ -260,7 +266,9 @@ def _line_blocks(
     pending_size = 0
     done = 0  # lines yielded so far
     for chunk in chunks:
-        if read >= _NUMPY_SCAN_FROM and scan is _long_number_lines_by_translate:
+        if scan is _long_number_lines_by_translate and (
+            read >= _NUMPY_SCAN_FROM or _numpy_imported()
+        ):
             scan = _NumpyLongNumbers()
         read += len(chunk)
         newline = chunk.find(b"\n")
@@ -274,10 +282,8 @@ def _line_blocks(
         if pending and pending_size + newline > MAX_LINE_BYTES:
             pending.clear()
             raise _line_too_long(file, done + 1)
-        # Split the chunk as it is (no copy of the chunk or of its ended part): the last piece
-        # is the start of a line that has not ended yet (empty when the chunk ends with one).
-        lines = chunk.split(b"\n")
-        tail = lines.pop()
+        lines = io.BytesIO(chunk).readlines()
+        tail = lines.pop() if lines[-1][-1:] != b"\n" else b""  # a line not ended yet
         special = _special_lines(chunk, lines, scan)
         if pending:  # the first line began in earlier chunks: join it, and scan it whole
             pending.append(lines[0])
@@ -290,11 +296,11 @@ def _line_blocks(
             pending.append(tail)
             pending_size = len(tail)
         done += len(lines)
-        yield lines, True, special
+        yield lines, special
     if pending:
         last = b"".join(pending)
         if last:
-            yield [last], False, _special_lines(last, [last], _long_number_lines_by_translate)
+            yield [last], _special_lines(last, [last], _long_number_lines_by_translate)
 
 
 def _line_too_long(file: str, line: int) -> LoadError:
@@ -335,7 +341,7 @@ def _special_lines(
         special = special.union(
             index
             for index, line in enumerate(lines)
-            if b"\r" in line and line.find(b"\r") != len(line) - 1
+            if b"\r" in line and line.find(b"\r") != len(line) - 1 - line.endswith(b"\n")
         )
     return special
 
@@ -362,8 +368,13 @@ class _NumpyLongNumbers(DigitRuns):
         return frozenset(np.searchsorted(breaks, starts).tolist())
 
 
-# numpy's scan starts once a log has given this many bytes (``reading.NUMPY_SCAN_FROM``)
+# numpy's scan starts once a log has given this many bytes (``reading.NUMPY_SCAN_FROM``), or
+# at once where numpy is imported already (a notebook with pandas): then it costs no import.
 _NUMPY_SCAN_FROM = NUMPY_SCAN_FROM
+
+
+def _numpy_imported() -> bool:
+    return "numpy" in sys.modules
 
 
 def _long_number_lines(digits: bytes, long_number: bytes) -> frozenset[int]:
@@ -394,21 +405,21 @@ def _byte_line_docs(
     tool events decoded typed and handled inline.
     """
     lineno = 0
-    for lines, ended, special in _line_blocks(chunks, file):
+    for lines, special in _line_blocks(chunks, file):
         first = lineno + 1  # the block's first line, whose index is 0
         for line in lines:
             lineno += 1
             if special and lineno - first in special:
-                found, last = _slow_line_docs(line, ended, lineno, file, problems)
+                found, last = _slow_line_docs(line, lineno, file, problems)
             else:
-                found, last = _whole_line_docs(line, ended, lineno, file, problems)
+                found, last = _whole_line_docs(line, lineno, file, problems)
             first += last - lineno  # a lone CR made more than one text line
             lineno = last
             yield from found
 
 
 def _whole_line_docs(
-    line: bytes, ended: bool, lineno: int, file: str, problems: list[LoadProblem]
+    line: bytes, lineno: int, file: str, problems: list[LoadProblem]
 ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """The events of one raw line decoded whole: by orjson, else as text
     (:func:`_slow_line_docs`), with the number of the line's last text line. A line that is not
@@ -416,7 +427,7 @@ def _whole_line_docs(
     try:
         doc = _FAST_LOADS(line)
     except _FAST_ERROR:
-        return _slow_line_docs(line, ended, lineno, file, problems)
+        return _slow_line_docs(line, lineno, file, problems)
     if type(doc) is not dict:
         problems.append(_not_an_object(file, lineno))
         return [], lineno
@@ -427,7 +438,7 @@ def _whole_line_docs(
 
 
 def _slow_line_docs(
-    line: bytes, ended: bool, lineno: int, file: str, problems: list[LoadProblem]
+    line: bytes, lineno: int, file: str, problems: list[LoadProblem]
 ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """The events of a raw line orjson cannot vouch for, decoded as text mode would have it.
 
@@ -435,7 +446,10 @@ def _slow_line_docs(
     break in text mode) splits the raw line into the text lines it would have been.
     """
     text = line.decode("utf-8")
-    newline = "\n" if ended else ""
+    newline = ""
+    if text.endswith("\n"):
+        text = text[:-1]
+        newline = "\n"
     found: list[tuple[int, dict[str, Any]]] = []
     if "\r" in text and text.find("\r") != len(text) - 1:
         raws = list(io.StringIO(text + newline, newline=None))
@@ -710,9 +724,9 @@ class _Assembler:
         file = self.file
         fast = _FAST_LOADS
         typed = _TYPED_DECODE
-        unset = msgspec.UNSET
         typed_error = msgspec.DecodeError
-        called_payload = _CalledPayload
+        no_extra = _NO_EXTRA
+        unset = msgspec.UNSET
         deep_line = _DEEP_LINE
         max_depth = MAX_DEPTH
         failed_statuses = _FAILED_STATUSES
@@ -721,60 +735,75 @@ class _Assembler:
         unbuilt = UNBUILT_BOUNDARY
         boundary_class = ToolBoundary
         shared = self.shared
-        key: str | None = None
-        builder: _RunBuilder | None = None
-        # the current builder's open calls, finished boundaries and location prefix
+        key: str | None = None  # the current builder's run id; None: load it at the next event
+        nobody = _RunBuilder("", file, True, {})  # a stand-in while no builder is loaded
+        builder = nobody
+        # The current builder's state, in locals while its events come in a row: its open
+        # calls, finished boundaries, location prefix, last sequence, call count and top call
+        # number. The counters are put back (``_store``) before anything else may read them.
         open_calls: dict[str, tuple[int, str, Any, int, str | None, dict[str, Any]]] = {}
         done: list[ToolBoundary] = []
         prefix = ""
+        last: float = -1
+        calls = 0
+        top = -1
+
         lineno = 0
-        for lines, ended, special in _line_blocks(chunks, file):
+        for lines, special in _line_blocks(chunks, file):
             first = lineno + 1  # the block's first line, whose index is 0
             for line in lines:
                 lineno += 1
                 if special and lineno - first in special:
-                    found, last = _slow_line_docs(line, ended, lineno, file, problems)
-                    first += last - lineno  # a lone CR made more than one text line
-                    lineno = last
+                    _store(builder, last, calls, top)
+                    key, builder = None, nobody  # the locals are stale: load them again
+                    found, last_line = _slow_line_docs(line, lineno, file, problems)
+                    first += last_line - lineno  # a lone CR made more than one text line
+                    lineno = last_line
                     self.feed(found)
                     continue
-                event: _CalledEvent | _ReturnedEvent | None = None
-                if len(line) <= deep_line or (
-                    line.count(b"[") + line.count(b"{") <= max_depth  # not _too_deep
-                ):
+                if len(line) > deep_line and line.count(b"[") + line.count(b"{") > max_depth:
+                    event = None  # may nest too deep (_too_deep): decoded whole, checked
+                else:
                     try:
                         event = typed(line)
                     except typed_error:
                         event = None
                 if event is None:  # not a usual tool event: decoded whole, handled in full
-                    found, last = _whole_line_docs(line, ended, lineno, file, problems)
-                    first += last - lineno
-                    lineno = last
+                    _store(builder, last, calls, top)
+                    key, builder = None, nobody  # the locals are stale: load them again
+                    found, last_line = _whole_line_docs(line, lineno, file, problems)
+                    first += last_line - lineno
+                    lineno = last_line
                     self.feed(found)
                     continue
                 run_id = event.runId
-                if run_id != key or builder is None:
+                if run_id != key:
+                    _store(builder, last, calls, top)
                     builder = self.builder(run_id)
                     key = run_id
                     open_calls = builder.open
                     done = builder.done
                     prefix = builder.prefix
+                    last = builder.last
+                    calls = builder.calls
+                    top = builder.top
                 seq = event.sequence
-                if seq < builder.last:
+                if seq < last:
+                    _store(builder, last, calls, top)
                     self.give_up(builder)
+                    key, builder = None, nobody  # the locals are stale: load them again
                     continue
-                builder.last = seq
+                last = seq
                 payload = event.payload
-                optional = not (  # the envelope's optional members: rare, kept as extras
-                    event.nodeId is unset
-                    and event.engineVersion is unset
-                    and event.causationId is unset
-                )
-                if isinstance(payload, called_payload):
+                # the envelope's optional members: rare in logs, kept as extras (R4)
+                optional = not (unset is event.nodeId is event.engineVersion is event.causationId)
+                if isinstance(payload, _CalledPayload):
                     call_id = payload.callId
                     tool = payload.toolName
                     if not call_id or not tool or call_id in open_calls:
+                        _store(builder, last, calls, top)
                         builder.call(fast(line), lineno)  # reports what is wrong
+                        key, builder = None, nobody  # the locals are stale: load them again
                         continue
                     known = shared.get(tool)
                     if known is not None:
@@ -790,21 +819,16 @@ class _Assembler:
                             shared[agent] = agent
                     else:
                         agent = None
-                    extra = _envelope_extras(event) if optional else {}
-                    open_calls[call_id] = (
-                        builder.calls,
-                        tool,
-                        payload.inputs,
-                        lineno,
-                        agent,
-                        extra,
-                    )
-                    builder.calls += 1
+                    extra = _envelope_extras(event) if optional else no_extra
+                    open_calls[call_id] = (calls, tool, payload.inputs, lineno, agent, extra)
+                    calls += 1
                     continue
                 call_id = payload.callId
-                opened = open_calls.pop(call_id, None) if call_id else None
+                opened = open_calls.pop(call_id, None)  # an empty id is never open
                 if opened is None:
+                    _store(builder, last, calls, top)
                     builder.result(fast(line), lineno)  # reports what is wrong
+                    key, builder = None, nobody  # the locals are stale: load them again
                     continue
                 number, tool, args, called_at, agent, extra = opened
                 if optional:
@@ -840,10 +864,11 @@ class _Assembler:
                 boundary.extra = extra
                 boundary.__class__ = boundary_class  # type: ignore[assignment]
                 done.append(boundary)  # type: ignore[arg-type]
-                if number < builder.top:
+                if number < top:
                     builder.in_order = False
                 else:
-                    builder.top = number
+                    top = number
+        _store(builder, last, calls, top)
 
     def rebuild(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """Build the given-up runs again from ``events`` (every event, read again), sorted."""
@@ -867,6 +892,13 @@ class _Assembler:
             runs.append(builder.finish(number, total))
             problems.extend(builder.problems)
         return runs
+
+
+def _store(builder: _RunBuilder, last: float, calls: int, top: int) -> None:
+    """Put back the counters :meth:`_Assembler.feed_bytes` keeps in locals for ``builder``."""
+    builder.last = last
+    builder.calls = calls
+    builder.top = top
 
 
 class _RunBuilder:
@@ -979,7 +1011,7 @@ class _RunBuilder:
         agent = (shared.get(agent) or self.share(agent)) if isinstance(agent, str) else None
         args = payload.get("inputs")
         if _CALLED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc):
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = _NO_EXTRA
         else:
             extra = _extras(doc, payload, _CALLED_KNOWN)
             if "inputs" not in payload:
