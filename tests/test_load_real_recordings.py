@@ -52,6 +52,9 @@ def test_real_recording_promotes_with_its_conversation_on_the_task_input(rec: Re
     promotion = wb.promote(result)
     assert promotion.suite.validate() == []
     for task, run in zip(promotion.suite.tasks, result.runs, strict=True):
+        if "conversation" not in task["input"]:  # a tau2 simulation that recorded no message
+            assert not run.boundaries and not (run.conversation and run.conversation.messages)
+            continue
         conversation = task["input"]["conversation"]
         messages = conversation["messages"]
         calls = [
@@ -102,6 +105,8 @@ def test_conversations_carry_tool_call_ids_equal_to_boundary_call_ids() -> None:
             continue
         result = wb.load_runs(rec.path, strict=False)
         for run in result.runs:
+            if run.conversation is None and run.metadata.get("records") == {}:
+                continue  # a tau2 simulation that recorded no message (infrastructure_error)
             assert run.conversation is not None, rec.path.name
             ids = {c["id"] for m in run.conversation.messages for c in m.get("toolCalls", ())}
             # hosted tools (web search, MCP connectors) run inside the API, not as the agent's

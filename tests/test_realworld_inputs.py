@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from helpers.paths import OFFICIAL
+from helpers.paths import FIXTURES, OFFICIAL
 from workbench import ErrorRule, LoadError, load_runs, promote, validate_suite
 from workbench._promote.redact import REDACTED, redact
 from workbench.cli import main
@@ -722,3 +722,59 @@ def test_cli_names_file_place_and_field_and_exits_2(
     code = main(["promote", str(path), "-o", str(tmp_path / "out.json")])
     assert code == 2
     assert expected in capsys.readouterr().err
+
+
+# --- round 5: real recordings in shapes not seen before ------------------------------------------
+
+_TAU2 = FIXTURES / "tau2-bench"
+
+
+@pytest.mark.parametrize(
+    ("name", "runs", "calls", "failed"),
+    [
+        ("adaptive_agent_airline_list.tasks-13-23-46.json", 3, 17, 1),
+        ("adaptive_agent_airline_wrapped.tasks-7-46-48.json", 3, 9, 1),
+    ],
+)
+def test_tau2_leaderboard_submission_containers_load_as_tau2(
+    capsys: pytest.CaptureFixture[str], name: str, runs: int, calls: int, failed: int
+) -> None:
+    """R34, R35: a leaderboard submission's simulations alone (a JSON array, once taken for chat
+    records with 742 problems) or in the submitter's own object (once "cannot tell the format")
+    load as tau2-bench, a run a simulation, to fixtures/tau2-bench/SOURCE.md's hand counts."""
+    result = load_runs(_TAU2 / name)
+    assert result.format == "tau2-bench"
+    assert (len(result.runs), len(result.boundaries)) == (runs, calls)
+    assert sum(b.is_error for b in result.boundaries) == failed
+    assert {b.agent_id for b in result.boundaries} == {"assistant"}
+    assert main(["boundaries", str(_TAU2 / name)]) == 0
+    out = capsys.readouterr().out
+    assert f"{calls} tool boundaries in {runs} runs, {failed} failed call" in out
+
+
+def test_tau2_wrapper_names_the_model_and_keeps_a_simulation_with_no_message() -> None:
+    """R34, R40: the wrapper's ``model`` is the conversation's model; the simulation that ended in
+    ``infrastructure_error`` with no message is a run with no boundary, not a problem."""
+    result = load_runs(_TAU2 / "adaptive_agent_airline_wrapped.tasks-7-46-48.json")
+    first, *rest = result.runs
+    assert (len(first.boundaries), first.metadata["termination_reason"]) == (
+        0,
+        "infrastructure_error",
+    )
+    models = {r.conversation.model if r.conversation else None for r in rest}
+    assert models == {"claude-opus-4-6"}
+
+
+def test_tau2_array_sniff_needs_a_simulation_not_any_list_of_records(tmp_path: Path) -> None:
+    """R34: a JSON array is tau2 only when its first item is a simulation (``messages`` beside
+    ``task_id`` and ``termination_reason``); chat records with messages stay chat."""
+    turns = [_call_msg(_tc("c1", "f", "{}")), {"role": "tool", "tool_call_id": "c1"}]
+    chat = [{"id": "r1", "messages": turns}]
+    assert load_runs(_write(tmp_path, "chat.json", chat)).format == "openai-chat"
+    messages: list[dict[str, Any]] = [
+        {"role": "assistant", "tool_calls": [{"id": "a", "name": "f", "arguments": {}}]},
+        {"role": "tool", "id": "a", "content": "Error: no", "error": True},
+    ]
+    sim = {"id": "s", "task_id": "1", "termination_reason": "user_stop", "messages": messages}
+    result = load_runs(_write(tmp_path, "sims.json", [sim]))
+    assert (result.format, [b.is_error for b in result.boundaries]) == ("tau2-bench", [True])

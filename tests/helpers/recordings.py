@@ -54,6 +54,9 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("gemini-cli", "session-2026-03-18T01-58-b26e4930.json", "gemini-cli", 8, 1),
     _r("gemini-cli", "matrix_pro_run2.json", "gemini-cli", 50, 2 + 10),
     _r("tau2-bench", "whissle_airline_run1.tasks-9-20-25.json", "tau2-bench", 19, 7),
+    # leaderboard submissions: the simulations alone, and in a submitter's own wrapper object
+    _r("tau2-bench", "adaptive_agent_airline_list.tasks-13-23-46.json", "tau2-bench", 17, 1),
+    _r("tau2-bench", "adaptive_agent_airline_wrapped.tasks-7-46-48.json", "tau2-bench", 9, 1),
     _r("inspect-ai", "2025-05-12T20-27-36-04-00_browser.json", "inspect-ai", 4, 0),
     _r("inspect-ai", "log_message_deduplication.eval", "inspect-ai", 5, 0),
     _r("swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj", "swe-agent", 4, 0),

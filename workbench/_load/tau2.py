@@ -1,7 +1,10 @@
 """tau2-bench results as promoted runs (SPEC R34-R36).
 
-A results file is one object with ``info``, ``tasks[]`` and ``simulations[]``; each simulation
-is a run (task key ``task-<task_id>-trial-<trial>``). In a simulation's ``messages[]`` an
+A results file is one object with ``info``, ``tasks[]`` and ``simulations[]``; leaderboard
+submissions also come as the ``simulations[]`` array alone, or wrapped in a submitter's own object
+(``{domain, agent, model, simulations}``), told by their first simulation (``messages`` beside
+``task_id`` and ``termination_reason``/``reward_info``). Each simulation is a run (task key
+``task-<task_id>-trial-<trial>``). In a simulation's ``messages[]`` an
 ``assistant`` message's ``tool_calls[]`` (``{id, name, arguments, requestor}``) are calls, and a
 ``user`` message's too: the user simulator has tools in some domains (telecom), and its calls
 are boundaries whose ``agent_id`` is ``user`` (the requestor, R34). A ``tool`` message answers
@@ -30,18 +33,36 @@ __all__ = ["load_tau2", "sniff_tau2"]
 
 
 def sniff_tau2(data: Any) -> bool:
+    if isinstance(data, list):  # the simulations alone (a leaderboard submission's file)
+        return bool(data) and _is_simulation(data[0])
+    if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
+        return False
+    if "tasks" in data or "info" in data:
+        return True
+    sims = data["simulations"]  # a submitter's own wrapper: {domain, agent, model, simulations}
+    return bool(sims) and _is_simulation(sims[0])
+
+
+def _is_simulation(value: Any) -> bool:
+    """Whether a value is a tau2 simulation: its ``messages`` and what only tau2 records beside
+    them (the task it ran and how it ended)."""
     return (
-        isinstance(data, dict)
-        and isinstance(data.get("simulations"), list)
-        and ("tasks" in data or "info" in data)
+        isinstance(value, dict)
+        and isinstance(value.get("messages"), list)
+        and "task_id" in value
+        and ("termination_reason" in value or "reward_info" in value)
     )
 
 
 def load_tau2(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    if isinstance(data, list):
+        data = {"simulations": data}
     simulations = data.get("simulations") if isinstance(data, dict) else None
     if not isinstance(simulations, list):
         return [], [LoadProblem(file, "(root)", "simulations", "not a tau2-bench results file")]
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    if not info and isinstance(data.get("model"), str):  # a wrapper naming the agent's model
+        info = {"agent_info": {"llm": data["model"]}}
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
     for s_index, sim in enumerate(simulations):
