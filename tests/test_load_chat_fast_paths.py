@@ -14,7 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench._load.anthropic import load_anthropic
+from workbench._load.cassettes import Exchange
+from workbench._load.chat_conversations import _Conversation
+from workbench._load.chat_replies import _merged_blocks, merged_reply
 from workbench._load.common import is_output_tool
+from workbench._load.conversation import _one_shape, _shapes_schema
 from workbench._load.messages import chat_records, where
 from workbench._load.openai_chat import load_openai_chat
 from workbench._load.reading import decode_json, may_be_json
@@ -139,3 +143,122 @@ def test_places_given_for_every_message_read_as_place_gives_them(
         )
 
     assert repr(load(full)) == repr(load(some)) == repr(load(none))
+
+
+# --- grouping: the usual request, read by go_on ---------------------------------------------
+
+_ROLE_MESSAGE = st.one_of(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["system", "developer"]), "content": st.sampled_from("AB")}
+    ),
+    st.fixed_dictionaries({"role": st.just("user"), "content": st.sampled_from("xy")}),
+    st.fixed_dictionaries({"role": st.just("tool"), "tool_call_id": st.just("c1")}),
+    st.fixed_dictionaries({"role": st.just("assistant"), "content": st.just("hm")}),
+    st.sampled_from([None, 3, "text"]),
+)
+_REPLY = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "role": st.just("assistant"),
+            "tool_calls": st.lists(
+                st.fixed_dictionaries({"id": st.sampled_from(["c1", "c2", "", 5])}), max_size=2
+            ),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "role": st.just("assistant"),
+            "content": st.lists(
+                st.fixed_dictionaries(
+                    {"type": st.sampled_from(["tool_use", "text"]), "id": st.sampled_from("ab")}
+                ),
+                max_size=2,
+            ),
+        }
+    ),
+    st.none(),
+)
+
+
+def _state(conversation: Any) -> str:
+    return repr([getattr(conversation, slot) for slot in type(conversation).__slots__])
+
+
+@SETTINGS
+@given(
+    st.lists(_ROLE_MESSAGE, max_size=4),
+    _REPLY,
+    _REPLY.filter(lambda r: r is not None),
+    st.lists(_ROLE_MESSAGE, max_size=4),
+    _REPLY,
+)
+def test_the_usual_request_reads_as_the_general_take_reads_it(
+    first: list[Any], said: Any, resent: Any, more: list[Any], reply: Any
+) -> None:
+    """``go_on`` (a request whose message ``at`` sends the last reply back) leaves the
+    conversation as ``take(..., same=True)`` leaves it: messages, places, system prompts,
+    replies, exchanges."""
+    request = {"messages": [*first]}
+    start = Exchange(0, "u", "POST", request, None)
+    again = Exchange(1, "u", "POST", {"messages": [*first, resent, *more]}, None)
+    general, short = _Conversation(), _Conversation()
+    for conversation in (general, short):
+        conversation.take(start, 0, said, same=True)
+    general.take(again, len(first), reply, same=True)
+    short.go_on(again, len(first), reply)
+    assert _state(short) == _state(general)
+
+
+# --- replies: one resent as the model said it -----------------------------------------------
+
+_BLOCKS = st.lists(
+    st.one_of(
+        st.fixed_dictionaries(
+            {"type": st.sampled_from(["tool_use", "server_tool_use", "text", 1])},
+            optional={"id": st.sampled_from(["a", "b", 1]), "text": st.just("t")},
+        ),
+        st.fixed_dictionaries(
+            {"type": st.sampled_from(["tool_result", "web_search_tool_result"])},
+            optional={"tool_use_id": st.sampled_from(["a", True])},
+        ),
+        st.sampled_from([None, 1, True, 1.0, "x"]),
+    ),
+    max_size=4,
+)
+
+
+@SETTINGS
+@given(_BLOCKS, st.one_of(_BLOCKS, st.just("text"), st.none()), st.booleans())
+def test_a_reply_resent_as_said_merges_as_the_general_path_merges_it(
+    said: list[Any], other: Any, same: bool
+) -> None:
+    """``merged_reply`` gives an Anthropic reply resent with the content the model sent (equal
+    blocks) back as it is: what the general merge gives it, and the same object."""
+    content = json.loads(json.dumps(said)) if same else other
+    sent = {"role": "assistant", "content": content}
+    merged = merged_reply(sent, {"role": "assistant", "content": said})
+    general = _merged_blocks(sent, content, said)
+    assert merged == general and (merged is sent) is (general is sent)
+
+
+# --- inferred tools: one shape of arguments -------------------------------------------------
+
+
+@SETTINGS
+@given(
+    st.lists(st.text(max_size=3), unique=True, max_size=4).flatmap(
+        lambda keys: st.tuples(
+            st.just(tuple(keys)),
+            st.tuples(
+                *(st.sampled_from([bool, int, float, str, list, dict, type(None)]) for _ in keys)
+            ),
+        )
+    ),
+    st.integers(1, 5),
+)
+def test_one_shape_of_arguments_gives_the_schema_the_general_reading_gives(
+    shape: tuple[tuple[str, ...], tuple[type, ...]], times: int
+) -> None:
+    """The schema of a tool whose calls all pass one shape of args, member order included."""
+    keys, types = shape
+    assert json.dumps(_one_shape(keys, types)) == json.dumps(_shapes_schema({shape: times}, times))

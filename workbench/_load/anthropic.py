@@ -83,6 +83,10 @@ def load_anthropic(
                 if type(block) is not dict and not isinstance(block, Mapping):
                     continue
                 kind = block.get("type")
+                if kind == "text" and isinstance(block.get("text"), str):  # no place needed
+                    texts.append(block["text"])
+                    turn.text(block["text"])
+                    continue
                 block_where = f"{where}, block {b_index}"
                 if kind == "tool_use":
                     made_calls = True
@@ -105,14 +109,15 @@ def load_anthropic(
                         continue
                     result_blocks = _blocks(block.get("content"))
                     is_error = block.get("is_error") is True
-                    turn.result(call_id, result_text(result_blocks), is_error)
+                    result = result_text(result_blocks)
+                    turn.result(call_id, result, is_error)
                     pairer.result(
                         call_id,
                         {"content": result_blocks},
                         is_error,
                         where=block_where,
                         field_name="tool_use_id",
-                        error_message=(result_text(result_blocks) or None) if is_error else None,
+                        error_message=(result or None) if is_error else None,
                     )
                 elif isinstance(kind, str) and kind.endswith("tool_use"):
                     # server_tool_use, mcp_tool_use, ...: a call the API ran for the agent. It
@@ -133,9 +138,6 @@ def load_anthropic(
                     served = _server_result(block, kind, pairer, block_where)
                     if served is not None:
                         turn.result(block["tool_use_id"], *served)
-                elif kind == "text" and isinstance(block.get("text"), str):
-                    texts.append(block["text"])
-                    turn.text(block["text"])
             turn.close()
             # The answer is the last assistant text with no tool call beside it, as for OpenAI
             # chat: text next to a tool_use ("I'll look that up") is not the run's answer.
@@ -208,7 +210,7 @@ class _Turn:
     def close(self) -> None:
         text = "\n".join(self._texts) if self._texts else None
         if self._role == "assistant" and (text is not None or self._calls):
-            self._talk.assistant(text, self._calls)
+            self._talk.assistant(text, self._calls, fresh=True)  # call dicts made for the turn
         elif self._role == "user" and text is not None:
             self._talk.user(text)
         elif self._role == "system" and text is not None:

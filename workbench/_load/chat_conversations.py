@@ -6,6 +6,8 @@ transcript (``transcript``): each request's new messages, each reply as the mode
 merged with the copy the next request resends (``chat_replies``), the system prompts where
 they were first sent, and where each message was first recorded. ``chat_cassettes`` hands the
 transcripts to the format's loader; the rules are in its docstring and ``docs/formats.md``.
+How messages are compared and filed (roles, system prompts, ``cache_control``, prefix keys)
+is in ``chat_prints``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-import orjson
-
 from .cassettes import Exchange
 from .chat_forks import settle_forks
+from .chat_prints import (
+    SYSTEM_ROLES,
+    after_talk,
+    content_print,
+    plain_message,
+    plain_messages,
+    prefix_keys,
+    role_of,
+)
 from .chat_replies import answered_ids, merged_reply, model_reply, reply_call_ids
 
 __all__ = ["ChatApi", "conversations"]
@@ -82,7 +91,7 @@ class _Conversation:
         """The last request's messages that are not system prompts, without ``cache_control``:
         what a request that changed them in those ways must begin with to continue."""
         if self._plain is None:
-            self._plain = _plain_messages(self.raw)
+            self._plain = plain_messages(self.raw)
         return self._plain
 
     def take(
@@ -97,8 +106,8 @@ class _Conversation:
         systems: list[tuple[int, Any]] = []  # the system prompts that may be new
         for index in range(start if same else 0, len(messages)):  # one pass, roles read inline
             message = messages[index]
-            role = message.get("role") if type(message) is dict else _role(message)
-            if role in _SYSTEM:
+            role = message.get("role") if type(message) is dict else role_of(message)
+            if role in SYSTEM_ROLES:
                 systems.append((index, message))
             elif index >= start:
                 added.append((index, message))
@@ -110,7 +119,7 @@ class _Conversation:
                     self.places.append(f"interaction {exchange.index}, request message {index}")
             if self.reply is not None:
                 came_in, model_said = self.reply
-                if added and _role(added[0][1]) == "assistant":  # the reply, sent back
+                if added and role_of(added[0][1]) == "assistant":  # the reply, sent back
                     message = merged_reply(added[0][1], model_said)
                     added = added[1:]
                 else:
@@ -126,6 +135,40 @@ class _Conversation:
         self.reply = (exchange.index, reply) if reply is not None else None
         self.reply_ids = reply_call_ids(reply)
         self.exchanges.append(exchange.index)
+        self.said.append(reply)
+
+    def go_on(self, exchange: Exchange, at: int, reply: dict[str, Any] | None) -> None:
+        """:meth:`take` of the usual request (``same``, from ``at`` on), whose message ``at`` is
+        an assistant message sending the conversation's last reply back: the same messages,
+        places and state, read in one pass without the general case's detours."""
+        if self.reply is None:  # no reply to send back: not the usual request
+            self.take(exchange, at, reply, same=True)
+            return
+        messages: list[Any] = exchange.request["messages"]
+        number = exchange.index
+        said, places, systems = self.messages, self.places, self.systems
+        added: list[int] = []  # after the reply sent back, the new messages but system prompts
+        for index in range(at + 1, len(messages)):
+            message = messages[index]
+            role = message.get("role") if type(message) is dict else role_of(message)
+            if role not in SYSTEM_ROLES:
+                added.append(index)
+            elif message not in systems:
+                systems.append(message)
+                said.append(message)
+                places.append(f"interaction {number}, request message {index}")
+        came_in, model_said = self.reply
+        said.append(merged_reply(messages[at], model_said))
+        places.append(f"interaction {came_in}, response")
+        for index in added:
+            said.append(messages[index])
+            places.append(f"interaction {number}, request message {index}")
+        self.raw = messages
+        self._plain = None
+        self.request = exchange.request
+        self.reply = (number, reply) if reply is not None else None
+        self.reply_ids = reply_call_ids(reply)
+        self.exchanges.append(number)
         self.said.append(reply)
 
     def transcript(self, api: ChatApi) -> tuple[dict[str, Any], list[str]]:
@@ -179,10 +222,13 @@ def conversations(
             and _sent_back(hint, messages, at, resent if at == last else None)
         ):
             # the usual request: the last one's messages, the reply sent back and more
-            hint.take(exchange, at, model_reply(exchange, api), same=True)
+            if at == last:  # the reply sent back is its last assistant message
+                hint.go_on(exchange, at, model_reply(exchange, api))
+            else:
+                hint.take(exchange, at, model_reply(exchange, api), same=True)
             _note_reply(hint, by_reply)
             continue
-        keys = _prefix_keys(messages)
+        keys = prefix_keys(messages)
         buckets = [bucket for key in keys if (bucket := by_prefix.get(key))]
         found, start, same = _continued(buckets, messages, hint)
         if found is None:
@@ -209,7 +255,7 @@ def _note_reply(conversation: _Conversation, by_reply: dict[Any, _Conversation])
     for call_id in conversation.reply_ids:
         by_reply[call_id] = conversation
     if not conversation.reply_ids and conversation.reply is not None:
-        by_reply[("text", _content_print(conversation.reply[1]))] = conversation
+        by_reply[("text", content_print(conversation.reply[1]))] = conversation
 
 
 def _hint(
@@ -220,35 +266,14 @@ def _hint(
     the ids of its calls."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        role = message.get("role") if type(message) is dict else _role(message)
+        role = message.get("role") if type(message) is dict else role_of(message)
         if role == "assistant":
             ids = reply_call_ids(message)
             for call_id in ids:
                 if call_id in by_reply:
                     return by_reply[call_id], index, ids
-            return by_reply.get(("text", _content_print(message))), index, ids
+            return by_reply.get(("text", content_print(message))), index, ids
     return None, -1, []
-
-
-def _content_print(message: Any) -> bytes:
-    """A message's content, canonical JSON without ``cache_control`` (what a reply and its
-    resent copy share)."""
-    plain = _plain(message)
-    return _fingerprint(plain.get("content") if isinstance(plain, Mapping) else plain)
-
-
-def _prefix_keys(messages: list[Any]) -> list[tuple[int, int]]:
-    """For each prefix of the messages that are not system prompts, its length and a hash of
-    its messages' canonical JSON (without ``cache_control``): where a conversation whose last
-    request sent those messages is filed."""
-    keys: list[tuple[int, int]] = []
-    rolling = 0
-    for message in messages:
-        if _is_system(message):
-            continue
-        rolling = hash((rolling, _fingerprint(_plain(message))))
-        keys.append((len(keys) + 1, rolling))
-    return keys
 
 
 def _answering(
@@ -263,7 +288,8 @@ def _answering(
                 continue
             made = set(reply_call_ids(found.reply[1]))
             for at in range(index, -1, -1):
-                if _role(messages[at]) == "assistant" and made & set(reply_call_ids(messages[at])):
+                message = messages[at]
+                if role_of(message) == "assistant" and made & set(reply_call_ids(message)):
                     return found, at
             return found, index
     return None, 0
@@ -278,6 +304,8 @@ def _continued(
     under the longest prefix of the request, the latest first; of several, the one whose last
     reply the request sends back. Compared as recorded first, then less system prompts and
     ``cache_control`` marks."""
+    if hint is None and not buckets:  # no candidate (a conversation's first request)
+        return None, 0, True
 
     def candidates() -> Iterator[_Conversation]:
         if hint is not None:
@@ -288,7 +316,7 @@ def _continued(
     found = _first_sent_back(candidates(), messages, lambda c: _raw_start(c, messages))
     if found is not None:
         return found[0], found[1], True
-    plain = _plain_messages(messages)
+    plain = plain_messages(messages)
     found = _first_sent_back(candidates(), messages, lambda c: _plain_start(c, messages, plain))
     return (found[0], found[1], False) if found is not None else (None, 0, True)
 
@@ -319,7 +347,7 @@ def _raw_start(conversation: _Conversation, messages: list[Any]) -> int | None:
 
 def _plain_start(conversation: _Conversation, messages: list[Any], plain: list[Any]) -> int | None:
     sent = conversation.plain()
-    return _after_talk(messages, len(sent)) if _begins(plain, sent) else None
+    return after_talk(messages, len(sent)) if _begins(plain, sent) else None
 
 
 def _begins(messages: list[Any], sent: list[Any]) -> bool:
@@ -340,58 +368,6 @@ def _sent_back(
         resent = reply_call_ids(sent)
     if made or resent:
         return bool(set(made) & set(resent))
-    return isinstance(sent, Mapping) and _plain(sent).get("content") == _plain(said).get("content")
-
-
-def _after_talk(messages: list[Any], count: int) -> int:
-    """Where in ``messages`` the messages after the first ``count`` that are not system prompts
-    start."""
-    seen = 0
-    for index, message in enumerate(messages):
-        if seen == count:
-            return index
-        if not _is_system(message):
-            seen += 1
-    return len(messages)
-
-
-def _plain_messages(messages: list[Any]) -> list[Any]:
-    return [_plain(m) for m in messages if not _is_system(m)]
-
-
-def _fingerprint(message: Any) -> bytes:
-    try:
-        return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):  # keys or values JSON has not: its repr
-        return repr(message).encode("utf-8", "backslashreplace")
-
-
-def _role(message: Any) -> Any:
-    if type(message) is dict:
-        return message.get("role")
-    return message.get("role") if isinstance(message, Mapping) else None
-
-
-def _is_system(message: Any) -> bool:
-    """A system prompt in the messages (OpenAI); a client may change it between requests (an
-    agent handing the conversation to another), so conversations are told without it."""
-    return _role(message) in _SYSTEM
-
-
-_SYSTEM = ("system", "developer")
-
-
-def _plain(message: Any) -> Any:
-    """A message without the ``cache_control`` marks of its content blocks."""
-    if type(message) is not dict:
-        return message
-    content = message.get("content")
-    if type(content) is not list or not any(
-        type(block) is dict and "cache_control" in block for block in content
-    ):
-        return message
-    blocks = [
-        {k: v for k, v in block.items() if k != "cache_control"} if type(block) is dict else block
-        for block in content
-    ]
-    return {**message, "content": blocks}
+    if not isinstance(sent, Mapping):
+        return False
+    return bool(plain_message(sent).get("content") == plain_message(said).get("content"))

@@ -55,11 +55,20 @@ def merged_reply(sent: Any, said: Mapping[str, Any]) -> Any:
     if not isinstance(blocks, list):
         return sent
     content = sent.get("content")
+    if content == blocks:  # resent as said (the usual case): equal blocks have equal keys
+        return sent
+    return _merged_blocks(sent, content, blocks)
+
+
+def _merged_blocks(sent: Mapping[str, Any], content: Any, blocks: list[Any]) -> Any:
+    """The resent Anthropic reply (its ``content``) with the call and result blocks of the
+    reply as said (``blocks``) that it left out."""
     kept = list(content) if isinstance(content, list) else []
     if isinstance(content, str) and content:
         kept = [{"type": "text", "text": content}]
-    have = {_block_key(block) for block in kept} - {None}
-    missing = [b for b in blocks if _block_key(b) is not None and _block_key(b) not in have]
+    have = {_block_key(block) for block in kept}
+    have.discard(None)
+    missing = [b for b in blocks if (key := _block_key(b)) is not None and key not in have]
     return {**sent, "content": kept + missing} if missing else sent
 
 
@@ -83,7 +92,7 @@ def _call_key(call: Any) -> Any:
 
 def _block_key(block: Any) -> Any:
     """An Anthropic call or result block's id (``None``: not a call or result)."""
-    if not isinstance(block, Mapping):
+    if type(block) is not dict and not isinstance(block, Mapping):
         return None
     kind = block.get("type")
     if not isinstance(kind, str):
@@ -115,7 +124,7 @@ def reply_call_ids(message: Any) -> list[str]:
 
 def answered_ids(message: Any) -> list[str]:
     """The call ids a message answers (a ``role: tool`` message, ``tool_result`` blocks)."""
-    if not isinstance(message, Mapping):
+    if type(message) is not dict and not isinstance(message, Mapping):
         return []
     if message.get("role") == "tool":
         call_id = message.get("tool_call_id")
@@ -124,7 +133,7 @@ def answered_ids(message: Any) -> list[str]:
     return [
         block["tool_use_id"]
         for block in (content if isinstance(content, list) else ())
-        if isinstance(block, Mapping)
+        if (type(block) is dict or isinstance(block, Mapping))
         and block.get("type") == "tool_result"
         and isinstance(block.get("tool_use_id"), str)
     ]

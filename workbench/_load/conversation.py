@@ -185,8 +185,6 @@ def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
             found.append(args)
     tools: list[dict[str, Any]] = []
     for name, all_args in seen.items():
-        properties: dict[str, list[str]] = {}
-        counts: dict[str, int] = {}
         objects = [a for a in all_args if isinstance(a, dict)]
         # Calls of one tool mostly pass the same args with the same types: each distinct
         # shape (arg names and value types) is read once, with how often it was seen.
@@ -194,25 +192,52 @@ def infer_tools(calls: Sequence[tuple[str, Any]]) -> tuple[dict[str, Any], ...]:
         for args in objects:
             shape = (tuple(args), tuple(map(type, args.values())))
             shapes[shape] = shapes.get(shape, 0) + 1
-        for (keys, value_types), times in shapes.items():
-            for raw_key, value_type in zip(keys, value_types, strict=True):
-                key = str(raw_key)
-                types = properties.setdefault(key, [])
-                kind = _json_type_of(value_type)
-                if kind not in types:
-                    types.append(kind)
-                counts[key] = counts.get(key, 0) + times
-        schema: dict[str, Any] = {"type": "object"}
-        if properties:
-            schema["properties"] = {
-                key: {"type": types[0] if len(types) == 1 else types}
-                for key, types in properties.items()
-            }
-            required = [key for key in properties if counts[key] == len(objects)]
-            if required:
-                schema["required"] = required
-        tools.append({"name": name, "inputSchema": schema})
+        if len(shapes) == 1:  # one shape (the usual tool): each arg of one type, all required
+            ((keys, value_types),) = shapes
+            if all(type(key) is str for key in keys):  # names as they are, none the same
+                tools.append({"name": name, "inputSchema": _one_shape(keys, value_types)})
+                continue
+        tools.append({"name": name, "inputSchema": _shapes_schema(shapes, len(objects))})
     return tuple(tools)
+
+
+def _shapes_schema(
+    shapes: Mapping[tuple[tuple[Any, ...], tuple[type, ...]], int], objects: int
+) -> dict[str, Any]:
+    """The schema of a tool whose ``objects`` calls with object args had these shapes (arg
+    names and value types), each seen so many times."""
+    properties: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
+    for (keys, value_types), times in shapes.items():
+        for raw_key, value_type in zip(keys, value_types, strict=True):
+            key = str(raw_key)
+            types = properties.setdefault(key, [])
+            kind = _json_type_of(value_type)
+            if kind not in types:
+                types.append(kind)
+            counts[key] = counts.get(key, 0) + times
+    schema: dict[str, Any] = {"type": "object"}
+    if properties:
+        schema["properties"] = {
+            key: {"type": types[0] if len(types) == 1 else types}
+            for key, types in properties.items()
+        }
+        required = [key for key in properties if counts[key] == objects]
+        if required:
+            schema["required"] = required
+    return schema
+
+
+def _one_shape(keys: tuple[str, ...], value_types: tuple[type, ...]) -> dict[str, Any]:
+    """:func:`_shapes_schema` of calls whose args all have one shape, its names strings: each
+    arg has one type and is required."""
+    schema: dict[str, Any] = {"type": "object"}
+    if keys:
+        schema["properties"] = {
+            key: {"type": _json_type_of(kind)} for key, kind in zip(keys, value_types, strict=True)
+        }
+        schema["required"] = list(keys)
+    return schema
 
 
 def recorded_tools(raw: Any) -> list[dict[str, Any]] | None:

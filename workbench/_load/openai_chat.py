@@ -69,15 +69,16 @@ def load_openai_chat(
                 for c_index, call in enumerate(calls):
                     made.extend(_openai_call(call, pairer, f"{where}, tool call {c_index}", ids))
                 function_call = message.get("function_call")
-                if isinstance(function_call, Mapping):
+                if function_call is not None and isinstance(function_call, Mapping):
                     call_id = f"function-call-{m_index}"
                     legacy_open.append(call_id)
                     name = str(function_call.get("name", ""))
                     args = json_args(function_call.get("arguments"))
                     pairer.call(call_id, name, args, where=where, field_name="function_call")
                     made.append({"id": call_id, "name": name, "args": args})
-                text = message_text(message.get("content"))
-                talk.assistant(text, made)
+                content = message.get("content")
+                text = content if type(content) is str else message_text(content)
+                talk.assistant(text, made, fresh=True)  # the call dicts were made here
                 if text and not calls:
                     answer = text
             elif role == "tool":
@@ -169,7 +170,7 @@ def _openai_reply(
     talk: ConversationBuilder,
 ) -> None:
     content = message.get("content")
-    text = message_text(content) or ""
+    text = (content if type(content) is str else message_text(content)) or ""
     is_error = rule.matches(text)
     name = message.get("name")
     talk.tool(call_id, text, is_error, name if isinstance(name, str) else None)
