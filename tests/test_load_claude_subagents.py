@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import workbench as wb
 from helpers.paths import FIXTURES
@@ -97,3 +98,53 @@ def test_claude_code_2_0_sub_agent_files_beside_the_session_are_read_with_it(
     )
     listed = wb.load_runs(real).run.metadata["subagents"]
     assert [(s["agentId"], s["calls"]) for s in listed] == [("36541525", 0)]
+
+
+def _stream_json_record(kind: str, content: Any, parent: str | None, number: int) -> str:
+    message: dict[str, Any] = {"role": kind, "content": content}
+    if kind == "assistant":
+        message |= {"id": f"msg_{number}", "type": "message", "model": "claude-opus-4"}
+    record = {"type": kind, "message": message, "parent_tool_use_id": parent}
+    return json.dumps(record | {"session_id": "6f1", "uuid": f"u{number}"})
+
+
+def test_headless_stream_json_names_a_sub_agents_calls_by_the_call_that_spawned_it(
+    tmp_path: Path,
+) -> None:
+    """R34, R40: ``claude -p --output-format stream-json`` (and the Agent SDK's messages) mark a
+    sub-agent's records with ``parent_tool_use_id`` only, no ``isSidechain``: its calls are
+    ``task-<that id>``'s, and its turns stay out of the main conversation. SYNTHETIC records in
+    the documented shape (no real headless recording with a sub-agent was found to copy)."""
+
+    def use(call_id: str, name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"type": "tool_use", "id": call_id, "name": name, "input": args}]
+
+    def result(call_id: str, text: str, failed: bool = False) -> list[dict[str, Any]]:
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": text}
+        return [block | {"is_error": failed}]
+
+    task = {"description": "look", "prompt": "Read notes", "subagent_type": "general-purpose"}
+    lines = [
+        json.dumps({"type": "system", "subtype": "init", "session_id": "6f1", "tools": ["Read"]}),
+        _stream_json_record("assistant", use("toolu_task", "Task", task), None, 1),
+        _stream_json_record("user", [{"type": "text", "text": "Read notes"}], "toolu_task", 2),
+        _stream_json_record("assistant", use("toolu_read", "Read", {"p": "n"}), "toolu_task", 3),
+        _stream_json_record("user", result("toolu_read", "No such file.", True), "toolu_task", 4),
+        _stream_json_record("assistant", [{"type": "text", "text": "None."}], "toolu_task", 5),
+        _stream_json_record("user", result("toolu_task", "None."), None, 6),
+        _stream_json_record("assistant", [{"type": "text", "text": "No notes."}], None, 7),
+        json.dumps({"type": "result", "subtype": "success", "result": "No notes."}),
+    ]
+    path = tmp_path / "headless.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    loaded = wb.load_runs(path)
+    run = loaded.run
+    assert run.format == "claude-code" and run.run_id == "6f1" and not loaded.problems
+    assert [(b.call_id, b.agent_id, b.is_error) for b in run.boundaries] == [
+        ("toolu_task", "main", False),
+        ("toolu_read", "task-toolu_task", True),
+    ]
+    assert run.conversation is not None
+    said = [str(m.get("content")) for m in run.conversation.messages]
+    assert "Read notes" not in said and "None." in said  # the Task call's result, not the turn
+    assert said[-1] == "No notes."

@@ -16,6 +16,9 @@ Sub-agents: records with ``isSidechain: true`` belong to a sub-agent. Claude Cod
 (``agentId``); 1.x does not, and a sidechain starts at a user record with no parent whose text
 is the ``prompt`` of the ``Task`` call that spawned it. Each sub-agent call's ``agent_id`` is
 ``agent-<agentId>`` or ``task-<id of the Task call>`` (``main`` for the session's own calls).
+Headless output (``claude -p --output-format stream-json``, and the Agent SDK's messages) has
+no sidechain flag: a sub-agent's records carry the id of the call that spawned it as
+``parent_tool_use_id``, and are ``task-<that id>``'s; its session id is ``session_id``.
 Claude Code 2.x keeps sub-agents in files of their own beside the session
 (``claude_subagents``): loading the session reads them too. The whole file is one run, in call
 order. The conversation (R40) is the main thread's. A
@@ -123,11 +126,15 @@ def load_claude_code(
         counts[kind] = counts.get(kind, 0) + 1
         where = f"line {line}"
         if session is None:
-            session = _str(record.get("sessionId"))
+            session = _str(record.get("sessionId")) or _str(record.get("session_id"))
         if not isinstance(message, dict):
             pairer.problem(where, "message", "a user or assistant record needs a message object")
             continue
-        agent = "main" if record.get("isSidechain") is not True else _agent(record, agents, prompts)
+        if record.get("isSidechain") is True:
+            agent = _agent(record, agents, prompts)
+        else:  # headless stream-json names a sub-agent's records by the call that spawned it
+            parent = record.get("parent_tool_use_id")
+            agent = f"task-{parent}" if type(parent) is str and parent else "main"
         content = message.get("content")
         if kind == "assistant":
             if model is None:
