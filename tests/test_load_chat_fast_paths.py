@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from workbench._load.anthropic import load_anthropic
 from workbench._load.cassettes import Exchange
+from workbench._load.chat_cassettes import chat_api_of, chat_apis_of
 from workbench._load.chat_conversations import _Conversation
-from workbench._load.chat_replies import _merged_blocks, merged_reply
+from workbench._load.chat_replies import _merged_blocks, _merged_calls, merged_reply
 from workbench._load.common import is_output_tool
 from workbench._load.conversation import _one_shape, _shapes_schema
 from workbench._load.messages import chat_records, where
@@ -262,3 +263,68 @@ def test_one_shape_of_arguments_gives_the_schema_the_general_reading_gives(
     """The schema of a tool whose calls all pass one shape of args, member order included."""
     keys, types = shape
     assert json.dumps(_one_shape(keys, types)) == json.dumps(_shapes_schema({shape: times}, times))
+
+
+_CALLS = st.lists(
+    st.one_of(
+        st.fixed_dictionaries(
+            {"id": st.sampled_from(["a", "b", "", 1, True, None])},
+            optional={
+                "function": st.one_of(
+                    st.fixed_dictionaries(
+                        {"name": st.sampled_from(["f", 1, True]), "arguments": st.just("{}")}
+                    ),
+                    st.sampled_from([1, True, 1.0]),
+                )
+            },
+        ),
+        st.sampled_from([None, 1, True, 1.0, "x"]),
+    ),
+    max_size=3,
+)
+
+
+@SETTINGS
+@given(_CALLS, st.one_of(_CALLS, st.none(), st.just("x")), st.booleans())
+def test_calls_resent_as_said_merge_as_the_general_path_merges_them(
+    said: list[Any], other: Any, same: bool
+) -> None:
+    """The same for a Chat Completions reply: calls resent as the model made them (each with
+    an id) are the merge, as the general merge finds; equal calls of other kinds (``1`` and
+    ``true`` are equal, their keys are not) go the general way."""
+    calls = json.loads(json.dumps(said)) if same else other
+    sent = {"role": "assistant", "tool_calls": calls}
+    merged = merged_reply(sent, {"role": "assistant", "tool_calls": said})
+    general = _merged_calls(sent, calls, said)
+    assert merged == general and (merged is sent) is (general is sent)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.builds(
+            Exchange,
+            st.integers(0, 9),
+            st.sampled_from(
+                [
+                    "https://api.openai.com/v1/chat/completions",
+                    "https://api.anthropic.com/v1/messages/?beta=1",
+                    "https://x/redacted",
+                    "",
+                ]
+            ),
+            st.just("POST"),
+            st.one_of(st.none(), st.just({"messages": []}), st.just({"messages": "x"})),
+            st.sampled_from(
+                [None, {"type": "message", "content": []}, {"choices": []}, {"choices": 1}]
+            ),
+            st.sampled_from([(), ({"type": "message_start"},), ({"choices": []},), (1,)]),
+        ),
+        max_size=8,
+    )
+)
+def test_the_apis_of_a_cassette_read_together_are_each_exchange_s(
+    exchanges: list[Exchange],
+) -> None:
+    """``chat_apis_of`` reads a URI's path once for all the exchanges sent to it."""
+    assert chat_apis_of(exchanges) == [chat_api_of(exchange) for exchange in exchanges]

@@ -43,21 +43,57 @@ from .common import is_output_tool
 from .openai_chat import load_openai_chat
 from .records import ErrorRule, LoadProblem, PromotedRun
 
-__all__ = ["ChatApi", "chat_api_of", "chat_cassette_apis", "load_chat_exchanges", "model_calls"]
+__all__ = [
+    "ChatApi",
+    "chat_api_of",
+    "chat_apis_of",
+    "chat_cassette_apis",
+    "load_chat_exchanges",
+    "model_calls",
+]
 
 
 def chat_api_of(exchange: Exchange) -> ChatApi | None:
     """The chat API an exchange calls, or ``None`` (not a chat call, or no messages sent)."""
+    if not _sends_messages(exchange):
+        return None
+    return _api_of_uri(exchange.uri) or _api_of_body(exchange)
+
+
+def chat_apis_of(exchanges: Sequence[Exchange]) -> list[ChatApi | None]:
+    """:func:`chat_api_of` of each exchange, each URI's path read once (a cassette sends its
+    calls to a few URIs)."""
+    by_uri: dict[str, ChatApi | None] = {}
+    out: list[ChatApi | None] = []
+    for exchange in exchanges:
+        if not _sends_messages(exchange):
+            out.append(None)
+            continue
+        uri = exchange.uri
+        api = by_uri[uri] if uri in by_uri else by_uri.setdefault(uri, _api_of_uri(uri))
+        out.append(api or _api_of_body(exchange))
+    return out
+
+
+def _sends_messages(exchange: Exchange) -> bool:
     request = exchange.request
     if type(request) is not dict and not isinstance(request, Mapping):
-        return None
-    if type(request.get("messages")) is not list:
-        return None
-    path = exchange.uri.split("?", 1)[0].rstrip("/")
+        return False
+    return type(request.get("messages")) is list
+
+
+def _api_of_uri(uri: str) -> ChatApi | None:
+    """The chat API a URI's path names (``None``: it names none)."""
+    path = uri.split("?", 1)[0].rstrip("/")
     if path.endswith("/chat/completions"):
         return "openai-chat"
     if path.endswith("/messages"):
         return "anthropic"
+    return None
+
+
+def _api_of_body(exchange: Exchange) -> ChatApi | None:
+    """The chat API whose shape an exchange's response (or its first event) has."""
     response = exchange.response
     if isinstance(response, Mapping):
         if response.get("type") == "message" and isinstance(response.get("content"), list):

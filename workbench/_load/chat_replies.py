@@ -45,12 +45,12 @@ def merged_reply(sent: Any, said: Mapping[str, Any]) -> Any:
     handoff's call, dropped), and a call the model made is a call, whatever is resent."""
     if type(sent) is not dict and not isinstance(sent, Mapping):
         return sent
-    if isinstance(said.get("tool_calls"), list):  # Chat Completions
+    said_calls = said.get("tool_calls")
+    if isinstance(said_calls, list):  # Chat Completions
         calls = sent.get("tool_calls")
-        kept = list(calls) if isinstance(calls, list) else []
-        have = {_call_key(call) for call in kept}
-        missing = [call for call in said["tool_calls"] if _call_key(call) not in have]
-        return {**sent, "tool_calls": kept + missing} if missing else sent
+        if calls == said_calls and _all_have_ids(said_calls):  # resent as said: none missing
+            return sent
+        return _merged_calls(sent, calls, said_calls)
     blocks = said.get("content")
     if not isinstance(blocks, list):
         return sent
@@ -58,6 +58,15 @@ def merged_reply(sent: Any, said: Mapping[str, Any]) -> Any:
     if content == blocks:  # resent as said (the usual case): equal blocks have equal keys
         return sent
     return _merged_blocks(sent, content, blocks)
+
+
+def _merged_calls(sent: Mapping[str, Any], calls: Any, said_calls: list[Any]) -> Any:
+    """The resent Chat Completions reply (its ``tool_calls``) with the calls of the reply as
+    said that it left out."""
+    kept = list(calls) if isinstance(calls, list) else []
+    have = {_call_key(call) for call in kept}
+    missing = [call for call in said_calls if _call_key(call) not in have]
+    return {**sent, "tool_calls": kept + missing} if missing else sent
 
 
 def _merged_blocks(sent: Mapping[str, Any], content: Any, blocks: list[Any]) -> Any:
@@ -70,6 +79,17 @@ def _merged_blocks(sent: Mapping[str, Any], content: Any, blocks: list[Any]) -> 
     have.discard(None)
     missing = [b for b in blocks if (key := _block_key(b)) is not None and key not in have]
     return {**sent, "content": kept + missing} if missing else sent
+
+
+def _all_have_ids(calls: list[Any]) -> bool:
+    """Whether every call is an object with an id (its key, which an equal call shares)."""
+    for call in calls:
+        if type(call) is not dict:
+            return False
+        call_id = call.get("id")
+        if type(call_id) is not str or not call_id:
+            return False
+    return True
 
 
 def _call_key(call: Any) -> Any:

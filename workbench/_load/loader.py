@@ -51,7 +51,7 @@ from .agentdojo import load_agentdojo, sniff_agentdojo
 from .anthropic import load_anthropic
 from .cassette_yaml import load_yaml, looks_like_yaml_cassette
 from .cassettes import Exchange, cassette_exchanges, other_exchanges
-from .chat_cassettes import chat_api_of, chat_cassette_apis, load_chat_exchanges, model_calls
+from .chat_cassettes import chat_apis_of, chat_cassette_apis, load_chat_exchanges, model_calls
 from .claude_code import load_claude_code, sniff_claude_code
 from .claude_subagents import with_subagents
 from .codex import load_codex, sniff_codex
@@ -496,7 +496,7 @@ def _load_api_exchanges(
         runs, more = load_responses_exchanges(exchanges, file, rule)
         found.append(("openai-responses", runs))
         problems.extend(more)
-    kinds = [chat_api_of(exchange) for exchange in exchanges]
+    kinds = chat_apis_of(exchanges)
     apis = chat_cassette_apis(kinds)
     for api in apis:
         if chosen in ("auto", api):
