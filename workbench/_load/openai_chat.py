@@ -67,7 +67,9 @@ def load_openai_chat(
                     calls = []
                 made: list[dict[str, Any]] = []
                 for c_index, call in enumerate(calls):
-                    made.extend(_openai_call(call, pairer, f"{where}, tool call {c_index}", ids))
+                    read = _openai_call(call, pairer, f"{where}, tool call {c_index}", ids)
+                    if read is not None:
+                        made.append(read)
                 function_call = message.get("function_call")
                 if function_call is not None and isinstance(function_call, Mapping):
                     call_id = f"function-call-{m_index}"
@@ -129,19 +131,20 @@ _NO_ID = (None, "")
 call gets a made-up one, and a tool reply with none answers the earliest such call still open."""
 
 
-def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> list[dict[str, Any]]:
-    """Pair one ``tool_calls`` entry; the call in the conversation's shape (none if invalid).
+def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> dict[str, Any] | None:
+    """Pair one ``tool_calls`` entry; the call in the conversation's shape (``None``: invalid).
 
     A ``function`` call's ``arguments`` are JSON text, decoded; a ``custom`` tool's ``input`` is
     free text, kept as it is (``extra.type`` says which)."""
     if type(call) is not dict and not isinstance(call, Mapping):
         pairer.problem(where, "tool_calls", "a tool call must be an object")
-        return []
+        return None
     raw_id = call.get("id")
-    call_id = ids.for_call(raw_id) if raw_id in _NO_ID else raw_id
+    made_up = raw_id in _NO_ID
+    call_id = ids.for_call(raw_id) if made_up else raw_id
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
-        return []
+        return None
     custom = call.get("custom") if call.get("type") == "custom" else None
     is_custom = custom is not None and (type(custom) is dict or isinstance(custom, Mapping))
     function = custom if is_custom else call.get("function")
@@ -151,14 +154,15 @@ def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> lis
         or type(function.get("name")) is not str
     ):
         pairer.problem(where, f"{field}.name", "missing or not a string")
-        return []
+        return None
     read = _CUSTOM_READ if is_custom else _FUNCTION_READ
     extra = {} if call.keys() <= read else {k: v for k, v in call.items() if k not in read}
-    if raw_id in _NO_ID:
+    if made_up:
         extra["idMadeUp"] = True
-    args = json_args(function.get("arguments")) if field == "function" else function.get("input")
-    pairer.call(call_id, function["name"], args, where=where, field_name="id", extra=extra or None)
-    return [{"id": call_id, "name": function["name"], "args": args}]
+    args = function.get("input") if is_custom else json_args(function.get("arguments"))
+    name = function["name"]
+    pairer.call(call_id, name, args, where=where, field_name="id", extra=extra or None)
+    return {"id": call_id, "name": name, "args": args}
 
 
 def _openai_reply(
