@@ -778,3 +778,74 @@ def test_tau2_array_sniff_needs_a_simulation_not_any_list_of_records(tmp_path: P
     sim = {"id": "s", "task_id": "1", "termination_reason": "user_stop", "messages": messages}
     result = load_runs(_write(tmp_path, "sims.json", [sim]))
     assert (result.format, [b.is_error for b in result.boundaries]) == ("tau2-bench", [True])
+
+
+# --- Gemini CLI headless stream-json -----------------------------------------------------------
+
+# The shape of ``gemini -p ... --output-format stream-json`` output as a harness saved it (two
+# sessions appended to one transcript, each after the harness's own prompt line, a ``ts`` on
+# every record). Written here after a real transcript that has no licence to copy
+# (metaphi-agent/figma-eval-010ac575-...-gemini_cli, ``transcript.jsonl``: 68 calls, 4 failed,
+# the last never answered; it loaded as "not an OpenAI chat transcript" before this reader).
+_GEMINI_STREAM: list[dict[str, Any]] = [
+    {"type": "message", "role": "user", "content": "harness prompt", "ts": "t0"},
+    {"type": "init", "timestamp": "t", "session_id": "6727b31e-aaaa", "model": "gemini-3-pro"},
+    {"type": "message", "role": "user", "content": "Build the page."},
+    {"type": "tool_use", "tool_name": "activate_skill", "tool_id": "a-1", "parameters": {"n": 1}},
+    {
+        "type": "tool_result",
+        "tool_id": "a-1",
+        "status": "error",
+        "output": "Skill not found.",
+        "error": {"type": "invalid_tool_params", "message": "Skill not found."},
+        "ts": "t1",
+    },
+    {"type": "message", "role": "assistant", "content": "Reading ", "delta": True},
+    {"type": "message", "role": "assistant", "content": "it.", "delta": True},
+    {"type": "tool_use", "tool_name": "read_file", "tool_id": "r-1", "parameters": {"p": "a"}},
+    {"type": "tool_result", "tool_id": "r-1", "status": "success", "output": ""},
+    {"type": "message", "role": "assistant", "content": "Done: ", "delta": True},
+    {"type": "message", "role": "assistant", "content": "deployed.", "delta": True},
+    {"type": "result", "status": "success", "stats": {"tool_calls": 2}},
+    {"type": "message", "role": "user", "content": "harness prompt again"},
+    {"type": "init", "session_id": "65b8f8e4-bbbb", "model": "gemini-3-pro"},
+    {"type": "tool_use", "tool_name": "run_shell_command", "tool_id": "s-1", "parameters": {}},
+]
+
+
+def test_gemini_cli_stream_json_loads_a_run_per_session(tmp_path: Path) -> None:
+    """R34-R36: Gemini CLI's headless stream-json is read as gemini-cli, a run per ``init``;
+    ``status: error`` fails with ``error.type`` as the code, the streamed pieces are one text,
+    and the call the second session never answered is a problem naming its line (R2, R35)."""
+    path = _write(tmp_path, "transcript.jsonl", text=_events(*_GEMINI_STREAM))
+    with pytest.raises(LoadError) as raised:
+        load_runs(path)
+    assert [(p.line, p.field) for p in raised.value.problems] == [(15, "tool_id")]
+    result = load_runs(path, strict=False)
+    assert result.format == "gemini-cli"
+    first, second = result.runs
+    assert (first.run_id, second.run_id) == ("6727b31e-aaaa", "65b8f8e4-bbbb")
+    assert [(b.tool, b.is_error, b.error_code) for b in first.boundaries] == [
+        ("activate_skill", True, "invalid_tool_params"),
+        ("read_file", False, None),
+    ]
+    assert first.boundaries[0].error_message == "Skill not found."
+    assert first.answer == "Done: deployed."
+    assert first.metadata["result"]["status"] == "success"
+    assert first.conversation is not None
+    roles = [(m["role"], m["content"]) for m in first.conversation.messages]
+    assert roles[:2] == [("user", "harness prompt"), ("user", "Build the page.")]
+    assert ("assistant", "Reading it.") in roles
+    assert second.boundaries == ()
+    assert main(["boundaries", str(path)]) == 2
+    assert main(["boundaries", "--skip-problems", str(path)]) == 0
+
+
+def test_gemini_cli_stream_json_bad_status_names_line_and_field(tmp_path: Path) -> None:
+    """R35: a result whose ``status`` is neither success nor error is a problem, not a guess."""
+    records = [*_GEMINI_STREAM[1:4], {**_GEMINI_STREAM[4], "status": "failed"}]
+    path = _write(tmp_path, "stream.jsonl", text=_events(*records))
+    result = load_runs(path, strict=False)
+    assert [(p.line, p.field) for p in result.problems] == [(4, "status")]
+    assert "unknown status 'failed'" in result.problems[0].message
+    _promoted_ok(load_runs(_write(tmp_path, "ok.jsonl", text=_events(*_GEMINI_STREAM[:12]))))

@@ -14,9 +14,10 @@ Detection, in order:
   JSON object with more lines after it), by its first records: Claude Code (``user`` /
   ``assistant`` records with ``uuid``, or its bookkeeping records), Codex (``session_meta``,
   ``response_item``, ... with ``payload``), Gemini CLI (a ``sessionId`` + ``projectHash``
-  record), OTLP (``resourceSpans``), JSON-RPC messages (MCP),
-  chat records or messages, a recording a line (OpenHands' ``output.jsonl``: each line a
-  document of the formats below), else OpenWOP events (streamed, the fast path);
+  record; or its headless ``stream-json`` output, ``init`` / ``tool_use`` / ... records),
+  OTLP (``resourceSpans``), JSON-RPC messages (MCP), chat records or messages, a recording a
+  line (OpenHands' ``output.jsonl``: each line a document of the formats below), else OpenWOP
+  events (streamed, the fast path);
 - YAML beginning ``interactions:`` or ``requests:``: an HTTP cassette, read for MCP
   ``tools/call`` traffic, else for model API calls (Responses API exchanges, Chat Completions
   and Anthropic Messages conversations);
@@ -59,6 +60,7 @@ from .codex_typed import TYPED_LINE as CODEX_TYPED_LINE
 from .document_lines import load_document_lines
 from .gemini_cli import load_gemini_cli, sniff_gemini_cli
 from .gemini_cli_lines import load_gemini_cli_lines, sniff_gemini_cli_lines
+from .gemini_cli_stream import load_gemini_cli_stream, sniff_gemini_cli_stream
 from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
 from .mcp import (
     is_message_envelope,
@@ -183,7 +185,7 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return "claude-code"
     if sniff_codex(heads):
         return "codex"
-    if sniff_gemini_cli_lines(heads):
+    if sniff_gemini_cli_lines(heads) or sniff_gemini_cli_stream(heads):
         return "gemini-cli"
     first = heads[0]
     if sniff_otel(first):
@@ -603,6 +605,8 @@ def _lines_loader(
     if fmt == "codex":
         return load_codex(docs, file, rule)
     if fmt == "gemini-cli":
+        if sniff_gemini_cli_stream([d for _, d in docs[:_HEAD_LINES]]):
+            return load_gemini_cli_stream(docs, file)  # headless ``--output-format stream-json``
         return load_gemini_cli_lines(docs, file)
     if fmt == "otel":
         return load_otel([(f"line {n}", d) for n, d in docs], file)
