@@ -148,3 +148,39 @@ def test_headless_stream_json_names_a_sub_agents_calls_by_the_call_that_spawned_
     said = [str(m.get("content")) for m in run.conversation.messages]
     assert "Read notes" not in said and "None." in said  # the Task call's result, not the turn
     assert said[-1] == "No notes."
+
+
+def test_headless_stream_json_saved_as_one_array_loads_as_the_session(tmp_path: Path) -> None:
+    """R34, R35: claude-code-action saves the headless messages as one JSON array
+    (``claude-execution-output.json``); it loads as the session, places naming the item, and
+    older stream-json records (``session_id``, no ``uuid``) are still told apart. SYNTHETIC."""
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "false"}}
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "exit 1",
+        "is_error": True,
+    }
+    records: list[Any] = [
+        {"type": "system", "subtype": "init", "session_id": "s9", "tools": ["Bash"]},
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [use]},
+            "session_id": "s9",
+        },
+        {"type": "user", "message": {"role": "user", "content": [result]}, "session_id": "s9"},
+        {"type": "assistant", "message": {"role": "assistant", "content": "Failed."}},
+        {"type": "result", "subtype": "success", "result": "Failed.", "session_id": "s9"},
+    ]
+    path = tmp_path / "claude-execution-output.json"
+    path.write_text(json.dumps(records, indent=2))
+    loaded = wb.load_runs(path)
+    assert loaded.run.format == "claude-code" and loaded.run.run_id == "s9"
+    [boundary] = loaded.boundaries
+    assert (boundary.call_id, boundary.is_error) == ("toolu_1", True)
+    assert boundary.location.endswith(": item 1, block 0")
+    records[2]["message"]["content"][0]["is_error"] = "yes"  # a wrong-typed failure flag
+    path.write_text(json.dumps(records))
+    [problem] = wb.load_runs(path, strict=False).problems
+    assert (problem.where, problem.line) == ("item 2, block 0", None)
+    assert "is_error" in problem.field

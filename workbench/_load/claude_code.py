@@ -59,6 +59,12 @@ message: resuming a session (``claude --resume``) copies the records it resumes 
 new session's file, under the new ``sessionId``; they are read once."""
 
 
+# what a conversational record of a session file (or of headless stream-json) has beside its
+# message, and what a bookkeeping record has
+_SESSION_MEMBERS = ("uuid", "sessionId", "parentUuid", "session_id", "parent_tool_use_id")
+_BOOKKEEPING_MEMBERS = ("sessionId", "messageId", "session_id")
+
+
 def sniff_claude_code(heads: Sequence[Any]) -> bool:
     """Whether the first records of a JSONL file look like a Claude Code session."""
     for record in heads:
@@ -70,11 +76,11 @@ def sniff_claude_code(heads: Sequence[Any]) -> bool:
         conversational = kind in ("user", "assistant") and isinstance(
             record.get("message"), Mapping
         )
-        if conversational and any(k in record for k in ("uuid", "sessionId", "parentUuid")):
+        if conversational and any(k in record for k in _SESSION_MEMBERS):
             return True
         if kind == "summary" and "leafUuid" in record:
             return True
-        if kind in BOOKKEEPING and ("sessionId" in record or "messageId" in record):
+        if kind in BOOKKEEPING and any(k in record for k in _BOOKKEEPING_MEMBERS):
             return True
     return False
 
@@ -88,9 +94,11 @@ def _blocks(content: Any) -> list[Any]:
 
 
 def load_claude_code(
-    docs: Sequence[tuple[int, Any]], file: str
+    docs: Sequence[tuple[int, Any]], file: str, *, unit: str = "line"
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
-    """One run from a session's records ``(line, record)``."""
+    """One run from a session's records ``(line, record)``; ``unit="item"`` for the records of
+    a JSON array (claude-code-action's ``claude-execution-output.json``), numbered from 0."""
+    lines = unit == "line"
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
@@ -102,13 +110,13 @@ def load_claude_code(
     seen: dict[str, Any] = {}  # record uuid -> its message
     counts = tally.counts  # counted inline: a call a record adds up over 200,000 records
     for line, record in docs:
-        pairer.current_line = line
+        pairer.current_line = line if lines else None
         if type(record) is not dict:
-            pairer.problem(f"line {line}", "", "a record must be a JSON object")
+            pairer.problem(f"{unit} {line}", "", "a record must be a JSON object")
             continue
         kind = record.get("type")
         if type(kind) is not str:
-            pairer.problem(f"line {line}", "type", "missing or not a string")
+            pairer.problem(f"{unit} {line}", "type", "missing or not a string")
             continue
         if kind != "user" and kind != "assistant":
             if kind in BOOKKEEPING:
@@ -124,7 +132,7 @@ def load_claude_code(
                 tally.add(_COPY)  # a resumed session repeats the last records it resumes from
                 continue
         counts[kind] = counts.get(kind, 0) + 1
-        where = f"line {line}"
+        where = f"{unit} {line}"
         if session is None:
             session = _str(record.get("sessionId")) or _str(record.get("session_id"))
         if not isinstance(message, dict):

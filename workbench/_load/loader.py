@@ -172,6 +172,8 @@ def detect_format(data: Any) -> RunFormat | None:
     for fmt, sniff in _DOCUMENT_SNIFFERS:
         if sniff(data):
             return fmt
+    if isinstance(data, list) and sniff_claude_code(data[:_HEAD_LINES]):
+        return "claude-code"  # headless stream-json saved as one array (claude-code-action)
     if is_responses_data(data):
         return "openai-responses"
     return detect_chat_format(data)
@@ -427,6 +429,8 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
         if fmt in sniffers and not sniffers[fmt](value):
             return [], []
         return table[fmt](value, file)
+    if fmt == "claude-code" and isinstance(value, list):
+        return load_claude_code(list(enumerate(value)), file, unit="item")
     # a line-based format (claude-code, codex) named for a JSON document
     return [], []
 
