@@ -56,6 +56,7 @@ from .chat_cassettes import chat_apis_of, chat_cassette_apis, load_chat_exchange
 from .claude_code import load_claude_code, sniff_claude_code
 from .claude_subagents import with_subagents
 from .codex import load_codex, sniff_codex
+from .codex_exec import load_codex_exec, sniff_codex_exec
 from .codex_typed import TYPED_LINE as CODEX_TYPED_LINE
 from .document_lines import load_document_lines
 from .gemini_cli import load_gemini_cli, sniff_gemini_cli
@@ -185,7 +186,7 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return None
     if sniff_claude_code(heads):
         return "claude-code"
-    if sniff_codex(heads):
+    if sniff_codex(heads) or sniff_codex_exec(heads):
         return "codex"
     if sniff_gemini_cli_lines(heads) or sniff_gemini_cli_stream(heads):
         return "gemini-cli"
@@ -607,6 +608,8 @@ def _lines_loader(
         runs, problems = load_claude_code(docs, file)
         return with_subagents(runs, problems, docs, file, load_claude_code)
     if fmt == "codex":
+        if sniff_codex_exec([d for _, d in docs[:_HEAD_LINES]]):
+            return load_codex_exec(docs, file)  # headless ``codex exec --json``
         return load_codex(docs, file, rule)
     if fmt == "gemini-cli":
         if sniff_gemini_cli_stream([d for _, d in docs[:_HEAD_LINES]]):
