@@ -184,3 +184,46 @@ def test_headless_stream_json_saved_as_one_array_loads_as_the_session(tmp_path: 
     [problem] = wb.load_runs(path, strict=False).problems
     assert (problem.where, problem.line) == ("item 2, block 0", None)
     assert "is_error" in problem.field
+
+
+def test_headless_edge_cases_partial_messages_bad_parents_and_stray_results(
+    tmp_path: Path,
+) -> None:
+    """R34, R35, R40: ``--include-partial-messages`` puts many ``stream_event`` records before
+    the first whole turn (still told as Claude Code, counted, not kept); a
+    ``parent_tool_use_id`` of another type is a problem naming it; a sub-agent's result in a
+    record that does not say so stays out of the main conversation. SYNTHETIC."""
+    use = {"type": "tool_use", "id": "toolu_a", "name": "Task", "input": {"prompt": "p"}}
+    inner = {"type": "tool_use", "id": "toolu_b", "name": "Read", "input": {}}
+    delta = {"type": "content_block_delta", "delta": {"type": "text_delta", "text": "x"}}
+    records: list[Any] = [
+        {"type": "stream_event", "event": delta, "session_id": "s", "parent_tool_use_id": None}
+        for _ in range(100)
+    ]
+    records += [
+        {"type": "assistant", "message": {"role": "assistant", "content": [use]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [inner]}}
+        | {"parent_tool_use_id": "toolu_a", "session_id": "s"},
+        {"type": "user", "message": {"role": "user", "content": [_result_block("toolu_b")]}},
+        {"type": "user", "message": {"role": "user", "content": [_result_block("toolu_a")]}},
+        {"type": "user", "message": {"role": "user", "content": "go on"}}
+        | {"parent_tool_use_id": 7},
+    ]
+    path = tmp_path / "partial.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    loaded = wb.load_runs(path, strict=False)
+    run = loaded.run
+    assert run.format == "claude-code"
+    assert run.metadata["records"]["stream_event"] == 100 and "otherRecords" not in run.metadata
+    assert [(b.call_id, b.agent_id) for b in run.boundaries] == [
+        ("toolu_a", "main"),
+        ("toolu_b", "task-toolu_a"),
+    ]
+    assert [(p.line, p.field) for p in loaded.problems] == [(105, "parent_tool_use_id")]
+    assert run.conversation is not None
+    answered = [m.get("toolCallId") for m in run.conversation.messages if m["role"] == "tool"]
+    assert answered == ["toolu_a"]
+
+
+def _result_block(call_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": "ok"}

@@ -49,6 +49,7 @@ BOOKKEEPING = frozenset(
         "custom-title",
         "progress",
         "attachment",
+        "stream_event",  # headless --include-partial-messages: a streamed piece of a turn
     }
 )
 """Record types Claude Code writes that are not turns of the conversation."""
@@ -143,6 +144,8 @@ def load_claude_code(
         else:  # headless stream-json names a sub-agent's records by the call that spawned it
             parent = record.get("parent_tool_use_id")
             agent = f"task-{parent}" if type(parent) is str and parent else "main"
+            if parent is not None and type(parent) is not str:
+                pairer.problem(where, "parent_tool_use_id", "not a string (nor null)")
         content = message.get("content")
         if kind == "assistant":
             if model is None:
@@ -291,7 +294,7 @@ def _user(
             error_message=(text or "tool call failed") if failed else None,
             extra=extra,
         )
-        if talk is not None:
+        if talk is not None and talk.made(call_id):  # not a sub-agent's call's result
             talk.tool(call_id, text, failed)
     if talk is not None and texts and record.get("isMeta") is not True:
         talk.user("\n".join(texts))

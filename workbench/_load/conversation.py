@@ -116,6 +116,10 @@ class ConversationBuilder:
         self._names[call_id if type(call_id) is str else str(call_id)] = name
         self._calls.append((name, call.get("args")))
 
+    def made(self, call_id: str) -> bool:
+        """Whether a call of this id is in the conversation so far."""
+        return call_id in self._names
+
     def tool(self, call_id: str, text: str, is_error: bool, name: str | None = None) -> None:
         """A tool result: the text the model read and whether it was a failure (R3)."""
         self._turn = None

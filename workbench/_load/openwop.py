@@ -164,10 +164,6 @@ _TYPED_DECODE: Callable[[bytes], _CalledEvent | _ReturnedEvent] = msgspec.json.D
     _CalledEvent | _ReturnedEvent
 ).decode
 
-# A boundary with no extra members shares this one empty dict (``ToolBoundary.extra`` is a
-# read-only Mapping; one dict a call would be 64 bytes each, 32 MB on a 500,000-call log).
-_NO_EXTRA: dict[str, Any] = {}
-
 # Tool names and agent ids repeat on every call; one shared copy of each saves memory on large
 # logs. The table is capped so a log with a fresh name per call cannot grow it without end.
 _MAX_SHARED_STRINGS = 4096
@@ -725,7 +721,6 @@ class _Assembler:
         fast = _FAST_LOADS
         typed = _TYPED_DECODE
         typed_error = msgspec.DecodeError
-        no_extra = _NO_EXTRA
         unset = msgspec.UNSET
         deep_line = _DEEP_LINE
         max_depth = MAX_DEPTH
@@ -819,7 +814,7 @@ class _Assembler:
                             shared[agent] = agent
                     else:
                         agent = None
-                    extra = _envelope_extras(event) if optional else no_extra
+                    extra = _envelope_extras(event) if optional else {}
                     open_calls[call_id] = (calls, tool, payload.inputs, lineno, agent, extra)
                     calls += 1
                     continue
@@ -1011,7 +1006,7 @@ class _RunBuilder:
         agent = (shared.get(agent) or self.share(agent)) if isinstance(agent, str) else None
         args = payload.get("inputs")
         if _CALLED_KNOWN.issuperset(payload) and _ENVELOPE_KNOWN.issuperset(doc):
-            extra: dict[str, Any] = _NO_EXTRA
+            extra: dict[str, Any] = {}
         else:
             extra = _extras(doc, payload, _CALLED_KNOWN)
             if "inputs" not in payload:
