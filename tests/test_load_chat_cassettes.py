@@ -355,6 +355,95 @@ def test_two_thousand_trials_of_one_prompt_load_as_two_thousand_runs_at_once() -
     assert took < 30, f"{took:.1f} s"  # a generous bound: about 0.3 s here (O(n^2) took 2 s)
 
 
+def _same_id_trial(number: int, calls: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trial of the prompt "hi" whose reply makes ``calls`` calls with the ids ``call_1``,
+    ``call_2``... (every trial's, as a mock or a server that numbers calls per response
+    gives), then the request that answers them: its two exchanges."""
+    user = {"role": "user", "content": "hi"}
+    reply: dict[str, Any] = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{i + 1}",
+                "type": "function",
+                "function": {"name": "f", "arguments": json.dumps({"trial": number, "i": i})},
+            }
+            for i in range(calls)
+        ],
+    }
+    answers = [
+        {"role": "tool", "tool_call_id": f"call_{i + 1}", "content": f"{number}.{i}"}
+        for i in range(calls)
+    ]
+    uri = "https://api.openai.com/v1/chat/completions"
+    done = {"role": "assistant", "content": f"done {number}"}
+    return (
+        _exchange(uri, [user], json.dumps({"choices": [{"index": 0, "message": reply}]})),
+        _exchange(uri, [user, reply, *answers], json.dumps({"choices": [{"message": done}]})),
+    )
+
+
+def test_trials_that_reuse_a_call_id_each_go_on_from_their_own_reply() -> None:
+    """Two trials of one prompt both call ``call_1`` (the second also ``call_2``): each next
+    request continues the trial whose reply it sends back as recorded, not the latest one that
+    made a call it sends (R34), and every call is answered in its own run (R2, R35)."""
+    first_a, then_a = _same_id_trial(0, 1)
+    first_b, then_b = _same_id_trial(1, 2)
+    result = _load([first_a, first_b, then_a, then_b])
+    assert result.problems == ()
+    assert [run.metadata["exchanges"] for run in result.runs] == [[0, 2], [1, 3]]
+    assert [run.answer for run in result.runs] == ["done 0", "done 1"]
+    assert [[(b.call_id, b.response) for b in run.boundaries] for run in result.runs] == [
+        [("call_1", "0.0")],
+        [("call_1", "1.0"), ("call_2", "1.1")],
+    ]
+    assert [b.location.rsplit(": ", 1)[1] for b in result.boundaries] == [
+        "interaction 0, response, tool call 0",
+        "interaction 1, response, tool call 0",
+        "interaction 1, response, tool call 1",
+    ]
+
+
+@SETTINGS
+@given(
+    st.lists(st.integers(1, 3), min_size=2, max_size=6),
+    st.randoms(use_true_random=False),
+)
+def test_trials_sharing_call_ids_in_any_interleaving_keep_their_own_calls(
+    calls: list[int], rng: random.Random
+) -> None:
+    """R2, R34: trials of one prompt whose replies reuse the ids ``call_1``, ``call_2``...,
+    their exchanges in any order that keeps each trial's: a run each, every call answered in
+    the run that made it."""
+    trials = [list(_same_id_trial(n, count)) for n, count in enumerate(calls)]
+    result = _load(_interleave(trials, rng))
+    assert result.problems == ()
+    runs = sorted(
+        [(b.args["trial"], b.call_id, b.response) for b in run.boundaries] for run in result.runs
+    )
+    assert runs == [
+        [(n, f"call_{i + 1}", f"{n}.{i}") for i in range(count)] for n, count in enumerate(calls)
+    ]
+
+
+def test_four_thousand_trials_sharing_a_call_id_load_at_once() -> None:
+    """4,000 trials of one prompt, every reply calling ``call_1``, all first requests then all
+    second ones (R34, real size): each second request finds its trial by the reply it sends
+    back, not by scanning the trials that made ``call_1`` (4,000 took 4 s, O(n^2))."""
+    trials = [_same_id_trial(n, 1) for n in range(4000)]
+    interactions = [first for first, _ in trials] + [then for _, then in trials]
+    start = time.process_time()
+    result = _load(interactions)
+    took = time.process_time() - start
+    assert result.problems == () and len(result.runs) == 4000
+    assert all(
+        run.boundaries[0].args["trial"] == int(run.boundaries[0].response.split(".")[0])
+        for run in result.runs
+    )
+    assert took < 3, f"{took:.1f} s"  # a generous bound: about 0.3 s here
+
+
 def test_a_redacted_uri_is_no_matter_the_response_tells_the_api() -> None:
     """langchain's cassettes redact every ``uri``; the response's shape says which API it was."""
     exchanges = _openai_exchanges(0, [[("lookup", {"id": 1}, False)]], stream=False)

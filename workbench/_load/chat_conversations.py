@@ -20,13 +20,13 @@ from .chat_forks import settle_forks
 from .chat_prints import (
     SYSTEM_ROLES,
     after_talk,
-    content_print,
     plain_message,
     plain_messages,
     prefix_keys,
     role_of,
 )
 from .chat_replies import answered_ids, merged_reply, model_reply, reply_call_ids
+from .chat_reply_index import ReplyIndex
 
 __all__ = ["ChatApi", "conversations"]
 
@@ -199,22 +199,23 @@ def conversations(
     usual case, one C comparison), else less system prompts and ``cache_control`` marks; else
     the conversation whose last reply made a call this request answers (a client that rewrote
     earlier turns). It is found at once by the reply it sends back (the calls of its last
-    assistant message, else that message's text), else among the conversations filed under a
-    prefix of its messages (a hash of each prefix's canonical JSON): neither an eval that sends
-    one prompt ten thousand times nor one whose prompts share a few-shot prefix compares a
-    request with every conversation.
+    assistant message, else that message's text; of trials whose replies reuse call ids, the
+    one whose reply it is exactly: ``chat_reply_index``), else among the conversations filed
+    under a prefix of its messages (a hash of each prefix's canonical JSON): neither an eval
+    that sends one prompt ten thousand times (its replies' call ids the same or not) nor one
+    whose prompts share a few-shot prefix compares a request with every conversation.
 
     A request that sends a conversation's messages again, adding none, forks it: another trial
     of the same prompt, or a retry (``chat_forks`` tells them apart at the end)."""
     found_all: list[_Conversation] = []
     by_prefix: dict[tuple[int, int], list[_Conversation]] = {}
-    by_reply: dict[Any, _Conversation] = {}  # a call id, or ("text", its text), of a last reply
+    by_reply: ReplyIndex[_Conversation] = ReplyIndex()  # the conversations by their last reply
     forks: list[tuple[_Conversation, _Conversation, int]] = []
     for exchange, kind in zip(exchanges, kinds, strict=True):
         if kind != api or exchange.refused:
             continue
         messages: list[Any] = exchange.request["messages"]
-        hint, last, resent = _hint(by_reply, messages)
+        hint, last, resent = by_reply.hint(messages, _sent_again)
         at = _raw_start(hint, messages) if hint is not None else None
         if (
             hint is not None
@@ -226,13 +227,13 @@ def conversations(
                 hint.go_on(exchange, at, model_reply(exchange, api))
             else:
                 hint.take(exchange, at, model_reply(exchange, api), same=True)
-            _note_reply(hint, by_reply)
+            by_reply.note(hint, hint.reply[1] if hint.reply else None, hint.reply_ids)
             continue
         keys = prefix_keys(messages)
         buckets = [bucket for key in keys if (bucket := by_prefix.get(key))]
         found, start, same = _continued(buckets, messages, hint)
         if found is None:
-            found, start = _answering(by_reply, messages)
+            found, start = _answering(by_reply.latest, messages)
             same = False
         if found is None:
             found, start, same = _Conversation(), 0, True
@@ -246,34 +247,8 @@ def conversations(
         found.take(exchange, start, model_reply(exchange, api), same=same)
         if keys:
             by_prefix.setdefault(keys[-1], []).append(found)
-        _note_reply(found, by_reply)
+        by_reply.note(found, found.reply[1] if found.reply else None, found.reply_ids)
     return settle_forks(found_all, forks)
-
-
-def _note_reply(conversation: _Conversation, by_reply: dict[Any, _Conversation]) -> None:
-    """File a conversation under its last reply: the ids of its calls, else its text."""
-    for call_id in conversation.reply_ids:
-        by_reply[call_id] = conversation
-    if not conversation.reply_ids and conversation.reply is not None:
-        by_reply[("text", content_print(conversation.reply[1]))] = conversation
-
-
-def _hint(
-    by_reply: Mapping[Any, _Conversation], messages: list[Any]
-) -> tuple[_Conversation | None, int, list[str]]:
-    """The conversation whose last reply the request's last assistant message sends back (by
-    the calls it makes, else by its text), if any; where that message is (``-1``: none) and
-    the ids of its calls."""
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        role = message.get("role") if type(message) is dict else role_of(message)
-        if role == "assistant":
-            ids = reply_call_ids(message)
-            for call_id in ids:
-                if call_id in by_reply:
-                    return by_reply[call_id], index, ids
-            return by_reply.get(("text", content_print(message))), index, ids
-    return None, -1, []
 
 
 def _answering(
@@ -338,6 +313,17 @@ def _first_sent_back(
             return conversation, start
         first = first or (conversation, start)
     return first
+
+
+def _sent_again(conversation: _Conversation, messages: list[Any]) -> bool:
+    """Whether ``messages`` are the conversation's last request's again (as recorded, else
+    less system prompts and ``cache_control`` marks): a retry, or another trial."""
+    if _raw_start(conversation, messages) == len(messages):
+        return True
+    if len(messages) < len(conversation.plain()):
+        return False
+    start = _plain_start(conversation, messages, plain_messages(messages))
+    return start is not None and start >= len(messages)
 
 
 def _raw_start(conversation: _Conversation, messages: list[Any]) -> int | None:
