@@ -254,3 +254,24 @@ def test_text_writers_refuse_by_default(tmp_path: Path) -> None:
     with pytest.raises(OutputError):
         write_text_atomic(plain, "y")
     assert plain.read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize("fails_as", [KeyboardInterrupt, PermissionError])
+def test_a_signal_or_error_as_the_new_folder_is_made_leaves_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails_as: type[BaseException]
+) -> None:
+    """Ctrl-C arriving just after the temp folder was made (before its name came back) or an
+    error right after leaves no ``.wbtmp`` behind (a dask sweep's report once kept one)."""
+    made: list[str] = []
+    real_mkdir = os.mkdir
+
+    def mkdir_then_fail(name: str, mode: int = 0o777) -> None:
+        real_mkdir(name, mode)
+        made.append(name)
+        raise fails_as()
+
+    monkeypatch.setattr(os, "mkdir", mkdir_then_fail)
+    expected = OutputError if fails_as is PermissionError else fails_as
+    with pytest.raises(expected), replace_folder(tmp_path / "report"):
+        pass
+    assert made and not [p for p in tmp_path.iterdir() if p.name.endswith(TEMP_SUFFIX)]

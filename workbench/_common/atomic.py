@@ -273,18 +273,38 @@ def replace_folder(
     )
     ensure_parent(target, parents=parents)
     remove_stale_temps(target.parent)
+    # As in atomic_file, the name is chosen before the folder is made: a signal arriving while
+    # it is made (mkdtemp would not have returned its name yet) still finds it to remove. The
+    # name carries this process's id, so no other process's folder can be removed by it.
+    name = ""
     try:
-        new = Path(
-            tempfile.mkdtemp(prefix=_temp_prefix(target), suffix=TEMP_SUFFIX, dir=target.parent)
-        )
-    except OSError as exc:
-        raise OutputError(path, f"cannot write here: {exc.strerror or exc}") from exc
-    try:
+        for _ in range(100):
+            name = os.path.join(
+                target.parent, f"{_temp_prefix(target)}{secrets.token_hex(4)}{TEMP_SUFFIX}"
+            )
+            try:
+                os.mkdir(name, 0o700)
+                break
+            except FileExistsError:
+                name = ""
+                continue
+        if not name:
+            raise FileExistsError(0, "no free temporary name")
+        new = Path(name)
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)
         except FileNotFoundError:
             mode = 0o777 & ~umask()
         os.chmod(new, mode)
+    except OSError as exc:
+        if name:
+            shutil.rmtree(name, ignore_errors=True)
+        raise OutputError(path, f"cannot write here: {exc.strerror or exc}") from exc
+    except BaseException:  # a signal, maybe as the folder was made
+        if name:
+            shutil.rmtree(name, ignore_errors=True)
+        raise
+    try:
         yield new
         _swap_in(new, target)
     except BaseException:
