@@ -8,8 +8,11 @@ message. ``ReplyIndex`` files each conversation under its last reply, two ways:
   it resends (crewAI) still sends one the reply made: an overlap finds it; so does a request
   that rewrote earlier turns and answers a call (``_answering``).
 - ``open``: the conversations whose last reply it is now, in the order filed, under keys that
-  tell replies apart: each call id, the reply's canonical print, its calls' print, the set of
-  its call ids, its text. A conversation's keys are dropped when its reply changes.
+  tell replies apart: each call id, and, once another open conversation made one of those
+  calls too, the reply's canonical print, its calls' print and the set of its call ids (made
+  then for both, at most once a reply: the usual cassette, whose call ids are unique, never
+  prints a reply); a text reply under its text. A conversation's keys are dropped when its
+  reply changes.
 
 Call ids are not unique across conversations: trials of one prompt answered by a mock, or by a
 server that numbers calls per response, all reply with ``call_1``. When more than one open
@@ -34,7 +37,7 @@ Conversation = TypeVar("Conversation")
 class ReplyIndex(Generic[Conversation]):
     """The conversations filed under their last reply (see the module docstring)."""
 
-    __slots__ = ("filed", "latest", "open")
+    __slots__ = ("filed", "latest", "open", "replies")
 
     def __init__(self) -> None:
         self.latest: dict[Any, Conversation] = {}
@@ -43,6 +46,9 @@ class ReplyIndex(Generic[Conversation]):
         """A key of a reply: the conversations (by ``id``) whose last reply has it now."""
         self.filed: dict[int, list[Any]] = {}
         """A conversation's ``id``: the keys of :attr:`open` it is filed under."""
+        self.replies: dict[int, tuple[Conversation, dict[str, Any], list[str]] | None] = {}
+        """A conversation's ``id``: its last reply with calls and their ids, until it is filed
+        under the reply's exact keys too (then ``None``)."""
 
     def note(
         self, conversation: Conversation, reply: dict[str, Any] | None, ids: list[str]
@@ -50,24 +56,58 @@ class ReplyIndex(Generic[Conversation]):
         """File a conversation under its new last reply (``ids``: the calls it makes), and
         take it from under the one before."""
         number = id(conversation)
-        for key in self.filed.pop(number, ()):
-            bucket = self.open[key]
-            del bucket[number]
-            if not bucket:
-                del self.open[key]
+        opened = self.open
+        before = self.filed.pop(number, None)
+        if before is not None:
+            for key in before:
+                filed_under = opened[key]
+                del filed_under[number]
+                if not filed_under:
+                    del opened[key]
+            self.replies.pop(number, None)
         if reply is None:
             return
-        if ids:
-            for call_id in ids:
-                self.latest[call_id] = conversation
-            keys: list[Any] = list(dict.fromkeys(ids))
-            keys += [("ids", frozenset(ids)), _said_key(reply), _calls_key(reply)]
-        else:
-            keys = [("text", content_print(reply))]
-            self.latest[keys[0]] = conversation
+        if not ids:
+            key = ("text", content_print(reply))
+            self.latest[key] = conversation
+            opened.setdefault(key, {})[number] = conversation
+            self.filed[number] = [key]
+            return
+        unique = ids if len(ids) == 1 else list(dict.fromkeys(ids))
+        latest = self.latest
+        # Another open conversation made one of these calls: the reply's exact keys are needed
+        # to tell the two apart. A bucket of two or more already has them for every member (a
+        # member is filed under them as the second joins), so only a lone one is filed now.
+        lonely: list[int] | None = None
+        for call_id in unique:
+            latest[call_id] = conversation
+            bucket = opened.get(call_id)
+            if bucket is None:
+                opened[call_id] = {number: conversation}
+                continue
+            if lonely is None:
+                lonely = []
+            if len(bucket) == 1:
+                lonely.append(next(iter(bucket)))
+            bucket[number] = conversation
+        self.filed[number] = list(unique)
+        self.replies[number] = (conversation, reply, ids)
+        if lonely is not None:  # the others first: a bucket keeps the order they were filed in
+            for other in lonely:
+                self._file_exact(other)
+            self._file_exact(number)
+
+    def _file_exact(self, number: int) -> None:
+        """File a conversation under its reply's exact keys as well (once a reply)."""
+        filed = self.replies.get(number)
+        if filed is None:
+            return
+        conversation, reply, ids = filed
+        self.replies[number] = None
+        keys = [("ids", frozenset(ids)), _said_key(reply), _calls_key(reply)]
         for key in keys:
             self.open.setdefault(key, {})[number] = conversation
-        self.filed[number] = keys
+        self.filed[number].extend(keys)
 
     def hint(
         self, messages: list[Any], again: Callable[[Conversation, list[Any]], bool]
