@@ -828,3 +828,23 @@ def test_an_assistant_turn_of_many_records_joins_its_texts_once() -> None:
     assert conversation is not None
     (message,) = conversation.messages
     assert message["content"] == "\n".join(["x" * 1_000_000, *map(str, range(20_000))])
+
+
+def test_a_jsonl_file_in_no_known_format_says_so_not_that_it_is_an_openwop_log(
+    tmp_path: Path,
+) -> None:
+    """R35: a JSONL file no format tells itself in is read as OpenWOP (its problems then name
+    lines), but when none of its records has an OpenWOP envelope, the message says the file is
+    in no format the workbench reads, not that it is an OpenWOP log; a real OpenWOP log without
+    a tool call keeps the plain message."""
+    unknown = tmp_path / "other.jsonl"
+    unknown.write_text('{"type": "item", "data": 1}\n{"type": "done"}\n')
+    [problem] = wb.load_runs(unknown, strict=False).problems
+    assert problem.message.startswith(
+        "no tool call found: the file is in no format the workbench reads (see docs/formats.md)"
+    )
+    log = tmp_path / "log.jsonl"
+    event = {"runId": "r", "type": "run.started", "payload": {}, "sequence": 0, "eventId": "e"}
+    log.write_text(json.dumps(event) + "\n")
+    [problem] = wb.load_runs(log, strict=False).problems
+    assert problem.message.startswith("no tool call found: the file is an OpenWOP event log")

@@ -267,6 +267,13 @@ def _nothing_found(file: str, fmt: RunFormat, runs: list[PromotedRun]) -> LoadPr
                 kinds[f"terminal call to {call.get('tool')}"] += 1
     held = ", ".join(f"{kind} {count}" for kind, count in kinds.most_common(8))
     what = f"{FORMAT_LABELS[fmt]} of {len(runs)} run(s)"
+    events = [e for run in runs for e in run.metadata.get("otherEvents") or ()]
+    if fmt == "openwop" and events and not any(_looks_like_event(e) for e in events):
+        # read as OpenWOP only because no format told itself: say so, not that it is one
+        what = (
+            "in no format the workbench reads (see docs/formats.md): its records have no "
+            f"OpenWOP envelope (runId, type, payload), and read as {what}"
+        )
     if any("exchanges" in run.metadata for run in runs):
         what = f"an HTTP cassette of {what}"
     if held:
