@@ -605,12 +605,8 @@ def test_the_schemas_optional_envelope_members_take_the_typed_path_and_are_kept(
     }
 
 
-def test_large_logs_find_long_numbers_with_numpy_and_load_the_same(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Past ``_NUMPY_SCAN_FROM`` bytes the long-number scan is numpy's: with the threshold at 0
-    every edge case (long numbers, CRs, lines across chunks) still loads as in text mode."""
-    monkeypatch.setattr(openwop, "_NUMPY_SCAN_FROM", 0)
+def _count_numpy_scans(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """A list that gets an item each time a load starts numpy's long-number scan."""
     made: list[object] = []
     numpy_scan = openwop._NumpyLongNumbers
 
@@ -619,6 +615,16 @@ def test_large_logs_find_long_numbers_with_numpy_and_load_the_same(
         return numpy_scan()
 
     monkeypatch.setattr(openwop, "_NumpyLongNumbers", counting)
+    return made
+
+
+def test_large_logs_find_long_numbers_with_numpy_and_load_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``_NUMPY_SCAN_FROM`` bytes the long-number scan is numpy's: with the threshold at 0
+    every edge case (long numbers, CRs, lines across chunks) still loads as in text mode."""
+    monkeypatch.setattr(openwop, "_NUMPY_SCAN_FROM", 0)
+    made = _count_numpy_scans(monkeypatch)
     for name, content in EDGE_CASES.items():
         path = tmp_path / "edge.jsonl"
         path.write_bytes(content)
@@ -633,8 +639,7 @@ def test_small_logs_without_numpy_find_long_numbers_by_bytes_and_load_the_same(
     """Below ``_NUMPY_SCAN_FROM`` bytes, where numpy is not imported, the scan is ``bytes``'s
     (numpy is imported in this test process, so the check is made to say it is not)."""
     monkeypatch.setattr(openwop, "_numpy_imported", lambda: False)
-    made: list[object] = []
-    monkeypatch.setattr(openwop, "_NumpyLongNumbers", lambda: made.append(True))
+    made = _count_numpy_scans(monkeypatch)
     for name, content in EDGE_CASES.items():
         path = tmp_path / "edge.jsonl"
         path.write_bytes(content)
@@ -647,14 +652,7 @@ def test_a_log_read_where_numpy_is_imported_scans_with_numpy_from_its_first_byte
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(openwop, "_numpy_imported", lambda: True)
-    made: list[object] = []
-    numpy_scan = openwop._NumpyLongNumbers
-
-    def counting() -> object:
-        made.append(True)
-        return numpy_scan()
-
-    monkeypatch.setattr(openwop, "_NumpyLongNumbers", counting)
+    made = _count_numpy_scans(monkeypatch)
     path = tmp_path / "small.jsonl"
     path.write_bytes(pair(0, "1" * 25))
     assert wb.load_runs(path, strict=False).problems[0].field == "payload.inputs"

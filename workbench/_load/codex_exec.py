@@ -31,10 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import RecordTally
+from .common import RecordTally, promote_runs
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -93,7 +94,6 @@ class _Run:
     turn: int = 0
     failed: bool = False
     answer: str | None = None
-    started: set[str] = field(default_factory=set)  # tool items started, not yet completed
 
     def __post_init__(self) -> None:
         self.pairer = CallPairer(self.file)
@@ -131,15 +131,12 @@ def load_codex_exec(
             run.failed = run.failed or kind == "turn.failed"
             run.tally.unknown.append(record)  # kept as it is (R4)
     runs.append(run)
-    out: list[PromotedRun] = []
-    for number, found in enumerate(runs):
-        if found.thread is None and not found.tally.counts:
-            continue
-        promoted, more = _promoted(found, file, number)
-        out.append(promoted)
-        problems.extend(more)
-    problems.sort(key=lambda p: p.line or 0)
-    return out, problems
+    return promote_runs(
+        runs,
+        lambda r: r.thread is not None or bool(r.tally.counts),
+        partial(_promoted, file=file),
+        problems,
+    )
 
 
 def _item(run: _Run, record: dict[str, Any], where: str, *, done: bool) -> None:
@@ -161,31 +158,30 @@ def _item(run: _Run, record: dict[str, Any], where: str, *, done: bool) -> None:
                 run.talk.assistant(text, turn=f"turn-{run.turn}")
                 run.answer = text
         return
-    if item_id not in run.started:
+    if not run.pairer.is_open(item_id):  # its first event: the call
         tool, args = _call_of(item, kind)
         if tool is None:
             run.pairer.problem(where, "item.tool", "missing or not a string")
             return
-        run.started.add(item_id)
         run.pairer.call(item_id, tool, args, where=where, field_name="item.id")
         run.talk.assistant(
             None, [{"id": item_id, "name": tool, "args": args}], turn=f"turn-{run.turn}"
         )
         run.answer = None
     if done:
-        run.started.discard(item_id)
         _result(run, item, kind, where)
 
 
 def _call_of(item: Mapping[str, Any], kind: str) -> tuple[str | None, Any]:
+    """The tool (``None``: the item names none) and the arguments of a tool item."""
     if kind == "mcp_tool_call":
-        tool = item.get("tool")
-        return (tool if isinstance(tool, str) and tool else None), item.get("arguments")
-    if kind == "collab_tool_call":
-        tool = item.get("tool")
-        name = tool if isinstance(tool, str) and tool else None
-        return name, {k: item[k] for k in _ARGS[kind] if k in item}
-    return kind, {k: item[k] for k in _ARGS[kind] if k in item}
+        args = item.get("arguments")
+    else:
+        args = {k: item[k] for k in _ARGS[kind] if k in item}
+    if kind not in ("mcp_tool_call", "collab_tool_call"):
+        return kind, args
+    tool = item.get("tool")
+    return (tool if isinstance(tool, str) and tool else None), args
 
 
 def _result(run: _Run, item: Mapping[str, Any], kind: str, where: str) -> None:
@@ -254,7 +250,7 @@ def _text(response: Mapping[str, Any]) -> str:
     )
 
 
-def _promoted(run: _Run, file: str, number: int) -> tuple[PromotedRun, list[LoadProblem]]:
+def _promoted(run: _Run, number: int, file: str) -> tuple[PromotedRun, list[LoadProblem]]:
     boundaries = run.pairer.finish()
     run_id = run.thread or f"thread-{number}"
     promoted = PromotedRun(

@@ -8,15 +8,16 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from .._common.toolresult import result_text
 from .pairing import CallPairer
 from .reading import MAX_DEPTH, value_problem
+from .records import LoadProblem, PromotedRun
 
 _orjson_loads = orjson.loads
 _OrjsonError = orjson.JSONDecodeError
@@ -157,3 +158,25 @@ class CallIds:
         if isinstance(raw, str) and raw:
             return raw
         return self._waiting.pop(0) if self._waiting else None
+
+
+Run = TypeVar("Run")
+
+
+def promote_runs(
+    runs: Sequence[Run],
+    keep: Callable[[Run], bool],
+    promote: Callable[[Run, int], tuple[PromotedRun, list[LoadProblem]]],
+    problems: list[LoadProblem],
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """The runs a stream of records was split into, promoted: each that ``keep`` keeps, by
+    ``promote(run, its number among all the runs)``, its problems added to ``problems`` (the
+    stream's own), all of them in line order."""
+    out: list[PromotedRun] = []
+    for number, run in enumerate(runs):
+        if keep(run):
+            promoted, more = promote(run, number)
+            out.append(promoted)
+            problems.extend(more)
+    problems.sort(key=lambda p: p.line or 0)
+    return out, problems

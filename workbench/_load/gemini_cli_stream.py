@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import RecordTally, text_of
+from .common import RecordTally, promote_runs, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -107,15 +108,12 @@ def load_gemini_cli_stream(
             run.tally.unknown.append(record)
     _said(run)
     runs.append(run)
-    out: list[PromotedRun] = []
-    for number, found in enumerate(runs):
-        if not found.init and not found.tally.counts:
-            continue
-        promoted, more = _promoted(found, file, number)
-        out.append(promoted)
-        problems.extend(more)
-    problems.sort(key=lambda p: p.line or 0)
-    return out, problems
+    return promote_runs(
+        runs,
+        lambda r: bool(r.init) or bool(r.tally.counts),
+        partial(_promoted, file=file),
+        problems,
+    )
 
 
 def _message(run: _Run, record: dict[str, Any], where: str) -> None:
@@ -190,7 +188,7 @@ def _tool_result(run: _Run, record: dict[str, Any], where: str) -> None:
     run.turn += 1
 
 
-def _promoted(run: _Run, file: str, number: int) -> tuple[PromotedRun, list[LoadProblem]]:
+def _promoted(run: _Run, number: int, file: str) -> tuple[PromotedRun, list[LoadProblem]]:
     boundaries = run.pairer.finish()
     session = run.init.get("session_id")
     run_id = session if isinstance(session, str) and session else f"session-{number}"

@@ -730,27 +730,18 @@ class _Assembler:
         unbuilt = UNBUILT_BOUNDARY
         boundary_class = ToolBoundary
         shared = self.shared
-        key: str | None = None  # the current builder's run id; None: load it at the next event
-        nobody = _RunBuilder("", file, True, {})  # a stand-in while no builder is loaded
-        builder = nobody
-        # The current builder's state, in locals while its events come in a row: its open
-        # calls, finished boundaries, location prefix, last sequence, call count and top call
-        # number. The counters are put back (``_store``) before anything else may read them.
+        key: str | None = None
+        builder: _RunBuilder | None = None
+        # the current builder's open calls, finished boundaries and location prefix
         open_calls: dict[str, tuple[int, str, Any, int, str | None, dict[str, Any]]] = {}
         done: list[ToolBoundary] = []
         prefix = ""
-        last: float = -1
-        calls = 0
-        top = -1
-
         lineno = 0
         for lines, special in _line_blocks(chunks, file):
             first = lineno + 1  # the block's first line, whose index is 0
             for line in lines:
                 lineno += 1
                 if special and lineno - first in special:
-                    _store(builder, last, calls, top)
-                    key, builder = None, nobody  # the locals are stale: load them again
                     found, last_line = _slow_line_docs(line, lineno, file, problems)
                     first += last_line - lineno  # a lone CR made more than one text line
                     lineno = last_line
@@ -764,31 +755,23 @@ class _Assembler:
                     except typed_error:
                         event = None
                 if event is None:  # not a usual tool event: decoded whole, handled in full
-                    _store(builder, last, calls, top)
-                    key, builder = None, nobody  # the locals are stale: load them again
                     found, last_line = _whole_line_docs(line, lineno, file, problems)
                     first += last_line - lineno
                     lineno = last_line
                     self.feed(found)
                     continue
                 run_id = event.runId
-                if run_id != key:
-                    _store(builder, last, calls, top)
+                if run_id != key or builder is None:
                     builder = self.builder(run_id)
                     key = run_id
                     open_calls = builder.open
                     done = builder.done
                     prefix = builder.prefix
-                    last = builder.last
-                    calls = builder.calls
-                    top = builder.top
                 seq = event.sequence
-                if seq < last:
-                    _store(builder, last, calls, top)
+                if seq < builder.last:
                     self.give_up(builder)
-                    key, builder = None, nobody  # the locals are stale: load them again
                     continue
-                last = seq
+                builder.last = seq
                 payload = event.payload
                 # the envelope's optional members: rare in logs, kept as extras (R4)
                 optional = not (unset is event.nodeId is event.engineVersion is event.causationId)
@@ -796,9 +779,7 @@ class _Assembler:
                     call_id = payload.callId
                     tool = payload.toolName
                     if not call_id or not tool or call_id in open_calls:
-                        _store(builder, last, calls, top)
                         builder.call(fast(line), lineno)  # reports what is wrong
-                        key, builder = None, nobody  # the locals are stale: load them again
                         continue
                     known = shared.get(tool)
                     if known is not None:
@@ -815,15 +796,20 @@ class _Assembler:
                     else:
                         agent = None
                     extra = _envelope_extras(event) if optional else {}
-                    open_calls[call_id] = (calls, tool, payload.inputs, lineno, agent, extra)
-                    calls += 1
+                    open_calls[call_id] = (
+                        builder.calls,
+                        tool,
+                        payload.inputs,
+                        lineno,
+                        agent,
+                        extra,
+                    )
+                    builder.calls += 1
                     continue
                 call_id = payload.callId
                 opened = open_calls.pop(call_id, None)  # an empty id is never open
                 if opened is None:
-                    _store(builder, last, calls, top)
                     builder.result(fast(line), lineno)  # reports what is wrong
-                    key, builder = None, nobody  # the locals are stale: load them again
                     continue
                 number, tool, args, called_at, agent, extra = opened
                 if optional:
@@ -859,11 +845,10 @@ class _Assembler:
                 boundary.extra = extra
                 boundary.__class__ = boundary_class  # type: ignore[assignment]
                 done.append(boundary)  # type: ignore[arg-type]
-                if number < top:
+                if number < builder.top:
                     builder.in_order = False
                 else:
-                    top = number
-        _store(builder, last, calls, top)
+                    builder.top = number
 
     def rebuild(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """Build the given-up runs again from ``events`` (every event, read again), sorted."""
@@ -887,13 +872,6 @@ class _Assembler:
             runs.append(builder.finish(number, total))
             problems.extend(builder.problems)
         return runs
-
-
-def _store(builder: _RunBuilder, last: float, calls: int, top: int) -> None:
-    """Put back the counters :meth:`_Assembler.feed_bytes` keeps in locals for ``builder``."""
-    builder.last = last
-    builder.calls = calls
-    builder.top = top
 
 
 class _RunBuilder:
