@@ -681,6 +681,48 @@ def test_agent_vcr_latencies_are_durations_and_a_bad_one_is_none(tmp_path: Path)
     assert result.runs[0].metadata["records"]["session:initialize_request"] == 1
 
 
+def _vcrpy_text_bodies(bodies: list[str]) -> dict[str, Any]:
+    """A vcrpy JSON cassette whose request bodies are recorded as text (its default)."""
+    return {
+        "interactions": [
+            {
+                "request": {"method": "POST", "uri": "http://127.0.0.1:1/x", "body": body},
+                "response": {"status": {"code": 200}, "body": {"string": "{}"}},
+            }
+            for body in bodies
+        ]
+    }
+
+
+def test_sniffing_for_json_rpc_decodes_no_request_body_that_cannot_hold_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Detection asks whether a cassette holds JSON-RPC traffic. A body recorded as text that
+    holds neither ``jsonrpc`` nor a ``\\u`` escape (which could spell it) cannot, and is not
+    decoded: a 150 MB chat cassette once spent 0.7 s decoding every body here, then again to
+    load them. A body that spells the member with escapes is still found (R34)."""
+    from workbench._load import cassettes, mcp
+
+    decoded: list[object] = []
+    real_body = cassettes._body
+
+    def counted(body: object, *rest: Any) -> Any:
+        decoded.append(body)
+        return real_body(body, *rest)
+
+    monkeypatch.setattr(cassettes, "_body", counted)
+    chat = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    assert not mcp.sniff_mcp(_vcrpy_text_bodies([chat] * 50))
+    assert not mcp.sniff_mcp({"requests": [{"body": chat}] * 50, "responses": [{}] * 50})
+    assert decoded == []
+    escaped = '{"\\u006asonrpc": "2.0", "id": 1, "method": "tools/list"}'
+    assert json.loads(escaped)["jsonrpc"] == "2.0"
+    assert mcp.sniff_mcp(_vcrpy_text_bodies([chat, escaped]))
+    assert mcp.sniff_mcp({"requests": [{"body": {"string": escaped}}], "responses": [{}]})
+    plain = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+    assert mcp.sniff_mcp(_vcrpy_text_bodies([plain]))
+
+
 def test_mcp_cassette_message_with_no_sender_is_a_problem_at_its_place(tmp_path: Path) -> None:
     """mcp-cassette records say who sent each message; one that does not is a problem naming
     it, and the call still pairs. Built from mcp-cassette's sampling example."""

@@ -276,19 +276,32 @@ def cassette_request_json(
     request: Mapping[str, Any],
     budget: _Budget | None = None,
     found: list[tuple[str, str]] | None = None,
+    *,
+    naming: str | None = None,
 ) -> Any:
-    """The JSON body of one recorded request (its ``parsed_body``, or its ``body`` decoded)."""
+    """The JSON body of one recorded request (its ``parsed_body``, or its ``body`` decoded).
+
+    ``naming``: a sniffer looks for an object with a member of this name, and gets ``None``
+    for a body recorded as text that cannot hold one (the text has neither the name nor a
+    ``\\u`` escape, which could spell it), without decoding it: a large cassette of other
+    traffic was once decoded whole only to find it held none."""
     if "parsed_body" in request:
         return request["parsed_body"]
-    return _body(request.get("body"), budget or _Budget(), found)[0]
+    body = request.get("body")
+    if naming is not None:
+        text = body.get("string") if isinstance(body, Mapping) else body
+        if type(text) is str and naming not in text and "\\u" not in text:
+            return None
+    return _body(body, budget or _Budget(), found)[0]
 
 
-def cassette_requests(data: Any) -> Iterator[Any]:
+def cassette_requests(data: Any, *, naming: str | None = None) -> Iterator[Any]:
     """The JSON body of each request of a decoded cassette, one at a time (nothing when
-    ``data`` is not one): what a sniffer needs, without reading every response."""
+    ``data`` is not one): what a sniffer needs, without reading every response. ``naming``:
+    as :func:`cassette_request_json`'s."""
     for request, _ in _pairs(data) or ():
         if isinstance(request, Mapping):
-            yield cassette_request_json(request)
+            yield cassette_request_json(request, naming=naming)
 
 
 def cassette_exchanges(data: Any) -> list[Exchange] | None:

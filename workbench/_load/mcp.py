@@ -50,8 +50,12 @@ __all__ = [
 ]
 
 
+_RPC = "jsonrpc"
+"""The member every JSON-RPC 2.0 message has."""
+
+
 def _is_rpc(message: Any) -> bool:
-    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+    return isinstance(message, dict) and message.get(_RPC) == "2.0"
 
 
 def _is_tools_call(message: Any) -> bool:
@@ -73,10 +77,10 @@ def sniff_mcp(data: Any) -> bool:
             request = interaction.get("request")
             if _is_rpc(request):
                 return True  # mcp-recorder's cassette: the message itself
-            if type(request) is dict and _is_rpc(cassette_request_json(request)):
+            if type(request) is dict and _is_rpc(cassette_request_json(request, naming=_RPC)):
                 return True
         return False
-    return any(_is_rpc(request) for request in cassette_requests(data))
+    return any(_is_rpc(request) for request in cassette_requests(data, naming=_RPC))
 
 
 _ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}
