@@ -502,6 +502,17 @@ def _chat_cassette(n: int, api: str) -> Any:
     return {"interactions": interactions}
 
 
+def _as_text_bodies(cassette: Any) -> Any:
+    """The same cassette with each body recorded as JSON text, as vcrpy itself records them
+    (``body: {string: ...}``; pydantic-ai's serializer keeps ``parsed_body``): every body is
+    then a JSON document of its own, decoded by the loader one at a time."""
+    for interaction in cassette["interactions"]:
+        for side in ("request", "response"):
+            record = interaction[side]
+            record["body"] = {"string": json.dumps(record.pop("parsed_body"))}
+    return cassette
+
+
 FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "claude-code": ("session.jsonl", lambda p, n: _lines(p, _claude(n))),
     "codex": ("rollout.jsonl", lambda p, n: _lines(p, _codex(n))),
@@ -519,6 +530,10 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "openai-responses-json": ("responses.json", lambda p, n: _doc(p, _responses_json(n))),
     "openai-chat-cassette": ("chat.json", lambda p, n: _doc(p, _chat_cassette(n, "openai-chat"))),
     "anthropic-cassette": ("messages.json", lambda p, n: _doc(p, _chat_cassette(n, "anthropic"))),
+    "openai-chat-text-bodies": (
+        "chat.json",
+        lambda p, n: _doc(p, _as_text_bodies(_chat_cassette(n, "openai-chat"))),
+    ),
 }
 
 
@@ -528,22 +543,24 @@ _FORMAT_OF = {
     "openai-responses-json": "openai-responses",
     "openai-chat-cassette": "openai-chat",
     "anthropic-cassette": "anthropic",
+    "openai-chat-text-bodies": "openai-chat",
 }
 """The format a line's file loads as, where the line names a shape of it."""
 
 
-def _bare(path: Path) -> None:
+def _bare(path: Path, *, text_bodies: bool = False) -> None:
     """The floor: decode the file and keep nothing (what every loader does first), with the
     cyclic collector paused as the loaders pause it (else a large document's decode is
-    mostly the collector's passes over it, and the floor flatters the loader)."""
+    mostly the collector's passes over it, and the floor flatters the loader).
+    ``text_bodies``: each body of the cassette is JSON text, decoded too."""
     gc.disable()
     try:
-        _decode(path)
+        _decode(path, text_bodies)
     finally:
         gc.enable()
 
 
-def _decode(path: Path) -> None:
+def _decode(path: Path, text_bodies: bool) -> None:
     data = path.read_bytes()
     if path.suffix == ".jsonl":
         for line in data.split(b"\n"):
@@ -553,6 +570,10 @@ def _decode(path: Path) -> None:
         from workbench._load.vcr_yaml import load_vcr_yaml
 
         load_vcr_yaml(data.decode("utf-8"))
+    elif text_bodies:
+        for interaction in orjson.loads(data)["interactions"]:
+            orjson.loads(interaction["request"]["body"]["string"])
+            orjson.loads(interaction["response"]["body"]["string"])
     else:
         orjson.loads(data)
 
@@ -587,7 +608,7 @@ def main(argv: list[str] | None = None) -> int:
             bares = []
             for _ in range(args.repeats):
                 cpu = time.process_time()
-                _bare(path)
+                _bare(path, text_bodies=name.endswith("-text-bodies"))
                 bares.append(time.process_time() - cpu)
                 start, cpu = time.perf_counter(), time.process_time()
                 result = load_runs(path, strict=False)
