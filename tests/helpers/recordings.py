@@ -307,6 +307,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("otel", "agentevals_kagent_helm_jaeger.json.gz", "otel", 1, 0),
     # the agent SDK's events.jsonl, an event a line; line 7 answers a call no action made
     _r("openhands", "sdk_goal_events_minimax.jsonl", "openhands", 2, 2, problems=1),
+    # Go ADK: two parallel calls, and ADK's "execute_tool (merged)" span around them (no call)
+    _r("otel", "kagent_alpha9_adk_go_1turn.json.gz", "otel", 2, 0),
     # 2.0.64: the sub-agent file beside the session (read with it; its Warmup run has no call)
     _r(
         "claude-code/codemie-2.0.64",

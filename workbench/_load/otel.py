@@ -20,7 +20,9 @@ is the error text), or its result says ``isError: true`` (ADK leaves an MCP tool
 the result). The agent is the ``gen_ai.agent.name`` of the span or of its nearest
 ``invoke_agent`` ancestor. An MCP ``tools/call`` traced on both sides (the client's span, the
 server's nested in it, as the MCP semantic conventions trace it) is one call: the outer span's;
-the inner one is counted as ``span:execute_tool:inner``.
+the inner one is counted as ``span:execute_tool:inner``. Google ADK's ``execute_tool (merged)``
+span (tool name ``(merged tools)``, written beside or around the spans of calls the model made
+at once) records no call of its own: it is counted as ``span:execute_tool:merged``.
 
 Spans are grouped into runs by ``traceId`` (in order of first appearance) and ordered by start
 time. Other spans (``chat``, ``invoke_agent``, HTTP, ...) are counted as non-tool records (R35),
@@ -48,6 +50,7 @@ _RESOURCE_KEYS = ("resourceSpans", "batches")  # OTLP; Grafana Tempo's trace API
 _SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")  # OTLP; before OTLP 0.15
 _ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 _RESULT_KEYS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
+_MERGED_TOOLS = "(merged tools)"  # Google ADK's name for the span around parallel calls
 
 
 def sniff_otel(data: Any) -> bool:
@@ -278,6 +281,9 @@ def _trace(
         operation = attrs.get("gen_ai.operation.name")
         if operation == "execute_tool" and _inside_its_call(span, attrs, by_id):
             tally.add("span:execute_tool:inner")  # the server's side of the call above it
+            continue
+        if operation == "execute_tool" and attrs.get("gen_ai.tool.name") == _MERGED_TOOLS:
+            tally.add("span:execute_tool:merged")  # ADK's span around parallel calls: no call
             continue
         tally.add(f"span:{operation}" if isinstance(operation, str) else "span")
         if operation != "execute_tool":
