@@ -830,6 +830,30 @@ def test_an_assistant_turn_of_many_records_joins_its_texts_once() -> None:
     assert message["content"] == "\n".join(["x" * 1_000_000, *map(str, range(20_000))])
 
 
+@pytest.mark.parametrize("compressed", [False, True], ids=["streamed", "read-whole"])
+def test_a_jsonl_file_of_records_in_no_format_is_one_problem_saying_so(
+    tmp_path: Path, compressed: bool
+) -> None:
+    """R35: a JSONL file of records that are neither of a format nor OpenWOP events (an app's
+    log) is one problem at its first record, saying that and what the record is; read as an
+    OpenWOP log it was a problem a line (``event has no string type``), which said nothing of
+    the file. Told ``--format openwop``, each line is still its own problem."""
+    import gzip
+
+    lines = "\n" + "".join(json.dumps({"ts": i, "level": "info"}) + "\n" for i in range(300))
+    path = tmp_path / ("app.jsonl.gz" if compressed else "app.jsonl")
+    path.write_bytes(gzip.compress(lines.encode()) if compressed else lines.encode())
+    [problem] = wb.load_runs(path, strict=False).problems
+    assert (problem.where, problem.line) == ("line 2", 2)
+    assert problem.message.startswith(
+        "cannot tell the format: no record is of a format the workbench reads, nor an OpenWOP "
+        "event (runId, type, payload); the first is a JSON object with members ts, level;"
+    )
+    told = wb.load_runs(path, format="openwop", strict=False).problems
+    assert len(told) == 300
+    assert told[0].message == "event has no string type"
+
+
 def test_a_jsonl_file_in_no_known_format_says_so_not_that_it_is_an_openwop_log(
     tmp_path: Path,
 ) -> None:

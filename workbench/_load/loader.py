@@ -74,7 +74,7 @@ from .messages import detect_chat_format, explain_shape
 from .openai_chat import load_openai_chat
 from .openhands import load_openhands, sniff_openhands
 from .openhands_sdk import is_sdk_events
-from .openwop import load_openwop, load_openwop_bytes, load_openwop_lines
+from .openwop import NOT_EVENTS, load_openwop, load_openwop_bytes, load_openwop_lines
 from .otel import load_otel, sniff_otel
 from .reading import (
     decode_json,
@@ -311,7 +311,7 @@ def _load(
                 return [], [_wrong_format(file, chosen, "inspect-ai")], _as_format(chosen)
             return runs, problems, "inspect-ai"
         if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b"):
-            streamed = _stream_openwop(file, Path(file).name)
+            streamed = _stream_openwop(file, Path(file).name, told=chosen == "openwop")
             if isinstance(streamed, _Document):  # the sniff decoded the whole file: reuse it
                 return _load_document(streamed.value, file, chosen, rule)
             if streamed is not None:
@@ -580,6 +580,9 @@ def _load_jsonl(
         fmt = _as_format(fmt_name)
         runs, more = _lines_loader(fmt, docs, file, rule)
         problems.extend(more)
+    if chosen == "auto" and found is None and docs and problems and _nothing_read(runs):
+        line, first = docs[0]
+        return [], _unknown_records(file, line, first, problems), fmt
     chat_named = found == "chat" and chosen in ("openai-chat", "anthropic", "openai-responses")
     if (
         chosen != "auto"
@@ -590,6 +593,32 @@ def _load_jsonl(
         label = "chat records or messages" if found == "chat" else found
         return [], [_wrong_format(file, chosen, label)], fmt
     return runs, problems, fmt
+
+
+def _nothing_read(runs: list[PromotedRun]) -> bool:
+    """Whether a JSONL file of no format, read as an OpenWOP log, gave no boundary and no
+    other event (each of its records was a problem: none had an event's ``type``)."""
+    return not any(run.boundaries or run.metadata.get("otherEvents") for run in runs)
+
+
+def _unknown_records(
+    file: str, line: int, first: Any, problems: list[LoadProblem]
+) -> list[LoadProblem]:
+    """R35: the problems of a JSONL file whose records are of no format the workbench reads,
+    not even OpenWOP events (:func:`_nothing_read`; ``line``, ``first``: its first record).
+    Read as an OpenWOP log, it had a problem a record (``event has no string type``), which
+    said nothing of what the file is: one problem says it, and those of lines that could not
+    be read (not JSON, not UTF-8) are kept."""
+    unknown = LoadProblem(
+        file,
+        f"line {line}",
+        "",
+        f"cannot tell the format: no record is of a format the workbench reads, nor an OpenWOP "
+        f"event (runId, type, payload); the first is {_shape(first)}; expected one of the "
+        "formats in docs/formats.md; pass format= (--format) to say which",
+        line,
+    )
+    return [unknown, *(p for p in problems if p.message not in NOT_EVENTS)]
 
 
 def _head_docs(data: bytes, file: str) -> list[Any] | None:
@@ -754,11 +783,21 @@ class _Document(NamedTuple):
     value: Any
 
 
+class _Unknown(NamedTuple):
+    """A JSONL file whose first records are of no format (the OpenWOP sniff's answer): read as
+    an OpenWOP log, whose problems name its lines, unless none of its records is an event."""
+
+    line: int
+    first: Any
+    """The first record, and its line."""
+
+
 def _stream_openwop(
-    file: str, name: str
+    file: str, name: str, *, told: bool = False
 ) -> tuple[list[PromotedRun], list[LoadProblem]] | _Document | None:
     """Load a JSONL OpenWOP log a block at a time, or ``None`` when the file is not one
-    (a :class:`_Document` when finding out decoded the whole file).
+    (a :class:`_Document` when finding out decoded the whole file). ``told``: the caller
+    said it is one, and a file of no format gets a problem a line, not one for the file.
 
     Only regular files are streamed (the loader may read a log twice, see ``openwop``); the
     file must not change between reads. Its first records decide (:func:`_detect_lines`): a
@@ -772,7 +811,7 @@ def _stream_openwop(
             return None
         head = handle.read(_CHUNK_BYTES)
     found = _openwop_head(head, name)
-    if found is not True:
+    if found is not True and not isinstance(found, _Unknown):
         return found or None
 
     @contextmanager
@@ -790,19 +829,25 @@ def _stream_openwop(
             yield iter(partial(again.read, _CHUNK_BYTES), b"")
 
     if openwop._FAST_DECODE:
-        return load_openwop_bytes(chunks, file)
-    return load_openwop_lines(lines, file)
+        loaded = load_openwop_bytes(chunks, file)
+    else:
+        loaded = load_openwop_lines(lines, file)
+    if isinstance(found, _Unknown) and not told and loaded[1] and _nothing_read(loaded[0]):
+        return [], _unknown_records(file, found.line, found.first, loaded[1])
+    return loaded
 
 
-def _openwop_head(head: bytes, name: str) -> bool | _Document:
+def _openwop_head(head: bytes, name: str) -> bool | _Document | _Unknown:
     """Whether a file's first megabyte starts like a JSONL OpenWOP log; a :class:`_Document`
-    (not a log) when the file is one JSON object on one line, decoded here whole."""
+    (not a log) when the file is one JSON object on one line, decoded here whole; an
+    :class:`_Unknown` when its records are of no format, which is read as an OpenWOP log."""
     if head.startswith(b"\xef\xbb\xbf"):
         return False  # refused with its place by the strict reader
     cut = len(head) == _CHUNK_BYTES
     jsonl = name.endswith((".jsonl", ".ndjson"))
     values: list[Any] = []
-    for raw in _head_lines(head, cut=cut):
+    first_line = 0
+    for number, raw in enumerate(_head_lines(head, cut=cut), start=1):
         line = raw.rstrip(b"\r")
         if not may_be_json(line):  # a blank line, or one a decode refuses (a document's line)
             continue
@@ -810,6 +855,7 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document:
         if problem is not None:
             continue  # a broken record: the others tell the format (the loader reports it)
         values.append(value)
+        first_line = first_line or number
         if len(values) >= _HEAD_LINES:
             break
     # No whole line in the first megabyte: the whole-file way tells the format from every
@@ -823,7 +869,9 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document:
         return True
     if not jsonl and not cut and b"\n" not in head.strip():  # the file is this one line
         return _Document(values[0])
-    return found is None and (jsonl or len(values) > 1)
+    if found is None and (jsonl or len(values) > 1):
+        return _Unknown(first_line, values[0])
+    return False
 
 
 def _head_lines(head: bytes, *, cut: bool) -> Iterator[bytes]:

@@ -51,6 +51,7 @@ from .records import (
 )
 
 __all__ = [
+    "NOT_EVENTS",
     "V1_TO_V2",
     "ByteSource",
     "LineSource",
@@ -515,8 +516,15 @@ def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
     return LoadProblem(file, f"line {lineno}", "", message, lineno)
 
 
+_NOT_AN_OBJECT = "an event must be a JSON object"
+_NO_TYPE = "event has no string type"
+NOT_EVENTS = frozenset({_NOT_AN_OBJECT, _NO_TYPE})
+"""The messages of the problems of a record that is no event at all (not an object, or no
+``type``), not a broken one: a file of such records is in no format (``loader``)."""
+
+
 def _not_an_object(file: str, lineno: int) -> LoadProblem:
-    return LoadProblem(file, f"line {lineno}", "", "an event must be a JSON object", lineno)
+    return LoadProblem(file, f"line {lineno}", "", _NOT_AN_OBJECT, lineno)
 
 
 _Events = Callable[
@@ -621,7 +629,7 @@ def load_openwop(
             if isinstance(doc, dict):
                 assembler.route(doc, index)
             else:
-                found.append(LoadProblem(file, f"item {index}", "", "an event must be an object"))
+                found.append(LoadProblem(file, f"item {index}", "", _NOT_AN_OBJECT))
         if assembler.reread:
             assembler.rebuild((i, doc) for i, doc in enumerate(kept) if isinstance(doc, dict))
         runs = assembler.finish(found)
@@ -951,7 +959,7 @@ class _RunBuilder:
             else:
                 self.other_event(doc, event_type)
         else:
-            self.problem(position, "type", "event has no string type")
+            self.problem(position, "type", _NO_TYPE)
 
     def call(self, doc: dict[str, Any], position: int) -> None:
         payload = doc.get("payload")
