@@ -102,3 +102,87 @@ def test_real_go_adk_trace_counts_its_two_parallel_calls_once(tmp_path: Path) ->
         ("k8s_get_resources", {"resource_type": "namespace"}),
         ("k8s_get_resources", {"namespace": "kagent", "resource_type": "pod"}),
     ]
+
+
+def _claude_tool(span_id: str, start: int, call_id: str, tool: str, **more: Any) -> dict[str, Any]:
+    span = _span(
+        span_id,
+        "claude_code.tool",
+        start,
+        "0f" * 8,
+        span__type="tool",
+        tool_name=tool,
+        tool_use_id=call_id,
+        gen_ai__tool__call__id=call_id,
+        **more,
+    )
+    span["events"] = [
+        {"name": "tool.output", "attributes": [_attr("output", f"{tool} said hello")]}
+    ]
+    return span
+
+
+def _claude_execution(span_id: str, start: int, parent: str, **attrs: Any) -> dict[str, Any]:
+    span = _span(span_id, "claude_code.tool.execution", start + 1, parent, **attrs)
+    if attrs.get("success") is False:
+        span["status"] = {"code": 2, "message": "Shell command failed"}
+    return span
+
+
+def test_claude_code_tool_spans_are_calls_and_their_execution_says_how_they_ran(
+    tmp_path: Path,
+) -> None:
+    """R34-R36: Claude Code's own spans name no GenAI operation; a ``claude_code.tool`` span is
+    a call (``tool_name``, ``tool_use_id``, the ``tool.output`` event its result), its child
+    ``claude_code.tool.execution`` says whether it failed (``error``, ``error_class``), a
+    sub-agent's call carries its ``agent_id``, and a non-boolean ``success`` is a problem."""
+    scope = "com.anthropic.claude_code.tracing"
+    spans = [
+        _claude_tool("01" * 8, 10, "toolu_a", "Bash", full_command="kubectl get ns"),
+        _claude_execution(
+            "02" * 8,
+            10,
+            "01" * 8,
+            success=False,
+            error="Shell command failed",
+            error_class="ShellError",
+        ),
+        _claude_tool("03" * 8, 20, "toolu_b", "Read", agent_id="a7bea65c"),
+        _claude_execution("04" * 8, 20, "03" * 8, success=True),
+        _claude_tool("05" * 8, 30, "toolu_c", "Bash"),
+        _claude_execution("06" * 8, 30, "05" * 8, success="no"),
+    ]
+    result = _load(tmp_path, *spans, scope=scope)
+    assert [
+        (b.call_id, b.tool, b.is_error, b.error_code, b.error_message, b.agent_id)
+        for b in result.boundaries
+    ] == [
+        ("toolu_a", "Bash", True, "ShellError", "Shell command failed", None),
+        ("toolu_b", "Read", False, None, None, "agent-a7bea65c"),
+    ]
+    assert result.boundaries[0].response == {
+        "content": [{"type": "text", "text": "Bash said hello"}]
+    }
+    assert result.boundaries[0].extra["full_command"] == "kubectl get ns"
+    assert [p.field for p in result.problems] == ["attributes.success"]
+    # a collector that adds gen_ai.operation.name leaves the failure on the child span
+    for span in spans:
+        if span["name"] == "claude_code.tool":
+            span["attributes"].append(_attr("gen_ai.operation.name", "execute_tool"))
+    again = _load(tmp_path, *spans, scope=scope)
+    assert [(b.call_id, b.is_error) for b in again.boundaries] == [
+        ("toolu_a", True),
+        ("toolu_b", False),
+    ]
+
+
+def test_real_claude_code_traces_load_every_call_and_failure() -> None:
+    """The kagent Claude harness traces (fixtures/otel/SOURCE.md): Claude Code's own spans with a
+    sub-agent (27 calls, 6 failed; once "no tool call found"), and the same spans after the
+    collector recipe added execute_tool (10 calls, 3 failed; once 0 failed)."""
+    native = wb.load_runs(FIXTURES / "otel" / "kagent_alpha9_claude_native_1turn_subagent.json.gz")
+    assert (len(native.boundaries), sum(b.is_error for b in native.boundaries)) == (27, 6)
+    assert sum(b.agent_id == "agent-a7bea65c412e08285" for b in native.boundaries) == 22
+    recipe = wb.load_runs(FIXTURES / "otel" / "kagent_alpha9_claude_recipe_2turn.json.gz")
+    assert [b.tool for b in recipe.boundaries if b.is_error] == ["Bash", "Bash", "Bash"]
+    assert len(recipe.boundaries) == 10

@@ -309,6 +309,9 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("openhands", "sdk_goal_events_minimax.jsonl", "openhands", 2, 2, problems=1),
     # Go ADK: two parallel calls, and ADK's "execute_tool (merged)" span around them (no call)
     _r("otel", "kagent_alpha9_adk_go_1turn.json.gz", "otel", 2, 0),
+    # Claude Code's own spans: claude_code.tool calls, failures on their execution child spans
+    _r("otel", "kagent_alpha9_claude_native_1turn_subagent.json.gz", "otel", 27, 6),
+    _r("otel", "kagent_alpha9_claude_recipe_2turn.json.gz", "otel", 10, 3),
     # 2.0.64: the sub-agent file beside the session (read with it; its Warmup run has no call)
     _r(
         "claude-code/codemie-2.0.64",

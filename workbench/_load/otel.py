@@ -24,6 +24,14 @@ the inner one is counted as ``span:execute_tool:inner``. Google ADK's ``execute_
 span (tool name ``(merged tools)``, written beside or around the spans of calls the model made
 at once) records no call of its own: it is counted as ``span:execute_tool:merged``.
 
+Claude Code's own spans (scope ``com.anthropic.claude_code.tracing``) name no GenAI operation: a
+``claude_code.tool`` span is a call (tool ``tool_name``, call id ``tool_use_id``; no arguments
+recorded, its ``full_command``/``file_path`` attributes kept in ``extra``; result the ``output``
+of its ``tool.output`` event), whether or not a collector added ``gen_ai.operation.name``. Its
+child ``claude_code.tool.execution`` span says how it went: ``success: false`` or status ERROR
+is a failure (``error`` the text, ``error_class`` the ``error_code``). A sub-agent's calls carry
+its ``agent_id`` (``agent-<id>``, as in Claude Code's session files).
+
 Spans are grouped into runs by ``traceId`` (in order of first appearance) and ordered by start
 time. Other spans (``chat``, ``invoke_agent``, HTTP, ...) are counted as non-tool records (R35),
 and so are the log records of a ``resourceLogs`` section in the same document (GenAI events),
@@ -51,6 +59,8 @@ _SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")  # OTLP; before OTLP
 _ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 _RESULT_KEYS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
 _MERGED_TOOLS = "(merged tools)"  # Google ADK's name for the span around parallel calls
+_CLAUDE_TOOL_SPAN = "claude_code.tool"  # Claude Code's own tool span (no GenAI operation)
+_CLAUDE_EXECUTION_SPAN = "claude_code.tool.execution"  # its child: how the tool ran
 
 
 def sniff_otel(data: Any) -> bool:
@@ -167,6 +177,8 @@ _READ_ATTRIBUTES = frozenset(
         *_RESULT_KEYS,
         "gen_ai.operation.name",
         "error.type",
+        "tool_name",
+        "tool_use_id",
     }
 )
 """Span attributes read into the boundary; the others are kept in its ``extra``."""
@@ -273,6 +285,11 @@ def _trace(
     for log_name in logs:
         tally.add(log_name)
     by_id = {e[1].get("spanId"): e for e in entries if isinstance(e[1].get("spanId"), str)}
+    children: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
+    for entry in entries:
+        parent_id = entry[1].get("parentSpanId")
+        if isinstance(parent_id, str) and parent_id:
+            children.setdefault(parent_id, []).append(entry)
     ordered = sorted(
         enumerate(entries),
         key=lambda pair: (_nanos(pair[1][1].get("startTimeUnixNano")) or 0, pair[0]),
@@ -285,10 +302,16 @@ def _trace(
         if operation == "execute_tool" and attrs.get("gen_ai.tool.name") == _MERGED_TOOLS:
             tally.add("span:execute_tool:merged")  # ADK's span around parallel calls: no call
             continue
-        tally.add(f"span:{operation}" if isinstance(operation, str) else "span")
-        if operation != "execute_tool":
+        claude = span.get("name") == _CLAUDE_TOOL_SPAN
+        if isinstance(operation, str):
+            tally.add(f"span:{operation}")
+        else:
+            tally.add(f"span:{_CLAUDE_TOOL_SPAN}" if claude else "span")
+        if operation != "execute_tool" and not claude:
             continue
         name = attrs.get("gen_ai.tool.name")
+        if claude and (not isinstance(name, str) or not name):
+            name = attrs.get("tool_name")
         if not isinstance(name, str) or not name:
             span_name = span.get("name")
             name = (
@@ -300,9 +323,16 @@ def _trace(
             pairer.problem(where, "attributes.gen_ai.tool.name", "missing or not a string")
             continue
         raw_id = attrs.get("gen_ai.tool.call.id")
+        if claude and (not isinstance(raw_id, str) or not raw_id):
+            raw_id = attrs.get("tool_use_id")
         call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
         args = json_args(_first(attrs, _ARGS_KEYS))
+        if args is None and claude:
+            args = {}  # Claude Code's spans record no arguments
         agent = _agent(span, attrs, by_id)
+        sub_agent = attrs.get("agent_id") if claude else None
+        if isinstance(sub_agent, str) and sub_agent:
+            agent = f"agent-{sub_agent}"
         extra = {k: v for k, v in attrs.items() if k not in _READ_ATTRIBUTES}
         extra["spanId"] = span.get("spanId")
         pairer.call(
@@ -318,6 +348,8 @@ def _trace(
         status: Mapping[str, Any] = raw_status if isinstance(raw_status, dict) else {}
         error_type = attrs.get("error.type")
         result = _first(attrs, _RESULT_KEYS)
+        if result is None and claude:
+            result = _event_attribute(span, "tool.output", "output")
         response = _response(result)
         said_failed = read_flag(response.get("isError"), pairer, where, "result.isError")
         if said_failed is None:
@@ -325,6 +357,15 @@ def _trace(
             continue
         failed = error_type is not None or status.get("code") in _ERROR_CODES or said_failed
         message = status.get("message") if isinstance(status.get("message"), str) else None
+        if claude:
+            outcome = _claude_execution(span, children, pairer)
+            if outcome is None:
+                pairer.discard(call_id)
+                continue
+            ran_failed, ran_message, ran_class = outcome
+            if ran_failed and not failed:
+                failed, message = True, message or ran_message
+                error_type = error_type if error_type is not None else ran_class
         start, end = _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano"))
         pairer.result(
             call_id,
@@ -353,6 +394,48 @@ def _trace(
         metadata={"traceId": trace, **tally.to_metadata()},
     )
     return run, pairer.problems
+
+
+def _event_attribute(span: Mapping[str, Any], event_name: str, key: str) -> Any:
+    """The ``key`` attribute of the span's first event named ``event_name``, else ``None``."""
+    events = span.get("events")
+    for event in events if isinstance(events, list) else []:
+        if isinstance(event, dict) and event.get("name") == event_name:
+            value = _attributes(event.get("attributes")).get(key)
+            if value is not None:
+                return value
+    return None
+
+
+def _claude_execution(
+    span: Mapping[str, Any],
+    children: Mapping[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]],
+    pairer: CallPairer,
+) -> tuple[bool, str | None, str | None] | None:
+    """How a Claude Code tool call ran, from its ``claude_code.tool.execution`` child span:
+    ``(failed, error text, error class)``; not failed when it has no such child. ``None`` when
+    the child's ``success`` is not a boolean (a problem, R35)."""
+    span_id = span.get("spanId")
+    for where, child, attrs in children.get(span_id, []) if isinstance(span_id, str) else []:
+        if child.get("name") != _CLAUDE_EXECUTION_SPAN:
+            continue
+        success = read_flag(attrs.get("success"), pairer, where, "attributes.success", absent=True)
+        if success is None:
+            return None
+        raw_status = child.get("status")
+        code = raw_status.get("code") if isinstance(raw_status, dict) else None
+        if success and code not in _ERROR_CODES:
+            return False, None, None
+        error = attrs.get("error")
+        status_message = raw_status.get("message") if isinstance(raw_status, dict) else None
+        text = error if isinstance(error, str) and error else status_message
+        error_class = attrs.get("error_class")
+        return (
+            True,
+            text if isinstance(text, str) and text else None,
+            error_class if isinstance(error_class, str) and error_class else None,
+        )
+    return False, None, None
 
 
 def _response(result: Any) -> dict[str, Any]:
