@@ -312,6 +312,16 @@ RECORDINGS: tuple[Recording, ...] = (
     # Claude Code's own spans: claude_code.tool calls, failures on their execution child spans
     _r("otel", "kagent_alpha9_claude_native_1turn_subagent.json.gz", "otel", 27, 6),
     _r("otel", "kagent_alpha9_claude_recipe_2turn.json.gz", "otel", 10, 3),
+    # codex exec 0.77.0: the "shell" tool, outputs as JSON text with metadata.exit_code
+    _r(
+        "codex",
+        "rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+        "codex",
+        3,
+        0,
+    ),
+    # Gemini CLI, January 2026 (gemini-3-pro): write_todos and a delegate_to_agent call
+    _r("gemini-cli", "session-2026-01-16T11-01-file-ops-37b7abef.json", "gemini-cli", 14, 0),
     # 2.0.64: the sub-agent file beside the session (read with it; its Warmup run has no call)
     _r(
         "claude-code/codemie-2.0.64",
