@@ -474,6 +474,63 @@ def test_calls_a_client_leaves_out_of_the_resent_turn_are_problems_not_lost() ->
     assert all("'iterating_tool' is never answered" in p.message for p in result.problems)
 
 
+@pytest.mark.parametrize(
+    "name", ["llm_test_tool_use_basic.yaml", "llm_test_tools_streaming_variant_a.yaml"]
+)
+def test_a_streamed_turn_resent_as_a_text_message_then_a_call_message_is_one_reply(
+    name: str,
+) -> None:
+    """simonw/llm resends a streamed turn as two assistant messages, its (empty) text, then its
+    calls: that is the reply sent back, so its call is the one the model made, answered once,
+    and no second call under the same id (it was once a problem: the id "already open")."""
+    result = wb.load_runs(CASSETTES / name, strict=False)
+    assert result.problems == ()
+    (run,) = result.runs
+    assert len(run.boundaries) == 1 and not run.boundaries[0].is_error
+    assert run.metadata["exchanges"] == [0, 1]
+    assert run.conversation is not None
+    roles = [m["role"] for m in run.conversation.messages]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+
+
+def test_trials_whose_turns_are_resent_split_each_go_on_from_their_own_reply() -> None:
+    """Two trials of one prompt, each reply resent as an empty text message and then its call
+    (simonw/llm's way): each request continues the trial whose call it sends back."""
+    prompt = [{"role": "user", "content": "go"}]
+    interactions = []
+    for n in (0, 1):
+        reply = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": f"c{n}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        }
+        body = json.dumps({"choices": [{"index": 0, "message": reply}]})
+        interactions.append(_exchange("https://api.openai.com/v1/chat/completions", prompt, body))
+    for n in (1, 0):
+        sent = [
+            *prompt,
+            {"role": "assistant", "content": ""},
+            {"role": "assistant", "tool_calls": [{**_call(f"c{n}")}]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": f"r{n}"},
+        ]
+        body = json.dumps(
+            {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}]}
+        )
+        interactions.append(_exchange("https://api.openai.com/v1/chat/completions", sent, body))
+    result = _load(interactions)
+    assert result.problems == ()
+    assert [[(b.call_id, b.response) for b in run.boundaries] for run in result.runs] == [
+        [("c0", "r0")],
+        [("c1", "r1")],
+    ]
+
+
+def _call(call_id: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
 def test_server_tool_blocks_a_client_leaves_out_of_the_resent_turn_are_still_read() -> None:
     """Mirascope resends a streamed turn without its three web searches (call and result in the
     response): they happened, so they are boundaries, with the two of the next turn."""

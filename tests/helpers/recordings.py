@@ -322,6 +322,10 @@ RECORDINGS: tuple[Recording, ...] = (
     ),
     # Gemini CLI, January 2026 (gemini-3-pro): write_todos and a delegate_to_agent call
     _r("gemini-cli", "session-2026-01-16T11-01-file-ops-37b7abef.json", "gemini-cli", 14, 0),
+    # simonw/llm resends a streamed turn as two assistant messages (its text, then its calls)
+    _r("chat-cassettes", "llm_test_tool_use_basic.yaml", "openai-chat", 1, 0),
+    # Kimi K2 through OpenRouter: the call streamed twice under one index, id "0"
+    _r("chat-cassettes", "llm_test_tools_streaming_variant_a.yaml", "openai-chat", 1, 0),
     # 2.0.64: the sub-agent file beside the session (read with it; its Warmup run has no call)
     _r(
         "claude-code/codemie-2.0.64",

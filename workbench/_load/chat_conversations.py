@@ -120,8 +120,10 @@ class _Conversation:
             if self.reply is not None:
                 came_in, model_said = self.reply
                 if added and role_of(added[0][1]) == "assistant":  # the reply, sent back
-                    message = merged_reply(added[0][1], model_said)
-                    added = added[1:]
+                    count = _resent_length(messages, added[0][0], self.reply_ids)
+                    sent = added[0][1] if count == 1 else _joined([m for _, m in added[:count]])
+                    message = merged_reply(sent, model_said)
+                    added = added[count:]
                 else:
                     message = model_said
                 self.messages.append(message)
@@ -353,7 +355,44 @@ def _sent_back(
     if resent is None:
         resent = reply_call_ids(sent)
     if made or resent:
-        return bool(set(made) & set(resent))
+        return bool(set(made) & set(resent)) or _resent_length(messages, at, made) > 1
     if not isinstance(sent, Mapping):
         return False
     return bool(plain_message(sent).get("content") == plain_message(said).get("content"))
+
+
+def _resent_length(messages: list[Any], at: int, made: list[str]) -> int:
+    """How many messages from ``at`` on are the last reply sent back: one, unless the client
+    split it (simonw/llm resends a streamed turn as its text, then a message of its calls):
+    then the assistant messages up to the first that makes a call the reply ``made``, none
+    before it making a call of its own."""
+    if not made or set(reply_call_ids(messages[at])) & set(made):
+        return 1
+    for index in range(at + 1, len(messages)):
+        message = messages[index]
+        if role_of(message) != "assistant":
+            break
+        calls = reply_call_ids(message)
+        if set(calls) & set(made):
+            return index - at + 1
+        if calls:
+            break
+    return 1
+
+
+def _joined(messages: list[Any]) -> Any:
+    """A reply the client resent split in several assistant messages (:func:`_resent_length`)
+    as the one message the model sent: the last one (its calls) with the text of all."""
+    if len(messages) == 1 or not all(isinstance(m, Mapping) for m in messages):
+        return messages[-1]
+    contents = [m.get("content") for m in messages]
+    if all(c is None or isinstance(c, str) for c in contents):
+        text = "".join(c for c in contents if c)
+        return {**messages[-1], "content": text or contents[-1]}
+    blocks: list[Any] = []
+    for content in contents:
+        if isinstance(content, list):
+            blocks.extend(content)
+        elif isinstance(content, str) and content:
+            blocks.append({"type": "text", "text": content})
+    return {**messages[-1], "content": blocks}
