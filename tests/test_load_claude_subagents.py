@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import workbench as wb
 from helpers.paths import FIXTURES
 
@@ -40,9 +42,36 @@ def test_each_sub_agents_calls_follow_the_call_that_ran_it() -> None:
 
 
 def test_without_its_folder_the_session_is_its_own_calls(tmp_path: Path) -> None:
+    """A session copied without its folder is its own calls, and the sub-agents its calls'
+    results name are listed as not found (their calls were silently absent); with one file
+    missing, only that one is listed."""
     shutil.copy(MAIN, tmp_path / MAIN.name)
     run = wb.load_runs(tmp_path / MAIN.name).run
     assert len(run.boundaries) == 40 and "subagents" not in run.metadata
+    named = [(s["agentId"], s["callId"]) for s in run.metadata["subagentsNotFound"]]
+    assert sorted(a for a, _ in named) == sorted(
+        p.name[len("agent-") : -len(".jsonl")] for p in AGENTS.glob("agent-*.jsonl")
+    )
+    calls = {b.call_id: b.tool for b in run.boundaries}
+    assert all(calls[call_id] == "Agent" for _, call_id in named)
+    main = _copy(tmp_path)
+    (tmp_path / SESSION / "subagents" / "agent-a6aa8ad077d9ea083.jsonl").unlink()
+    run = wb.load_runs(main).run
+    assert [s["agentId"] for s in run.metadata["subagentsNotFound"]] == ["a6aa8ad077d9ea083"]
+    assert "subagentsNotFound" not in wb.load_runs(MAIN).run.metadata
+
+
+def test_the_command_line_says_when_sub_agents_transcripts_are_not_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from workbench.cli import main
+
+    shutil.copy(MAIN, tmp_path / MAIN.name)
+    assert main(["boundaries", str(tmp_path / MAIN.name)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("6 sub-agents named by a call's result had no transcript")
+    assert main(["boundaries", str(MAIN)]) == 0
+    assert "sub-agent" not in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_a_broken_or_special_sub_agent_file_is_a_problem_naming_it(tmp_path: Path) -> None:

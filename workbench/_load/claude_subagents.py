@@ -12,7 +12,10 @@ When a session file has such a folder, each sub-agent file is read as a session 
 the session's run, with their agent (``agent-<agentId>``), right after the main-thread call that
 spawned the sub-agent (after the main thread's calls when no call names it). Each boundary keeps
 its own file and line as its location; a sub-agent file's problems name that file. The run's
-``metadata["subagents"]`` lists each file read, its agent and its number of calls.
+``metadata["subagents"]`` lists each file read, its agent and its number of calls, and
+``metadata["subagentsNotFound"]`` each sub-agent a call's result names whose file is not there
+(a session copied without its folder): its calls are not in the run, and ``workbench
+boundaries`` says so under its table.
 """
 
 from __future__ import annotations
@@ -44,8 +47,9 @@ def with_subagents(
     ``load_one(docs, file)`` reads one session file."""
     base = file[: -len(".gz")] if file.endswith(".gz") else file
     folder = os.path.join(os.path.splitext(base)[0], "subagents")
-    if len(runs) != 1:
+    if len(runs) != 1 or os.path.basename(base).startswith("agent-"):  # a sub-agent's own file
         return runs, problems
+    spawned = _spawning_calls(docs)
     if os.path.isdir(folder):
         try:
             names = sorted(
@@ -56,10 +60,9 @@ def with_subagents(
     else:  # 2.0: beside the session, with every other session's sub-agents
         session = runs[0].metadata.get("sessionId")
         folder = os.path.dirname(base) or "."
-        is_main = not os.path.basename(base).startswith("agent-")  # not a sub-agent's own file
-        names = _sibling_agents(folder, session) if is_main and isinstance(session, str) else []
+        names = _sibling_agents(folder, session) if isinstance(session, str) else []
         if not names:
-            return runs, problems
+            return _not_found(runs, spawned, set()), problems
     problems = list(problems)
     if len(names) > MAX_SUBAGENT_FILES:
         message = (
@@ -67,7 +70,6 @@ def with_subagents(
         )
         problems.append(LoadProblem(folder, "(file)", "", message))
         return runs, problems
-    spawned = _spawning_calls(docs)
     joined: dict[str, list[ToolBoundary]] = {}  # spawning call id ("" for none) -> calls
     listed: list[dict[str, Any]] = []
     for name in names:
@@ -94,7 +96,28 @@ def with_subagents(
     for index, boundary in enumerate(merged):
         set_boundary_index(boundary, index)  # every record is fresh, made by this load
     metadata = {**run.metadata, "subagents": listed}
-    return [replace(run, boundaries=tuple(merged), metadata=metadata)], problems
+    run = replace(run, boundaries=tuple(merged), metadata=metadata)
+    return _not_found([run], spawned, {entry["agentId"] for entry in listed}), problems
+
+
+def _not_found(
+    runs: list[PromotedRun], spawned: dict[str, str], read: set[str]
+) -> list[PromotedRun]:
+    """The session's run with ``metadata["subagentsNotFound"]``: the sub-agents its calls'
+    results name (``spawned``) whose files were not read (``read``: those that were) and whose
+    calls are not in the session file itself either."""
+    if not spawned:
+        return runs
+    run = runs[0]
+    inline = {b.agent_id for b in run.boundaries if b.agent_id and b.agent_id != "main"}
+    missing = [
+        {"agentId": agent_id, "callId": call_id}
+        for agent_id, call_id in spawned.items()
+        if agent_id not in read and f"agent-{agent_id}" not in inline
+    ]
+    if not missing:
+        return runs
+    return [replace(run, metadata={**run.metadata, "subagentsNotFound": missing})]
 
 
 def _spawning_calls(docs: Sequence[tuple[int, Any]]) -> dict[str, str]:

@@ -88,6 +88,12 @@ def run(args: argparse.Namespace) -> int:
             f"{plural(count, 'tool boundary', 'tool boundaries')} in "
             f"{plural(runs, 'run')}, {plural(failed, 'failed call')}"
         )
+        unread = sum(len(run.metadata.get("subagentsNotFound") or ()) for run in loaded.runs)
+        if unread:
+            print(
+                f"{plural(unread, 'sub-agent')} named by a call's result had no transcript "
+                "beside the session: their calls are not here (metadata.subagentsNotFound)"
+            )
     return 0
 
 
