@@ -723,11 +723,20 @@ def test_sniffing_for_json_rpc_decodes_no_request_body_that_cannot_hold_it(
     assert mcp.sniff_mcp(_vcrpy_text_bodies([plain]))
 
 
-def test_mcp_cassette_message_with_no_sender_is_a_problem_at_its_place(tmp_path: Path) -> None:
-    """mcp-cassette records say who sent each message; one that does not is a problem naming
-    it, and the call still pairs. Built from mcp-cassette's sampling example."""
+@pytest.mark.parametrize(
+    "sender", [None, {}, [], "nobody"], ids=["none", "object", "list", "other"]
+)
+def test_mcp_cassette_message_with_no_sender_is_a_problem_at_its_place(
+    tmp_path: Path, sender: object
+) -> None:
+    """mcp-cassette records say who sent each message; one that does not (or names no one
+    with an object or list, which once raised TypeError from a dict lookup) is a problem
+    naming it, and the call still pairs. Built from mcp-cassette's sampling example."""
     data = json.loads((FIXTURES / "mcp" / "mcp_cassette_sampling.mcp.json").read_text())
-    del data["messages"][1]["sender"]
+    if sender is None:
+        del data["messages"][1]["sender"]
+    else:
+        data["messages"][1]["sender"] = sender
     path = tmp_path / "s.mcp.json"
     path.write_text(json.dumps(data))
     result = wb.load_runs(path, strict=False)

@@ -192,12 +192,19 @@ def cassette_messages(data: Any) -> list[tuple[str, Any]] | None:
     return [
         (
             f"messages[{index}]",
-            {"dir": _SENDERS[m["sender"]], "msg": m["payload"], "at": m.get("t_offset_ms")}
-            if isinstance(m, dict) and m.get("sender") in _SENDERS and "payload" in m
+            {"dir": way, "msg": m["payload"], "at": m.get("t_offset_ms")}
+            if isinstance(m, dict) and (way := _way(m)) is not None and "payload" in m
             else m,
         )
         for index, m in enumerate(messages)
     ]
+
+
+def _way(message: dict[str, Any]) -> str | None:
+    """The way an mcp-cassette message went, from its ``sender`` (``None``: none, or not one
+    of the two: the message is then a problem, as one with no envelope)."""
+    sender = message.get("sender")
+    return _SENDERS.get(sender) if type(sender) is str else None
 
 
 def _is_cassette_log(data: Any) -> bool:
@@ -205,8 +212,7 @@ def _is_cassette_log(data: Any) -> bool:
     with its ``sender`` (what the sniff asks, without building the log)."""
     messages = data.get("messages") if isinstance(data, dict) else None
     return isinstance(messages, list) and any(
-        isinstance(m, dict) and m.get("sender") in _SENDERS and _is_rpc(m.get("payload"))
-        for m in messages
+        isinstance(m, dict) and _way(m) is not None and _is_rpc(m.get("payload")) for m in messages
     )
 
 
