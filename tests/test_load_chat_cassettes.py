@@ -10,6 +10,7 @@ once, and nothing else.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import tempfile
@@ -525,6 +526,33 @@ def test_trials_whose_turns_are_resent_split_each_go_on_from_their_own_reply() -
         [("c0", "r0")],
         [("c1", "r1")],
     ]
+
+
+def test_a_datadog_test_agent_cassette_is_one_exchange_read_as_its_api(tmp_path: Path) -> None:
+    """ddapm-test-agent's VCR proxy writes one exchange a JSON file (``{request: {method, url,
+    headers, body}, response: {status: {code, message}, headers, body}}``, dd-trace-py's
+    ``tests/cassettes``); it once was "cannot tell the format". A Mistral request whose history
+    holds an answered call is that call; an Anthropic reply's call, never answered, a problem."""
+    mistral = wb.load_runs(CASSETTES / "dd_trace_mistral_v1_chat_completions_post_5e983449.json")
+    assert mistral.format == "openai-chat"
+    assert [(b.call_id, b.tool) for b in mistral.boundaries] == [("Caf7Pyrd8", "get_weather")]
+    anthropic = wb.load_runs(
+        CASSETTES / "dd_trace_anthropic_v1_messages_post_28bbec95.json", strict=False
+    )
+    assert anthropic.format == "anthropic" and not anthropic.boundaries
+    [problem] = anthropic.problems
+    assert problem.where == "interaction 0, response, block 0"
+    assert "'add' is never answered" in problem.message
+    # a body the proxy kept as "base64:" and its bytes is read as those bytes
+    cassette = json.loads(
+        (CASSETTES / "dd_trace_mistral_v1_chat_completions_post_5e983449.json").read_text()
+    )
+    cassette["response"]["body"] = (
+        "base64:" + base64.b64encode(cassette["response"]["body"].encode()).decode()
+    )
+    path = tmp_path / "cassette.json"
+    path.write_text(json.dumps(cassette), encoding="utf-8")
+    assert [b.call_id for b in wb.load_runs(path).boundaries] == ["Caf7Pyrd8"]
 
 
 def _call(call_id: str) -> dict[str, Any]:

@@ -326,6 +326,14 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("chat-cassettes", "llm_test_tool_use_basic.yaml", "openai-chat", 1, 0),
     # Kimi K2 through OpenRouter: the call streamed twice under one index, id "0"
     _r("chat-cassettes", "llm_test_tools_streaming_variant_a.yaml", "openai-chat", 1, 0),
+    # Datadog's test agent's one-exchange JSON cassette (Mistral): a history call and its answer
+    _r(
+        "chat-cassettes",
+        "dd_trace_mistral_v1_chat_completions_post_5e983449.json",
+        "openai-chat",
+        1,
+        0,
+    ),
     # 2.0.64: the sub-agent file beside the session (read with it; its Warmup run has no call)
     _r(
         "claude-code/codemie-2.0.64",

@@ -1,14 +1,16 @@
 """HTTP cassettes: recorded request/response exchanges, the container of four formats (R34).
 
 Test suites record API traffic as cassettes, and those recordings are what many people have of
-an agent's run. Three layouts are read:
+an agent's run. Four layouts are read:
 
 - vcrpy (YAML): ``interactions[]`` of ``{request: {method, uri, body | parsed_body}, response:
   {status, body: {string} | parsed_body}}`` (pydantic-ai, most Python projects);
 - vcrpy's older layout, ``requests[]`` and ``responses[]`` side by side (langchain), bodies
   often ``!!binary``;
 - an HTTP Archive (HAR, JSON): ``log.entries[]`` of ``{request: {method, url, postData}, response:
-  {status, content}}`` (Polly.js, browsers' network panels).
+  {status, content}}`` (Polly.js, browsers' network panels);
+- Datadog's test agent's VCR proxy (JSON), one exchange a file: ``{request: {method, url, body},
+  response: {status: {code}, body}}`` (dd-trace-py's ``tests/cassettes``).
 
 A body is JSON, or server-sent events (``event:``/``data:`` lines, SSE comments ignored), or
 empty. The exchanges feed the OpenAI Responses loader (``responses``), the chat API loader
@@ -241,7 +243,36 @@ def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
     log = data.get("log")
     if isinstance(log, Mapping) and isinstance(log.get("entries"), list):
         return (_har_pair(entry) for entry in log["entries"])
+    request, response = data.get("request"), data.get("response")
+    if (
+        isinstance(request, Mapping)
+        and isinstance(response, Mapping)
+        and isinstance(request.get("url"), str)
+        and "status" in response
+    ):
+        return iter((_proxy_pair(request, response),))
     return None
+
+
+def _proxy_pair(request: Mapping[str, Any], response: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A cassette of Datadog's test agent (``ddapm-test-agent``'s VCR proxy, dd-trace-py's
+    ``tests/cassettes/<provider>/*.json``): one exchange a file, ``{request: {method, url,
+    headers, body}, response: {status: {code, message}, headers, body}}``, each body its text,
+    or ``base64:`` and its bytes base64-encoded; in vcrpy's shape."""
+    return (
+        {"uri": request["url"], "method": request.get("method"), "body": _proxy_body(request)},
+        {"status": response["status"], "body": {"string": _proxy_body(response)}},
+    )
+
+
+def _proxy_body(record: Mapping[str, Any]) -> Any:
+    body = record.get("body")
+    if isinstance(body, str) and body.startswith("base64:"):
+        try:
+            return base64.b64decode(body[7:], validate=True)
+        except (ValueError, binascii.Error):
+            return None
+    return body
 
 
 def _har_pair(entry: Any) -> tuple[Any, Any]:
