@@ -334,6 +334,17 @@ RECORDINGS: tuple[Recording, ...] = (
         1,
         0,
     ),
+    # aviary (PaperQA): the tool raised, the agent saw "Encountered exception during tool call"
+    _r(
+        "chat-cassettes",
+        "aviary_TestPaperQATaskDataset.test_tool_failure.yaml",
+        "openai-chat",
+        1,
+        0,
+        problems=1,
+        regex="^Encountered exception during tool call",
+        failed_with_regex=1,
+    ),
     # 2.0.64: the sub-agent file beside the session (read with it; its Warmup run has no call)
     _r(
         "claude-code/codemie-2.0.64",
