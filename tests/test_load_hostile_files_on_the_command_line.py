@@ -74,18 +74,21 @@ def _sources() -> list[tuple[str, str, bytes]]:
     """(format, file name, bytes): the smallest real recording of each format, and the rest.
 
     Chat transcripts come as JSON files and as HTTP cassettes of chat API traffic; the smallest
-    cassette of each chat API is broken too, as its own source (the JSON it carries sits in
-    quoted YAML strings, so only the breaks of the YAML itself apply to it)."""
+    cassette of each chat API in each container (YAML, JSON) is broken too, as its own source
+    (the JSON a YAML cassette carries sits in quoted YAML strings, so only the breaks of the
+    YAML itself apply to it)."""
     smallest: dict[str, Path] = {}
     for rec in RECORDINGS:
         if rec.path.is_dir():
             continue  # a session folder: its files are broken in test_load_session_folders
-        key = f"{rec.format} cassette" if rec.path.parent.name == "chat-cassettes" else rec.format
+        key = rec.format
+        if rec.path.parent.name == "chat-cassettes":
+            key = f"{rec.format} cassette {rec.path.suffix}"
         if key not in smallest or rec.path.stat().st_size < smallest[key].stat().st_size:
             smallest[key] = rec.path
     out = []
     for key, path in sorted(smallest.items()):
-        fmt = key.removesuffix(" cassette")
+        fmt = key.split(" ")[0]
         data = path.read_bytes()
         name = path.name
         if name.endswith(".gz"):
