@@ -221,6 +221,29 @@ def test_a_dask_sweep_quiets_every_distributed_and_tornado_logger() -> None:
             loggers[name].setLevel(level)
 
 
+def test_a_stop_kills_a_local_clusters_workers_and_starts_no_new_ones() -> None:
+    """A stopped sweep kills its cluster's worker processes, and their nannies do not start new
+    ones (each restart was a worker starting while the command ended: a second of CPU, and a
+    heartbeat traceback or a spawn's ``EOFError`` on stderr after the one line)."""
+    distributed = pytest.importorskip("distributed")
+    from distributed.core import Status
+
+    from workbench.cli._sweep import _kill_workers
+
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        nannies = list(cluster.workers.values())
+        first = {nanny.pid for nanny in nannies}
+        _kill_workers(cluster)
+        deadline = time.monotonic() + 20
+        while not all(nanny.status == Status.closed for nanny in nannies):
+            restarted = {nanny.pid for nanny in nannies} - first - {None}
+            assert not restarted, f"workers restarted: {restarted}"
+            assert time.monotonic() < deadline, [nanny.status for nanny in nannies]
+            time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_promotion_leaves_no_output(tmp_path: Path) -> None:
     from workbench._load.synthetic import write_synthetic_log

@@ -345,9 +345,20 @@ def _dask_module() -> Any:
 
 
 def _kill_workers(cluster: Any) -> None:
-    """SIGKILL a local cluster's worker processes (``Nanny.pid``), with no restart."""
+    """SIGKILL a local cluster's worker processes (``Nanny.pid``), with no restart.
+
+    A running nanny restarts a worker whose process ends (distributed has no
+    ``auto_restart`` switch any more): without ``close_gracefully`` first, every stop started
+    two new workers while the command ended, each a second of CPU on a loaded machine, and
+    whatever they printed could reach the terminal after the one line (a heartbeat to a
+    scheduler that closed; ``EOFError`` in ``spawn_main`` for one still starting when the
+    command was gone). With it the nanny closes itself once its worker is gone; a nanny
+    still starting restarts nothing."""
+    from distributed.core import Status
+
     for nanny in list(getattr(cluster, "workers", {}).values()):
-        nanny.auto_restart = False
+        if getattr(nanny, "status", None) == Status.running:
+            nanny.close_gracefully()
         pid = getattr(nanny, "pid", None)
         if isinstance(pid, int):
             with contextlib.suppress(OSError):
