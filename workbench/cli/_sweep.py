@@ -262,10 +262,15 @@ def _dask_executor(address: str) -> tuple[Executor, Any]:
     distributed = _dask_module()
     try:
         with _sigint_held():
-            # No dashboard: the CLI shows none, and another cluster on the machine holding its
-            # port would make distributed print a warning.
+            # No dashboard: the CLI shows none. The scheduler still serves HTTP (health,
+            # metrics), on 8787 unless told otherwise, and with another cluster on the machine
+            # holding that port distributed prints a warning: any free loopback port instead.
             cluster = distributed.LocalCluster(
-                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+                n_workers=2,
+                processes=True,
+                threads_per_worker=1,
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
             )
         client = distributed.Client(cluster)
     except BaseException:
