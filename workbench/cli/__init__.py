@@ -120,6 +120,11 @@ class _Watchdog:
     garbage-collector callback that swallows it, or in native code that does not return for
     seconds. The watchdog then kills this process's children, prints the one line and exits
     with the signal's code. Armed only when ``main`` runs as the program, never in-process.
+
+    From the first signal on, this process's stderr points at /dev/null: whatever a library,
+    thread or exit hook prints while the command stops (asyncio's "Task exception was never
+    retrieved" for a Dask nanny whose worker the signal killed) is an echo of the stop, not
+    news. The one line goes to ``line_fd``, a copy of stderr taken when ``main`` started.
     """
 
     def __init__(self) -> None:
@@ -127,6 +132,8 @@ class _Watchdog:
         self.reported = False
         self.owed = False  # a signal caught off the main thread, still to raise in it
         self.timer: threading.Timer | None = None
+        self.line_fd: int | None = None
+        self._saying = threading.Lock()
 
     def arm(self, code: int, what: str) -> None:
         if not self.armed or self.timer is not None:
@@ -134,12 +141,21 @@ class _Watchdog:
         self.timer = threading.Timer(_DEADLINE, self._fire, args=(code, what))
         self.timer.daemon = True
         self.timer.start()
+        stderr_to_devnull()
+
+    def say(self, what: str) -> None:
+        """The one line, once, on the stderr the program started with."""
+        with self._saying:
+            if self.reported:
+                return
+            self.reported = True
+            fd = 2 if self.line_fd is None else self.line_fd
+            with contextlib.suppress(OSError, ValueError):
+                os.write(fd, f"workbench: {what}\n".encode())
 
     def _fire(self, code: int, what: str) -> None:
         _kill_children()
-        if not self.reported:
-            with contextlib.suppress(OSError, ValueError):
-                os.write(2, f"workbench: {what}\n".encode())
+        self.say(what)
         os._exit(code)
 
 
@@ -168,6 +184,14 @@ def _kill_children() -> None:
             os.kill(int(entry), signal.SIGKILL)
         except (OSError, IndexError, ValueError):
             continue
+
+
+def stderr_to_devnull() -> None:
+    """Point this process's stderr (fd 2) at /dev/null."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
 
 
 def _stop_exception(signum: int) -> KeyboardInterrupt:
@@ -249,6 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     words = list(sys.argv[1:] if argv is None else argv)
     _WATCHDOG.armed = argv is None
+    if _WATCHDOG.armed and _WATCHDOG.line_fd is None:
+        with contextlib.suppress(OSError):  # no stderr at all (2>&-): the line goes nowhere
+            _WATCHDOG.line_fd = os.dup(2)
     with _signals_as_interrupts():
         try:
             parser = build_parser(_command_in(words))
@@ -257,10 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         except KeyboardInterrupt as exc:
             code, what = _interrupt_code(exc)
-            _WATCHDOG.reported = True
-            print(f"workbench: {what}", file=sys.stderr, flush=True)
             if _WATCHDOG.armed:
+                _WATCHDOG.say(what)
                 _quiet_exit()
+            else:
+                _WATCHDOG.reported = True
+                print(f"workbench: {what}", file=sys.stderr, flush=True)
             return code
         except BrokenPipeError:  # `workbench boundaries ... | head`
             _silence_stdout()
@@ -284,13 +313,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _quiet_exit() -> None:
     """After a stopping signal, as the program: the clean-up has run and the one line is out.
     Child processes still starting (a worker pool's, a local Dask cluster's) are killed, and
-    stderr points at /dev/null, so library exit hooks that trip over the half-started pieces
-    (distributed's cluster close, a spawned child's unpickling) print no traceback after it."""
+    stderr points at /dev/null (as since the signal: again, should anything have pointed it
+    back), so library exit hooks that trip over the half-started pieces (distributed's cluster
+    close) print no traceback after it."""
     _kill_children()
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.flush()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
+    stderr_to_devnull()
 
 
 def _silence_stdout() -> None:
