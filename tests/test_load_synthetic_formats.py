@@ -819,6 +819,34 @@ def test_an_agentdojo_result_with_its_messages_under_conversations_loads_the_sam
     assert "conversations" not in wb.load_runs(path).run.metadata
 
 
+def test_a_result_of_a_suite_built_on_agentdojo_names_its_task_task_id_and_loads_the_same(
+    tmp_path: Path,
+) -> None:
+    """Suites built on AgentDojo's pipeline (Liu-Ruotian's agentdojo-L, its published run
+    trajectories) write the same messages but name the task ``task_id`` + ``condition`` + ``seed``
+    and the run ``run_id``, with no ``user_task_id``: read as AgentDojo, not as OpenAI chat
+    (whose ``function`` is an object: every call a problem). DERIVED from a real AgentDojo
+    result in fixtures/agentdojo, its keys renamed as agentdojo-L writes them."""
+    source = (
+        FIXTURES
+        / "agentdojo"
+        / "gpt-4o-2024-05-13__slack__user_task_5__important_instructions__injection_task_5.json"
+    )
+    data = json.loads(source.read_text())
+    for gone in ("user_task_id", "injection_task_id", "attack_type", "injections"):
+        data.pop(gone, None)
+    data.update(run_id="slack_t05_poison_top1_1_33b7c82a", task_id="t05")
+    data.update(condition="poison_top1", seed=1)
+    path = tmp_path / "seed_1.json"
+    path.write_text(json.dumps(data))
+    result = wb.load_runs(path)
+    assert result.format == "agentdojo" and not result.problems
+    expected = [(b.call_id, b.tool, b.args, b.is_error) for b in wb.load_runs(source).boundaries]
+    assert [(b.call_id, b.tool, b.args, b.is_error) for b in result.boundaries] == expected
+    assert result.run.run_id == "slack_t05_poison_top1_1_33b7c82a"
+    assert result.run.task_key == "slack-t05-poison_top1"
+
+
 @pytest.mark.parametrize(
     ("inner_tool", "inner_rpc_id", "boundaries"),
     [

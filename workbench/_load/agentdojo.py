@@ -9,7 +9,9 @@ that return no ids (Gemini) leave every id ``""``: those calls pair with their r
 order. ``content`` is a string, or in newer versions a list of ``{"type": "text", "content"}``
 blocks. One file is one run; its metadata keeps ``utility``, ``security`` and the injections.
 DRIFT (SaFo-Lab's AgentDojo defence) writes the same results with the messages under
-``conversations``.
+``conversations``. Suites built on AgentDojo's pipeline (agentdojo-L's ``airport_suite`` ...)
+keep ``suite_name`` and ``pipeline_name`` but name the task ``task_id`` (with ``condition`` and
+``seed``) and the run ``run_id``: the same messages, read the same way.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def sniff_agentdojo(data: Any) -> bool:
         isinstance(data, dict)
         and _messages_key(data) is not None
         and "suite_name" in data
-        and "user_task_id" in data
+        and ("user_task_id" in data or "pipeline_name" in data)
     )
 
 
@@ -113,15 +115,19 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             )
             talk.tool(answered, (error or "") if failed and not text else text, failed)
     boundaries = pairer.finish()
-    key = "-".join(
-        str(data.get(k))
-        for k in ("suite_name", "user_task_id", "injection_task_id")
-        if data.get(k) is not None
+    # upstream's task is suite/user task/injection task; a suite built on AgentDojo's
+    # pipeline names it suite/task_id/condition and the run (one seed of it) run_id
+    task = (
+        ("user_task_id", "injection_task_id")
+        if "user_task_id" in data
+        else ("task_id", "condition")
     )
+    key = "-".join(str(data[k]) for k in ("suite_name", *task) if data.get(k) is not None)
+    run_id = data.get("run_id") if "user_task_id" not in data else None
     metadata = {k: v for k, v in data.items() if k != key_of_messages}
     metadata.update(tally.to_metadata())
     run = PromotedRun(
-        run_id=key or "run",
+        run_id=run_id if isinstance(run_id, str) and run_id else key or "run",
         boundaries=boundaries,
         source=file,
         format="agentdojo",

@@ -23,7 +23,8 @@ Detection, in order:
   and Anthropic Messages conversations);
 - one JSON document: an OpenWOP array or ``{"events"}``; Inspect AI (``eval`` + ``samples``);
   tau2-bench (``simulations``); Gemini CLI (``sessionId`` + ``messages``); SWE-agent
-  (``history`` + ``trajectory`` + ``info``); AgentDojo (``suite_name`` + ``user_task_id``);
+  (``history`` + ``trajectory`` + ``info``); AgentDojo (``suite_name`` + ``user_task_id``
+  or ``pipeline_name``);
   an mcp-recorder cassette or JSON-RPC message array; OTLP (``resourceSpans``); OpenHands
   events (``source`` + ``action``/``observation``); Responses API items; chat (Anthropic when a
   ``tool_use``/``tool_result`` block appears, else OpenAI chat).
