@@ -244,6 +244,104 @@ def test_a_stop_kills_a_local_clusters_workers_and_starts_no_new_ones() -> None:
             time.sleep(0.05)
 
 
+_RELAY_CHILD = """
+import sys, time
+from pathlib import Path
+
+folder = Path(sys.argv[1])
+
+def wait(name):
+    deadline = time.monotonic() + 60  # never left behind by a failed test
+    while not (folder / name).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+print("child before", file=sys.stderr, flush=True)
+(folder / "said").touch()
+wait("go")
+print("child after", file=sys.stderr, flush=True)
+(folder / "wrote").touch()
+wait("go-again")
+try:
+    print("child later", file=sys.stderr, flush=True)
+    (folder / "wrote-again").touch()
+except BrokenPipeError:
+    (folder / "epipe").touch()
+"""
+
+_RELAY_PARENT = """
+import os, subprocess, sys, time
+from pathlib import Path
+import workbench.cli as cli
+from workbench.cli._sweep import _ChildrenStderr
+
+mode, folder = sys.argv[1], Path(sys.argv[2])
+
+def wait(name):
+    while not (folder / name).exists():
+        time.sleep(0.01)
+
+cli._WATCHDOG.armed = True  # as `main` run as the program does
+cli._WATCHDOG.line_fd = os.dup(2)
+relay = _ChildrenStderr()
+child = subprocess.Popen([sys.executable, str(folder / "child.py"), str(folder)])
+wait("said")
+time.sleep(0.2)  # the relay forwards it
+print("parent before", file=sys.stderr, flush=True)
+if mode == "stop":
+    cli._WATCHDOG.arm(143, "terminated")  # what the first SIGTERM does
+    print("parent after the stop", file=sys.stderr, flush=True)
+    (folder / "go").touch()
+    wait("wrote")
+    time.sleep(0.2)  # the relay would have forwarded it
+    cli._WATCHDOG.say("terminated")
+    os._exit(143)
+(folder / "go").touch()
+wait("wrote")
+(folder / "go-again").touch()
+child.wait()
+relay.close()
+print("parent after the close", file=sys.stderr, flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["stop", "close"])
+def test_a_local_clusters_children_reach_stderr_until_a_stop_and_never_after(
+    mode: str, tmp_path: Path
+) -> None:
+    """A local Dask cluster's processes inherit a stderr that a thread of the command forwards.
+    Before a stop their output reaches the real stderr, in order with the command's own; from
+    the first signal nothing of theirs or the command's does, and once the command is gone a
+    child still writing (a worker that lost its scheduler, one still spawning) gets EPIPE."""
+    (tmp_path / "child.py").write_text(_RELAY_CHILD)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _RELAY_PARENT, mode, str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,  # only the command holds it: its children have the relay's
+            text=True,
+            timeout=30,
+        )
+        lines = done.stderr.splitlines()
+        if mode == "close":
+            assert done.returncode == 0, done.stderr
+            assert lines == [
+                "child before", "parent before", "child after", "child later",
+                "parent after the close",
+            ]  # fmt: skip
+            return
+        assert done.returncode == 143, done.stderr
+        assert lines == ["child before", "parent before", "workbench: terminated"]
+        (tmp_path / "go-again").touch()  # the child writes again, its parent gone
+        deadline = time.monotonic() + 10
+        while not {"epipe", "wrote-again"} & {p.name for p in tmp_path.iterdir()}:
+            assert time.monotonic() < deadline, "the child never wrote"
+            time.sleep(0.05)
+        assert (tmp_path / "epipe").exists()
+    finally:
+        for name in ("go", "go-again"):  # the child ends whatever happened
+            (tmp_path / name).touch()
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_promotion_leaves_no_output(tmp_path: Path) -> None:
     from workbench._load.synthetic import write_synthetic_log

@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any
 
@@ -125,6 +125,8 @@ class _Watchdog:
     thread or exit hook prints while the command stops (asyncio's "Task exception was never
     retrieved" for a Dask nanny whose worker the signal killed) is an echo of the stop, not
     news. The one line goes to ``line_fd``, a copy of stderr taken when ``main`` started.
+    Hooks in ``on_stop`` run first (a local Dask cluster's stderr relay stops forwarding its
+    children's output: ``_sweep._ChildrenStderr``).
     """
 
     def __init__(self) -> None:
@@ -133,6 +135,7 @@ class _Watchdog:
         self.owed = False  # a signal caught off the main thread, still to raise in it
         self.timer: threading.Timer | None = None
         self.line_fd: int | None = None
+        self.on_stop: list[Callable[[], None]] = []
         self._saying = threading.Lock()
 
     def arm(self, code: int, what: str) -> None:
@@ -141,6 +144,9 @@ class _Watchdog:
         self.timer = threading.Timer(_DEADLINE, self._fire, args=(code, what))
         self.timer.daemon = True
         self.timer.start()
+        for hook in list(self.on_stop):
+            with contextlib.suppress(Exception):
+                hook()
         stderr_to_devnull()
 
     def say(self, what: str) -> None:
@@ -184,6 +190,22 @@ def _kill_children() -> None:
             os.kill(int(entry), signal.SIGKILL)
         except (OSError, IndexError, ValueError):
             continue
+
+
+def when_stopping(hook: Callable[[], None]) -> None:
+    """Run ``hook`` at the first stopping signal, as the program (see :class:`_Watchdog`)."""
+    _WATCHDOG.on_stop.append(hook)
+
+
+def forget_stopping(hook: Callable[[], None]) -> None:
+    with contextlib.suppress(ValueError):
+        _WATCHDOG.on_stop.remove(hook)
+
+
+def running_as_program() -> bool:
+    """Whether ``main`` runs as the program (not called in-process): it may then take over
+    the process's file descriptors and signals."""
+    return _WATCHDOG.armed
 
 
 def stderr_to_devnull() -> None:
@@ -315,7 +337,8 @@ def _quiet_exit() -> None:
     Child processes still starting (a worker pool's, a local Dask cluster's) are killed, and
     stderr points at /dev/null (as since the signal: again, should anything have pointed it
     back), so library exit hooks that trip over the half-started pieces (distributed's cluster
-    close) print no traceback after it."""
+    close) print no traceback after it. A child's stderr is its own: see ``_ChildrenStderr``
+    in ``_sweep``."""
     _kill_children()
     stderr_to_devnull()
 

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import math
 import os
+import select
 import signal
 import sys
 import threading
@@ -256,12 +257,17 @@ def _dask_executor(address: str) -> tuple[Executor, Any]:
     if address != "local":
         client = _dask_module().Client(address)
         return client.get_executor(), (client,)
+    from workbench.cli import running_as_program
+
     # The resource tracker (started for the cluster's processes) warns at exit about the
     # semaphores of workers killed by Ctrl-C, which it then cleans up: no warning needed.
     sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
     distributed = _dask_module()
+    relay: _ChildrenStderr | None = None
     try:
         with _sigint_held():
+            if running_as_program():
+                relay = _ChildrenStderr()
             # No dashboard: the CLI shows none. The scheduler still serves HTTP (health,
             # metrics), on 8787 unless told otherwise, and with another cluster on the machine
             # holding that port distributed prints a warning: any free loopback port instead.
@@ -274,9 +280,103 @@ def _dask_executor(address: str) -> tuple[Executor, Any]:
             )
         client = distributed.Client(cluster)
     except BaseException:
-        _abandon_clusters()
+        try:
+            _abandon_clusters()
+        finally:
+            if relay is not None:
+                relay.close()
         raise
-    return client.get_executor(), (client, cluster)
+    return client.get_executor(), (client, cluster, *([relay] if relay else []))
+
+
+class _ChildrenStderr:
+    """This process's stderr (fd 2) through a pipe while a local Dask cluster lives.
+
+    Every process the cluster starts (its workers, a worker a nanny restarts) inherits the
+    pipe as its stderr, and a thread here forwards what comes to the real stderr until the
+    first stopping signal; from then on it drops it. A stop kills the workers, but a child the
+    cluster is still starting can be forked after the kill, and with the terminal's stderr it
+    printed after the one line: a worker that finds its scheduler gone logs the failed
+    heartbeat with a traceback through its own logging (the levels set here do not reach a
+    child), and one still spawning when the command ends finds the pipe of its start-up data
+    closed, so multiprocessing's ``spawn_main`` prints ``EOFError: Ran out of input`` before
+    any code of ours runs in it. Through the relay that is dropped, and once the command has
+    exited such a write fails (``EPIPE``) and prints nothing. Without a stop, ``close`` (after
+    the cluster's) forwards what is left, an error line of the command's own included, and
+    points fd 2 back. Only as the program (``running_as_program``): it takes over fd 2.
+    """
+
+    def __init__(self) -> None:
+        from workbench.cli import stderr_to_devnull, when_stopping
+
+        self._stopped = False
+        self._closed = False
+        self._closing = threading.Event()
+        self._lock = threading.Lock()  # held while a chunk is written to the real stderr
+        with contextlib.suppress(ValueError, OSError):
+            sys.stderr.flush()
+        self._real = os.dup(2)
+        self._read_end, write_end = os.pipe()
+        when_stopping(self.stop)
+        os.dup2(write_end, 2)  # inheritable: the children's stderr
+        os.close(write_end)
+        if self._stopped:  # a signal in between: stderr stays at /dev/null
+            stderr_to_devnull()
+        self._thread = threading.Thread(
+            target=self._relay, name="workbench: Dask children's stderr", daemon=True
+        )
+        self._thread.start()
+
+    def _relay(self) -> None:
+        poller = select.poll()
+        poller.register(self._read_end, select.POLLIN)
+        while True:
+            if not poller.poll(50):
+                if self._closing.is_set():
+                    return  # closed and drained
+                continue
+            try:
+                chunk = os.read(self._read_end, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return  # every writer gone
+            with self._lock:
+                if not self._stopped:
+                    _write_all(self._real, chunk)
+
+    def stop(self) -> None:
+        """The first stopping signal: drop the children's output from now on (a chunk being
+        written when it comes is finished first)."""
+        self._stopped = True
+        if self._lock.acquire(timeout=0.2):
+            self._lock.release()
+
+    def close(self, timeout: float | None = None) -> None:
+        """The cluster is closed: stderr back to the real one once the pipe is drained. After
+        a stop, nothing: the relay drops what comes until the process ends."""
+        from workbench.cli import forget_stopping, stderr_to_devnull
+
+        if self._stopped or self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ValueError, OSError):
+            sys.stderr.flush()
+        os.dup2(self._real, 2)
+        if self._stopped:  # a signal in between: stderr stays at /dev/null
+            stderr_to_devnull()
+        forget_stopping(self.stop)
+        self._closing.set()
+        self._thread.join(2.0 if timeout is None else max(timeout, 0.2))
+        if not self._thread.is_alive():
+            os.close(self._read_end)  # a child still writing gets EPIPE, not a full pipe
+            os.close(self._real)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        while data:
+            data = data[os.write(fd, data) :]
 
 
 @contextlib.contextmanager
@@ -381,19 +481,24 @@ def _abandon_clusters() -> None:
 
 
 def _close(closers: Any, interrupted: bool) -> None:
-    """Close the Dask client and cluster. After Ctrl-C (or an error) a local cluster's
-    processes are killed first, since a graceful close waits for the batches they run."""
-    if not interrupted:
+    """Close the Dask client and cluster, then the cluster's stderr relay (whatever happened).
+    After Ctrl-C (or an error) a local cluster's processes are killed first, since a graceful
+    close waits for the batches they run."""
+    try:
+        if not interrupted:
+            for closer in closers:
+                closer.close()
+            return
+        if len(closers) > 1:  # our own LocalCluster: kill its worker processes first
+            _kill_workers(closers[1])
         for closer in closers:
-            closer.close()
-        return
-    if len(closers) > 1:  # our own LocalCluster: kill its worker processes first
-        _kill_workers(closers[1])
-    for closer in closers:
-        with contextlib.suppress(BaseException):
-            closer.close(timeout=0.5)
-    if len(closers) > 1:
-        closers[1].shutdown_on_close = False
+            with contextlib.suppress(BaseException):
+                closer.close(timeout=0.5)
+        if len(closers) > 1:
+            closers[1].shutdown_on_close = False
+    finally:
+        if closers and isinstance(closers[-1], _ChildrenStderr):
+            closers[-1].close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -410,6 +515,7 @@ def run(args: argparse.Namespace) -> int:
         return agent
     executor: Executor | None = None
     closers: Any = ()
+    finished = False
     try:
         if args.dask is not None:
             executor, closers = _dask_executor(args.dask)
@@ -426,6 +532,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             error_rule=rule,
         )
+        finished = True
     except HostRefusal as refusal:
         return fail(f"{args.input}: {refusal}")
     except KeyError as exc:
@@ -435,10 +542,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a sweep the input cannot make (faults, size): name the input
         message = str(exc)
         return fail(message if args.input in message else f"{args.input}: {message}")
-    except BaseException:
-        _close(closers, interrupted=True)
-        raise
-    _close(closers, interrupted=False)
+    finally:
+        # also after an error line: its cluster goes, and the line is through the relay
+        _close(closers, interrupted=not finished)
     print_recovery(result)
     _print_pairs(result)
     print(_summary_line(result))
