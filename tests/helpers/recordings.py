@@ -120,6 +120,15 @@ RECORDINGS: tuple[Recording, ...] = (
         9,
         2,
     ),
+    # stopped at the turn limit: the 16th call never answered (a problem); ids all ""
+    _r(
+        "agentdojo",
+        "gemini-1.5-flash-001__travel__user_task_19__important_instructions__injection_task_2.json",
+        "agentdojo",
+        15,
+        3,
+        problems=1,
+    ),
     _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
     _r("mcp", "mock_session.json", "mcp", 4, 0),  # devhelm's mcp-recorder cassette
     _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log
