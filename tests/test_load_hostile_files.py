@@ -119,11 +119,8 @@ def test_a_byte_that_is_not_utf8_is_placed_by_line_and_column_past_a_megabyte(
     path = tmp_path / "log.jsonl"
     path.write_bytes(first + b'{"x": "ok \xff"}\n')
     assert reading.first_bad_utf8(str(path)) == (2, 11, 0xFF)
-    with pytest.raises(wb.LoadError) as refused:
+    with pytest.raises(wb.LoadError, match=r"line 2, column 11: .*not UTF-8.*0xff"):
         wb.load_runs(path)
-    # the first problem says the records are in no format (R35); the bad byte is the next
-    assert [p.where for p in refused.value.problems] == ["line 1", "line 2, column 11"]
-    assert re.search(r"not UTF-8.*0xff", refused.value.problems[1].message)
 
 
 def test_special_files_are_refused_before_reading(tmp_path: Path) -> None:

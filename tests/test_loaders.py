@@ -852,6 +852,16 @@ def test_a_jsonl_file_of_records_in_no_format_is_one_problem_saying_so(
     told = wb.load_runs(path, format="openwop", strict=False).problems
     assert len(told) == 300
     assert told[0].message == "event has no string type"
+    # a header with no type before an OpenWOP event, or a line that cannot be read, is a
+    # broken log or a broken file: a problem a line, as before (not "nor an OpenWOP event")
+    event = {"runId": "x", "type": "agent.tool-called", "sequence": 1, "payload": {"callId": "c"}}
+    for second in (json.dumps(event), '{"ts": 1, "level": "info"'):
+        mixed = tmp_path / ("mixed.jsonl.gz" if compressed else "mixed.jsonl")
+        text = lines + second + "\n"
+        mixed.write_bytes(gzip.compress(text.encode()) if compressed else text.encode())
+        problems = wb.load_runs(mixed, strict=False).problems
+        assert len(problems) == 301 and "event has no string type" in {p.message for p in problems}
+        assert not any(p.message.startswith("cannot tell") for p in problems)
 
 
 def test_a_jsonl_file_in_no_known_format_says_so_not_that_it_is_an_openwop_log(

@@ -581,9 +581,9 @@ def _load_jsonl(
         fmt = _as_format(fmt_name)
         runs, more = _lines_loader(fmt, docs, file, rule)
         problems.extend(more)
-    if chosen == "auto" and found is None and docs and problems and _nothing_read(runs):
+    if chosen == "auto" and found is None and docs and _nothing_read(runs, problems):
         line, first = docs[0]
-        return [], _unknown_records(file, line, first, problems), fmt
+        return [], [_unknown_records(file, line, first)], fmt
     chat_named = found == "chat" and chosen in ("openai-chat", "anthropic", "openai-responses")
     if (
         chosen != "auto"
@@ -596,21 +596,24 @@ def _load_jsonl(
     return runs, problems, fmt
 
 
-def _nothing_read(runs: list[PromotedRun]) -> bool:
-    """Whether a JSONL file of no format, read as an OpenWOP log, gave no boundary and no
-    other event (each of its records was a problem: none had an event's ``type``)."""
-    return not any(run.boundaries or run.metadata.get("otherEvents") for run in runs)
+def _nothing_read(runs: list[PromotedRun], problems: list[LoadProblem]) -> bool:
+    """Whether a JSONL file of no format, read as an OpenWOP log, gave no boundary, no other
+    event, and a problem a record saying it is no event (no ``type``, not an object) and no
+    other problem: none of its records is an event, broken or not, and every line was read."""
+    return (
+        bool(problems)
+        and all(problem.message in NOT_EVENTS for problem in problems)
+        and not any(run.boundaries or run.metadata.get("otherEvents") for run in runs)
+    )
 
 
-def _unknown_records(
-    file: str, line: int, first: Any, problems: list[LoadProblem]
-) -> list[LoadProblem]:
-    """R35: the problems of a JSONL file whose records are of no format the workbench reads,
-    not even OpenWOP events (:func:`_nothing_read`; ``line``, ``first``: its first record).
-    Read as an OpenWOP log, it had a problem a record (``event has no string type``), which
-    said nothing of what the file is: one problem says it, and those of lines that could not
-    be read (not JSON, not UTF-8) are kept."""
-    unknown = LoadProblem(
+def _unknown_records(file: str, line: int, first: Any) -> LoadProblem:
+    """R35: the one problem of a JSONL file whose records are of no format the workbench
+    reads, not even OpenWOP events (:func:`_nothing_read`; ``line``, ``first``: its first
+    record). Read as an OpenWOP log, it had a problem a record (``event has no string
+    type``), which said nothing of what the file is. A file that also holds an event (a log
+    whose header has no ``type``) or a line that could not be read keeps its problems."""
+    return LoadProblem(
         file,
         f"line {line}",
         "",
@@ -619,7 +622,6 @@ def _unknown_records(
         "formats in docs/formats.md; pass format= (--format) to say which",
         line,
     )
-    return [unknown, *(p for p in problems if p.message not in NOT_EVENTS)]
 
 
 def _head_docs(data: bytes, file: str) -> list[Any] | None:
@@ -833,8 +835,8 @@ def _stream_openwop(
         loaded = load_openwop_bytes(chunks, file)
     else:
         loaded = load_openwop_lines(lines, file)
-    if isinstance(found, _Unknown) and not told and loaded[1] and _nothing_read(loaded[0]):
-        return [], _unknown_records(file, found.line, found.first, loaded[1])
+    if isinstance(found, _Unknown) and not told and _nothing_read(*loaded):
+        return [], [_unknown_records(file, found.line, found.first)]
     return loaded
 
 
