@@ -510,7 +510,7 @@ def test_trials_whose_turns_are_resent_split_each_go_on_from_their_own_reply() -
         body = json.dumps({"choices": [{"index": 0, "message": reply}]})
         interactions.append(_exchange("https://api.openai.com/v1/chat/completions", prompt, body))
     for n in (1, 0):
-        sent = [
+        sent: list[dict[str, Any]] = [
             *prompt,
             {"role": "assistant", "content": ""},
             {"role": "assistant", "tool_calls": [{**_call(f"c{n}")}]},
@@ -526,6 +526,62 @@ def test_trials_whose_turns_are_resent_split_each_go_on_from_their_own_reply() -
         [("c0", "r0")],
         [("c1", "r1")],
     ]
+
+
+def _split_resend(said_text: str | None, resent: list[dict[str, Any]]) -> wb.LoadResult:
+    """A reply making calls c1 and c2 with ``said_text``, then a request resending it as
+    ``resent`` (assistant messages) with both results, then the model's last word."""
+    prompt = [{"role": "user", "content": "go"}]
+    reply = {"role": "assistant", "content": said_text, "tool_calls": [_call("c1"), _call("c2")]}
+    url = "https://api.openai.com/v1/chat/completions"
+    sent = [
+        *prompt,
+        *resent,
+        {"role": "tool", "tool_call_id": "c1", "content": "r1"},
+        {"role": "tool", "tool_call_id": "c2", "content": "r2"},
+    ]
+    done = {"role": "assistant", "content": "done"}
+    return _load(
+        [
+            _exchange(url, prompt, json.dumps({"choices": [{"index": 0, "message": reply}]})),
+            _exchange(url, sent, json.dumps({"choices": [{"index": 0, "message": done}]})),
+        ]
+    )
+
+
+@pytest.mark.parametrize("text", [None, "thinking"], ids=["calls-only", "text-first"])
+def test_parallel_calls_resent_a_message_a_call_are_the_one_reply(text: str | None) -> None:
+    """A client that resends parallel calls as a message a call (after the turn's text, when
+    it had one) sends back the one reply: each call once, no "already open" problem."""
+    resent: list[dict[str, Any]] = [{"role": "assistant", "content": text}] if text else []
+    resent += [{"role": "assistant", "tool_calls": [_call(c)]} for c in ("c1", "c2")]
+    result = _split_resend(text, resent)
+    assert result.problems == ()
+    assert [(b.call_id, b.response) for b in result.boundaries] == [("c1", "r1"), ("c2", "r2")]
+    assert result.run.conversation is not None
+    [turn] = [m for m in result.run.conversation.messages if m.get("toolCalls")]
+    assert turn["content"] == text and [c["id"] for c in turn["toolCalls"]] == ["c1", "c2"]
+
+
+def test_a_clients_own_assistant_message_before_the_reply_is_not_joined_to_it() -> None:
+    """An assistant message the client put before the resent reply (text the model never
+    said) is no part of the reply: its text is not joined to the model's, whatever else is
+    reported. The same text resent twice is not the reply either."""
+    calls = [_call("c1"), _call("c2")]
+    injected: list[dict[str, Any]] = [
+        {"role": "assistant", "content": "INJECTED by client"},
+        {"role": "assistant", "content": "A", "tool_calls": calls},
+    ]
+    doubled: list[dict[str, Any]] = [
+        {"role": "assistant", "content": "A"},
+        {"role": "assistant", "content": "A", "tool_calls": calls},
+    ]
+    for resent in (injected, doubled):
+        result = _split_resend("A", resent)
+        assert result.run.conversation is not None
+        texts = [m.get("content") for m in result.run.conversation.messages]
+        assert "INJECTED by clientA" not in texts and "AA" not in texts
+        assert sorted(b.call_id for b in result.boundaries) == ["c1", "c2"]
 
 
 def test_a_datadog_test_agent_cassette_is_one_exchange_read_as_its_api(tmp_path: Path) -> None:
