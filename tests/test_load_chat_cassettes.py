@@ -609,6 +609,44 @@ def test_a_datadog_test_agent_cassette_is_one_exchange_read_as_its_api(tmp_path:
     path = tmp_path / "cassette.json"
     path.write_text(json.dumps(cassette), encoding="utf-8")
     assert [b.call_id for b in wb.load_runs(path).boundaries] == ["Caf7Pyrd8"]
+    # a body that says base64 and is none is a problem at its exchange, not silently nothing
+    cassette["response"]["body"] = "base64:@@not base64"
+    path.write_text(json.dumps(cassette), encoding="utf-8")
+    [problem] = wb.load_runs(path, strict=False).problems
+    assert (problem.where, problem.field) == ("interaction 0", "response.body")
+    assert problem.message.startswith("not base64")
+
+
+def test_one_http_exchange_saved_alone_is_read_only_as_a_recording_of_one() -> None:
+    """One exchange in a file of its own is read as a cassette when it records a call to a
+    server (an absolute URL): one HAR entry (``postData``, ``content``) as HAR, the Datadog
+    agent's shape by its bodies. A mock server's mapping (WireMock: a relative URL, body
+    patterns) is no recording: "cannot tell the format", not a cassette of nothing (review of
+    9bf5f29)."""
+    real = json.loads(
+        (CASSETTES / "dd_trace_mistral_v1_chat_completions_post_5e983449.json").read_text()
+    )
+    entry = {
+        "request": {
+            "method": "POST",
+            "url": real["request"]["url"],
+            "postData": {"mimeType": "application/json", "text": real["request"]["body"]},
+        },
+        "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{}"}},
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "entry.json"
+        path.write_text(json.dumps(entry), encoding="utf-8")
+        har = wb.load_runs(path)
+        assert har.format == "openai-chat"
+        assert [b.call_id for b in har.boundaries] == ["Caf7Pyrd8"]
+        mapping = {
+            "request": {"url": "/v1/chat/completions", "method": "POST"},
+            "response": {"status": 200, "body": real["response"]["body"]},
+        }
+        path.write_text(json.dumps(mapping), encoding="utf-8")
+        [problem] = wb.load_runs(path, strict=False).problems
+        assert problem.message.startswith("cannot tell the format: a JSON object")
 
 
 def _call(call_id: str) -> dict[str, Any]:
@@ -689,6 +727,10 @@ def test_an_http_archive_is_a_cassette_base64_bodies_included(tmp_path: Path) ->
     assert [(b.tool, b.is_error) for b in result.boundaries] == [("search", True)]
     real = wb.load_runs(CASSETTES / "mirascope_handles-tool-execution-errors-and-retries.har")
     assert [b.is_error for b in real.boundaries] == [True, False]
+    entries[0]["response"]["content"]["text"] = "@@ not base64"
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}), encoding="utf-8")
+    [problem] = wb.load_runs(path, strict=False).problems
+    assert (problem.where, problem.field) == ("interaction 0", "response.body")
 
 
 def test_empty_call_ids_are_made_up_and_answered_in_order(tmp_path: Path) -> None:

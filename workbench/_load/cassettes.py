@@ -158,6 +158,10 @@ def _body(
     add ``(field, message)`` to ``found``. Bodies that are not JSON (a page, a PDF) are none."""
     if isinstance(body, Mapping) and "string" in body:
         body = body["string"]
+    if isinstance(body, _NotBase64):
+        if found is not None:
+            found.append(("body", "not base64, as its encoding says: not read"))
+        return None, ()
     if isinstance(body, bytes | bytearray):
         content = _inflated(bytes(body), budget)
         if content is None:
@@ -244,12 +248,14 @@ def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
     if isinstance(log, Mapping) and isinstance(log.get("entries"), list):
         return (_har_pair(entry) for entry in log["entries"])
     request, response = data.get("request"), data.get("response")
-    if (
-        isinstance(request, Mapping)
-        and isinstance(response, Mapping)
-        and isinstance(request.get("url"), str)
-        and "status" in response
-    ):
+    if not isinstance(request, Mapping) or not isinstance(response, Mapping):
+        return None
+    url = request.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return None  # a recording names the server it called (a mock's mapping need not)
+    if "postData" in request or "content" in response:
+        return iter((_har_pair(data),))  # one HAR entry, saved on its own
+    if "status" in response and ("body" in request or "body" in response):
         return iter((_proxy_pair(request, response),))
     return None
 
@@ -268,11 +274,21 @@ def _proxy_pair(request: Mapping[str, Any], response: Mapping[str, Any]) -> tupl
 def _proxy_body(record: Mapping[str, Any]) -> Any:
     body = record.get("body")
     if isinstance(body, str) and body.startswith("base64:"):
-        try:
-            return base64.b64decode(body[7:], validate=True)
-        except (ValueError, binascii.Error):
-            return None
+        return _base64(body[7:])
     return body
+
+
+class _NotBase64:
+    """A body recorded as base64 that is not: a problem at its exchange (``_body``)."""
+
+
+def _base64(text: Any) -> bytes | _NotBase64:
+    """The bytes of a body recorded base64-encoded (HAR's ``encoding: base64``, the Datadog
+    agent's ``base64:`` prefix), or a :class:`_NotBase64` when the text is none."""
+    try:
+        return base64.b64decode(text, validate=True) if isinstance(text, str) else _NotBase64()
+    except (ValueError, binascii.Error):
+        return _NotBase64()
 
 
 def _har_pair(entry: Any) -> tuple[Any, Any]:
@@ -294,11 +310,12 @@ def _har_pair(entry: Any) -> tuple[Any, Any]:
     if isinstance(raw_response, Mapping):
         content = raw_response.get("content")
         text = content.get("text") if isinstance(content, Mapping) else None
-        if isinstance(content, Mapping) and content.get("encoding") == "base64":
-            try:
-                text = base64.b64decode(text, validate=True) if isinstance(text, str) else None
-            except (ValueError, binascii.Error):
-                text = None
+        if (
+            isinstance(content, Mapping)
+            and content.get("encoding") == "base64"
+            and text is not None
+        ):
+            text = _base64(text)
         response = {"status": {"code": raw_response.get("status")}, "body": {"string": text}}
     return request, response
 
