@@ -176,6 +176,28 @@ def test_claude_code_tool_spans_are_calls_and_their_execution_says_how_they_ran(
     ]
 
 
+def test_claude_code_tool_span_edge_cases_name_their_own_fields(tmp_path: Path) -> None:
+    """R35 (review of 2a80d68): a ``claude_code.tool`` span with no ``tool_name`` is a problem
+    naming that attribute; a non-string ``agent_id`` is a problem and the call is still read;
+    of two execution children, one that failed fails the call, whichever comes first."""
+    scope = "com.anthropic.claude_code.tracing"
+    nameless = _claude_tool("01" * 8, 10, "toolu_a", "Bash")
+    nameless["attributes"] = [a for a in nameless["attributes"] if a["key"] != "tool_name"]
+    spans = [
+        nameless,
+        _claude_tool("03" * 8, 20, "toolu_b", "Read", agent_id=7),
+        _claude_tool("05" * 8, 30, "toolu_c", "Bash"),
+        _claude_execution("06" * 8, 30, "05" * 8, success=True),
+        _claude_execution("07" * 8, 31, "05" * 8, success=False, error="second try failed"),
+    ]
+    result = _load(tmp_path, *spans, scope=scope)
+    assert [(b.call_id, b.is_error, b.error_message) for b in result.boundaries] == [
+        ("toolu_b", False, None),
+        ("toolu_c", True, "second try failed"),
+    ]
+    assert [p.field for p in result.problems] == ["attributes.tool_name", "attributes.agent_id"]
+
+
 def test_real_claude_code_traces_load_every_call_and_failure() -> None:
     """The kagent Claude harness traces (fixtures/otel/SOURCE.md): Claude Code's own spans with a
     sub-agent (27 calls, 6 failed; once "no tool call found"), and the same spans after the

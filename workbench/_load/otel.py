@@ -320,7 +320,8 @@ def _trace(
                 else None
             )
         if not isinstance(name, str) or not name:
-            pairer.problem(where, "attributes.gen_ai.tool.name", "missing or not a string")
+            field = "attributes.tool_name" if claude else "attributes.gen_ai.tool.name"
+            pairer.problem(where, field, "missing or not a string")
             continue
         raw_id = attrs.get("gen_ai.tool.call.id")
         if claude and (not isinstance(raw_id, str) or not raw_id):
@@ -333,6 +334,10 @@ def _trace(
         sub_agent = attrs.get("agent_id") if claude else None
         if isinstance(sub_agent, str) and sub_agent:
             agent = f"agent-{sub_agent}"
+        elif sub_agent is not None:  # the call is read, as the main thread's (R35)
+            pairer.problem(
+                where, "attributes.agent_id", "not a string: the call is read without its sub-agent"
+            )
         extra = {k: v for k, v in attrs.items() if k not in _READ_ATTRIBUTES}
         extra["spanId"] = span.get("spanId")
         pairer.call(
@@ -412,10 +417,12 @@ def _claude_execution(
     children: Mapping[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]],
     pairer: CallPairer,
 ) -> tuple[bool, str | None, str | None] | None:
-    """How a Claude Code tool call ran, from its ``claude_code.tool.execution`` child span:
-    ``(failed, error text, error class)``; not failed when it has no such child. ``None`` when
-    the child's ``success`` is not a boolean (a problem, R35)."""
+    """How a Claude Code tool call ran, from its ``claude_code.tool.execution`` child spans:
+    ``(failed, error text, error class)``, failed when any child says so (the first that does
+    gives the text); not failed when it has no such child. ``None`` when a child's ``success``
+    is not a boolean (a problem, R35)."""
     span_id = span.get("spanId")
+    outcome: tuple[bool, str | None, str | None] = (False, None, None)
     for where, child, attrs in children.get(span_id, []) if isinstance(span_id, str) else []:
         if child.get("name") != _CLAUDE_EXECUTION_SPAN:
             continue
@@ -424,18 +431,18 @@ def _claude_execution(
             return None
         raw_status = child.get("status")
         code = raw_status.get("code") if isinstance(raw_status, dict) else None
-        if success and code not in _ERROR_CODES:
-            return False, None, None
+        if (success and code not in _ERROR_CODES) or outcome[0]:
+            continue
         error = attrs.get("error")
         status_message = raw_status.get("message") if isinstance(raw_status, dict) else None
         text = error if isinstance(error, str) and error else status_message
         error_class = attrs.get("error_class")
-        return (
+        outcome = (
             True,
             text if isinstance(text, str) and text else None,
             error_class if isinstance(error_class, str) and error_class else None,
         )
-    return False, None, None
+    return outcome
 
 
 def _response(result: Any) -> dict[str, Any]:
