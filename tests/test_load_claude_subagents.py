@@ -84,6 +84,10 @@ def test_a_broken_or_special_sub_agent_file_is_a_problem_naming_it(tmp_path: Pat
     os.mkfifo(folder / "agent-fifo.jsonl")
     result = wb.load_runs(main, strict=False)
     assert {Path(p.file).name for p in result.problems} == {cut.name, "agent-fifo.jsonl"}
+    # a file refused whole is a problem, not also "no transcript beside the session"
+    huge = folder / "agent-a52886dc180afb356.jsonl"
+    huge.write_bytes(b'{"x": "' + b"y" * (64 << 20) + b'"}\n')
+    assert "subagentsNotFound" not in wb.load_runs(main, strict=False).run.metadata
     others = [b for b in result.boundaries if b.agent_id == "agent-a4ca7529859c158c2"]
     assert len(others) == 24 and len([b for b in result.boundaries if b.agent_id == "main"]) == 40
 

@@ -97,15 +97,16 @@ def with_subagents(
         set_boundary_index(boundary, index)  # every record is fresh, made by this load
     metadata = {**run.metadata, "subagents": listed}
     run = replace(run, boundaries=tuple(merged), metadata=metadata)
-    return _not_found([run], spawned, {entry["agentId"] for entry in listed}), problems
+    tried = {name[len("agent-") : -len(".jsonl")] for name in names}  # a refused one is a problem
+    return _not_found([run], spawned, tried), problems
 
 
 def _not_found(
     runs: list[PromotedRun], spawned: dict[str, str], read: set[str]
 ) -> list[PromotedRun]:
     """The session's run with ``metadata["subagentsNotFound"]``: the sub-agents its calls'
-    results name (``spawned``) whose files were not read (``read``: those that were) and whose
-    calls are not in the session file itself either."""
+    results name (``spawned``) with no file (``read``: those with one, read or refused) and
+    whose calls are not in the session file itself either."""
     if not spawned:
         return runs
     run = runs[0]
