@@ -588,6 +588,11 @@ def main(argv: list[str] | None = None) -> int:
     from workbench import load_runs
 
     names = [n for n in args.only.split(",") if n] or list(FORMATS)
+    unknown = [n for n in names if n not in FORMATS]
+    if unknown:
+        parser.error(
+            f"--only: unknown format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}"
+        )
     print(
         f"{args.calls:,} calls a file; repeats {args.repeats}; {os.cpu_count()} cores; "
         f"load average {os.getloadavg()[0]:.1f}"
