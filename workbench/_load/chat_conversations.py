@@ -25,7 +25,14 @@ from .chat_prints import (
     prefix_keys,
     role_of,
 )
-from .chat_replies import answered_ids, merged_reply, model_reply, reply_call_ids
+from .chat_replies import (
+    answered_ids,
+    joined_reply,
+    merged_reply,
+    model_reply,
+    reply_call_ids,
+    resent_length,
+)
 from .chat_reply_index import ReplyIndex
 
 __all__ = ["ChatApi", "conversations"]
@@ -121,8 +128,8 @@ class _Conversation:
                 came_in, model_said = self.reply
                 if added and role_of(added[0][1]) == "assistant":  # the reply, sent back
                     at = added[0][0]
-                    count = _resent_length(messages, at, self.reply_ids, model_said)
-                    sent = added[0][1] if count == 1 else _joined(messages[at : at + count])
+                    count = resent_length(messages, at, self.reply_ids, model_said)
+                    sent = added[0][1] if count == 1 else joined_reply(messages[at : at + count])
                     message = merged_reply(sent, model_said)
                     added = [(i, m) for i, m in added if i >= at + count]
                 else:
@@ -356,78 +363,7 @@ def _sent_back(
     if resent is None:
         resent = reply_call_ids(sent)
     if made or resent:
-        return bool(set(made) & set(resent)) or _resent_length(messages, at, made, said) > 1
+        return bool(set(made) & set(resent)) or resent_length(messages, at, made, said) > 1
     if not isinstance(sent, Mapping):
         return False
     return bool(plain_message(sent).get("content") == plain_message(said).get("content"))
-
-
-def _resent_length(messages: list[Any], at: int, made: list[str], said: Any) -> int:
-    """How many messages from ``at`` on are the last reply sent back: one, unless the client
-    split it, as simonw/llm resends a streamed turn (its text, then a message of its calls) and
-    some clients resend parallel calls (a message a call). Then it is the assistant messages
-    from ``at`` to the last that makes one of the calls the reply ``made``, each making only
-    calls of the reply, none twice, and their text together the text the model ``said``:
-    a client's own message before the reply is not part of it."""
-    if not made:
-        return 1
-    wanted = set(made)
-    seen: set[str] = set()
-    end = at + 1
-    for index in range(at, len(messages)):
-        message = messages[index]
-        if role_of(message) != "assistant":
-            break
-        calls = set(reply_call_ids(message))
-        if calls - wanted or calls & seen:
-            break  # a call of its own, or one already resent: another turn
-        if calls:
-            seen |= calls
-            end = index + 1
-        if seen == wanted:
-            break
-    if end - at == 1 or not seen:
-        return 1
-    if _said_text(_joined(messages[at:end])) != _said_text(said):
-        return 1
-    return end - at
-
-
-def _said_text(message: Any) -> str:
-    """The text of a message: its string content, or its text blocks' together."""
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            block["text"]
-            for block in content
-            if isinstance(block, Mapping)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
-        )
-    return ""
-
-
-def _joined(messages: list[Any]) -> Any:
-    """A reply the client resent split in several assistant messages (:func:`_resent_length`)
-    as the one message the model sent: the last one with the text and calls of all."""
-    if len(messages) == 1 or not all(isinstance(m, Mapping) for m in messages):
-        return messages[-1]
-    contents = [m.get("content") for m in messages]
-    if all(c is None or isinstance(c, str) for c in contents):
-        text = "".join(c for c in contents if c)
-        joined = {**messages[-1], "content": text or contents[-1]}
-        calls = [
-            c for m in messages if isinstance(m.get("tool_calls"), list) for c in m["tool_calls"]
-        ]
-        if calls:
-            joined["tool_calls"] = calls
-        return joined
-    blocks: list[Any] = []
-    for content in contents:
-        if isinstance(content, list):
-            blocks.extend(content)
-        elif isinstance(content, str) and content:
-            blocks.append({"type": "text", "text": content})
-    return {**messages[-1], "content": blocks}

@@ -6,6 +6,8 @@ server-sent events make (``chat_streams``). ``merged_reply`` puts it beside the 
 request resends: clients trim what they resend (crewAI keeps one of five parallel calls;
 Mirascope drops a turn's server tool blocks; the OpenAI Agents SDK resends a handoff turn
 without its call), and a call the model made is a call, whatever is resent (R2, R35).
+``resent_length`` and ``joined_reply`` read a reply a client resends split in several
+assistant messages (its text, then its calls; a message a call) as the one it is.
 """
 
 from __future__ import annotations
@@ -14,9 +16,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .cassettes import Exchange
+from .chat_prints import role_of
 from .chat_streams import anthropic_stream, openai_stream
 
-__all__ = ["answered_ids", "merged_reply", "model_reply", "reply_call_ids"]
+__all__ = [
+    "answered_ids",
+    "joined_reply",
+    "merged_reply",
+    "model_reply",
+    "reply_call_ids",
+    "resent_length",
+]
 
 
 def model_reply(exchange: Exchange, api: str) -> dict[str, Any] | None:
@@ -157,3 +167,74 @@ def answered_ids(message: Any) -> list[str]:
         and block.get("type") == "tool_result"
         and isinstance(block.get("tool_use_id"), str)
     ]
+
+
+def resent_length(messages: list[Any], at: int, made: list[str], said: Any) -> int:
+    """How many messages from ``at`` on are the last reply sent back: one, unless the client
+    split it, as simonw/llm resends a streamed turn (its text, then a message of its calls) and
+    some clients resend parallel calls (a message a call). Then it is the assistant messages
+    from ``at`` to the last that makes one of the calls the reply ``made``, each making only
+    calls of the reply, none twice, and their text together the text the model ``said``:
+    a client's own message before the reply is not part of it."""
+    if not made:
+        return 1
+    wanted = set(made)
+    seen: set[str] = set()
+    end = at + 1
+    for index in range(at, len(messages)):
+        message = messages[index]
+        if role_of(message) != "assistant":
+            break
+        calls = set(reply_call_ids(message))
+        if calls - wanted or calls & seen:
+            break  # a call of its own, or one already resent: another turn
+        if calls:
+            seen |= calls
+            end = index + 1
+        if seen == wanted:
+            break
+    if end - at == 1 or not seen:
+        return 1
+    if said_text(joined_reply(messages[at:end])) != said_text(said):
+        return 1
+    return end - at
+
+
+def said_text(message: Any) -> str:
+    """The text of a message: its string content, or its text blocks' together."""
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            block["text"]
+            for block in content
+            if isinstance(block, Mapping)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        )
+    return ""
+
+
+def joined_reply(messages: list[Any]) -> Any:
+    """A reply the client resent split in several assistant messages (:func:`resent_length`)
+    as the one message the model sent: the last one with the text and calls of all."""
+    if len(messages) == 1 or not all(isinstance(m, Mapping) for m in messages):
+        return messages[-1]
+    contents = [m.get("content") for m in messages]
+    if all(c is None or isinstance(c, str) for c in contents):
+        text = "".join(c for c in contents if c)
+        joined = {**messages[-1], "content": text or contents[-1]}
+        calls = [
+            c for m in messages if isinstance(m.get("tool_calls"), list) for c in m["tool_calls"]
+        ]
+        if calls:
+            joined["tool_calls"] = calls
+        return joined
+    blocks: list[Any] = []
+    for content in contents:
+        if isinstance(content, list):
+            blocks.extend(content)
+        elif isinstance(content, str) and content:
+            blocks.append({"type": "text", "text": content})
+    return {**messages[-1], "content": blocks}
