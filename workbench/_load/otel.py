@@ -46,12 +46,13 @@ from typing import Any
 
 from .._common.toolresult import result_text, text_content
 from .common import RecordTally, json_args, read_flag
+from .otel_claude import claude_execution, event_attribute
+from .otel_jaeger import is_jaeger, jaeger_spans
+from .otel_values import ERROR_CODES, attributes_of, span_nanos
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_otel", "sniff_otel"]
-
-_ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 
 
 _RESOURCE_KEYS = ("resourceSpans", "batches")  # OTLP; Grafana Tempo's trace API
@@ -60,13 +61,12 @@ _ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 _RESULT_KEYS = ("gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
 _MERGED_TOOLS = "(merged tools)"  # Google ADK's name for the span around parallel calls
 _CLAUDE_TOOL_SPAN = "claude_code.tool"  # Claude Code's own tool span (no GenAI operation)
-_CLAUDE_EXECUTION_SPAN = "claude_code.tool.execution"  # its child: how the tool ran
 
 
 def sniff_otel(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
-    if isinstance(data.get("resourceSpans"), list) or _is_jaeger(data):
+    if isinstance(data.get("resourceSpans"), list) or is_jaeger(data):
         return True
     batches = data.get("batches")
     return (
@@ -74,63 +74,6 @@ def sniff_otel(data: Any) -> bool:
         and bool(batches)
         and all(isinstance(b, dict) and _scopes_key(b) is not None for b in batches)
     )
-
-
-def _is_jaeger(data: Mapping[str, Any]) -> bool:
-    """A Jaeger JSON export: ``data`` a list of traces, each with ``traceID`` and ``spans``."""
-    traces = data.get("data")
-    return (
-        isinstance(traces, list)
-        and bool(traces)
-        and all(
-            isinstance(t, dict) and isinstance(t.get("traceID"), str) and "spans" in t
-            for t in traces
-        )
-    )
-
-
-def _jaeger_spans(
-    request: Mapping[str, Any], where: str, problems: list[LoadProblem], file: str
-) -> list[tuple[str, Mapping[str, Any], dict[str, Any]]]:
-    """A Jaeger export's spans in the shape OTLP's are read in: the span's ids, name, parent
-    (its ``CHILD_OF`` reference), times in nanoseconds and status; its tags as attributes."""
-    out: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
-    for t_index, trace in enumerate(request["data"]):
-        found = trace.get("spans")
-        for s_index, span in enumerate(found if isinstance(found, list) else []):
-            place = f"{where}, data[{t_index}].spans[{s_index}]"
-            if not isinstance(span, dict):
-                problems.append(LoadProblem(file, place, "", "a span must be an object"))
-                continue
-            attrs: dict[str, Any] = {}
-            tags, references = span.get("tags"), span.get("references")
-            for tag in tags if isinstance(tags, list) else ():
-                if isinstance(tag, dict) and isinstance(tag.get("key"), str):
-                    attrs[tag["key"]] = tag.get("value")
-            parent = next(
-                (
-                    ref.get("spanID")
-                    for ref in (references if isinstance(references, list) else ())
-                    if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF"
-                ),
-                None,
-            )
-            start, duration = _nanos(span.get("startTime")), _nanos(span.get("duration"))
-            failed = attrs.get("otel.status_code") == "ERROR" or attrs.get("error") is True
-            message = attrs.get("otel.status_description")
-            shaped: dict[str, Any] = {
-                "traceId": span.get("traceID", trace.get("traceID")),
-                "spanId": span.get("spanID"),
-                "parentSpanId": parent,
-                "name": span.get("operationName"),
-                "startTimeUnixNano": start * 1000 if start is not None else None,
-                "endTimeUnixNano": (start + duration) * 1000
-                if start is not None and duration is not None
-                else None,
-                "status": {"code": "ERROR", "message": message} if failed else {},
-            }
-            out.append((place, shaped, attrs))
-    return out
 
 
 def _resources_key(request: Mapping[str, Any]) -> str:
@@ -143,30 +86,6 @@ def _scopes_key(resource: Mapping[str, Any]) -> str | None:
 
 def _first(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
-
-
-def _value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as plain JSON."""
-    if not isinstance(value, dict):
-        return None
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in value:
-            return value[key]
-    if "intValue" in value:
-        raw = value["intValue"]
-        try:
-            return int(raw)
-        except (TypeError, ValueError):
-            return raw
-    if "arrayValue" in value:
-        items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
-        return [_value(v) for v in items] if isinstance(items, list) else []
-    if "kvlistValue" in value:
-        kv = value["kvlistValue"]
-        return _attributes(kv.get("values") if isinstance(kv, dict) else [])
-    if "bytesValue" in value:
-        return value["bytesValue"]
-    return None
 
 
 _READ_ATTRIBUTES = frozenset(
@@ -184,27 +103,6 @@ _READ_ATTRIBUTES = frozenset(
 """Span attributes read into the boundary; the others are kept in its ``extra``."""
 
 
-def _attributes(items: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items if isinstance(items, list) else []:
-        if type(item) is dict:
-            key = item.get("key")
-            if type(key) is str:
-                out[key] = _value(item.get("value"))
-        elif isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = _value(item.get("value"))
-    return out
-
-
-def _nanos(value: Any) -> int | None:
-    """A time (OTLP: digits; Jaeger: a number) from 0 to 2**64 - 1, else ``None``."""
-    if type(value) is str and 0 < len(value) <= 20 and value.isdigit() and value.isascii():
-        value = int(value)
-    if type(value) is int and 0 <= value < 1 << 64:
-        return value
-    return None
-
-
 def load_otel(
     docs: Sequence[tuple[str, Any]], file: str
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
@@ -216,8 +114,8 @@ def load_otel(
         if not isinstance(request, dict):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))
             continue
-        if _is_jaeger(request):
-            spans.extend(_jaeger_spans(request, where, problems, file))
+        if is_jaeger(request):
+            spans.extend(jaeger_spans(request, where, problems, file))
             continue
         resources_key = _resources_key(request)
         resources = request.get(resources_key)
@@ -237,7 +135,7 @@ def load_otel(
                     if not isinstance(span, dict):
                         problems.append(LoadProblem(file, place, "", "a span must be an object"))
                         continue
-                    spans.append((place, span, _attributes(span.get("attributes"))))
+                    spans.append((place, span, attributes_of(span.get("attributes"))))
         _log_records(request.get("resourceLogs"), logs)
     traces: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
     for entry in spans:
@@ -292,7 +190,7 @@ def _trace(
             children.setdefault(parent_id, []).append(entry)
     ordered = sorted(
         enumerate(entries),
-        key=lambda pair: (_nanos(pair[1][1].get("startTimeUnixNano")) or 0, pair[0]),
+        key=lambda pair: (span_nanos(pair[1][1].get("startTimeUnixNano")) or 0, pair[0]),
     )
     for _, (where, span, attrs) in ordered:
         operation = attrs.get("gen_ai.operation.name")
@@ -354,16 +252,16 @@ def _trace(
         error_type = attrs.get("error.type")
         result = _first(attrs, _RESULT_KEYS)
         if result is None and claude:
-            result = _event_attribute(span, "tool.output", "output")
+            result = event_attribute(span, "tool.output", "output")
         response = _response(result)
         said_failed = read_flag(response.get("isError"), pairer, where, "result.isError")
         if said_failed is None:
             pairer.discard(call_id)
             continue
-        failed = error_type is not None or status.get("code") in _ERROR_CODES or said_failed
+        failed = error_type is not None or status.get("code") in ERROR_CODES or said_failed
         message = status.get("message") if isinstance(status.get("message"), str) else None
         if claude:
-            outcome = _claude_execution(span, children, pairer)
+            outcome = claude_execution(span, children, pairer)
             if outcome is None:
                 pairer.discard(call_id)
                 continue
@@ -371,7 +269,10 @@ def _trace(
             if ran_failed and not failed:
                 failed, message = True, message or ran_message
                 error_type = error_type if error_type is not None else ran_class
-        start, end = _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano"))
+        start, end = (
+            span_nanos(span.get("startTimeUnixNano")),
+            span_nanos(span.get("endTimeUnixNano")),
+        )
         pairer.result(
             call_id,
             response,
@@ -399,50 +300,6 @@ def _trace(
         metadata={"traceId": trace, **tally.to_metadata()},
     )
     return run, pairer.problems
-
-
-def _event_attribute(span: Mapping[str, Any], event_name: str, key: str) -> Any:
-    """The ``key`` attribute of the span's first event named ``event_name``, else ``None``."""
-    events = span.get("events")
-    for event in events if isinstance(events, list) else []:
-        if isinstance(event, dict) and event.get("name") == event_name:
-            value = _attributes(event.get("attributes")).get(key)
-            if value is not None:
-                return value
-    return None
-
-
-def _claude_execution(
-    span: Mapping[str, Any],
-    children: Mapping[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]],
-    pairer: CallPairer,
-) -> tuple[bool, str | None, str | None] | None:
-    """How a Claude Code tool call ran, from its ``claude_code.tool.execution`` child spans:
-    ``(failed, error text, error class)``, failed when any child says so (the first that does
-    gives the text); not failed when it has no such child. ``None`` when a child's ``success``
-    is not a boolean (a problem, R35)."""
-    span_id = span.get("spanId")
-    outcome: tuple[bool, str | None, str | None] = (False, None, None)
-    for where, child, attrs in children.get(span_id, []) if isinstance(span_id, str) else []:
-        if child.get("name") != _CLAUDE_EXECUTION_SPAN:
-            continue
-        success = read_flag(attrs.get("success"), pairer, where, "attributes.success", absent=True)
-        if success is None:
-            return None
-        raw_status = child.get("status")
-        code = raw_status.get("code") if isinstance(raw_status, dict) else None
-        if (success and code not in _ERROR_CODES) or outcome[0]:
-            continue
-        error = attrs.get("error")
-        status_message = raw_status.get("message") if isinstance(raw_status, dict) else None
-        text = error if isinstance(error, str) and error else status_message
-        error_class = attrs.get("error_class")
-        outcome = (
-            True,
-            text if isinstance(text, str) and text else None,
-            error_class if isinstance(error_class, str) and error_class else None,
-        )
-    return outcome
 
 
 def _response(result: Any) -> dict[str, Any]:

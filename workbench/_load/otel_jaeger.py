@@ -1,0 +1,75 @@
+"""Jaeger's JSON export read as OTLP spans, for the OpenTelemetry loader (``otel``).
+
+Jaeger's UI and API give a trace as ``{"data": [{"traceID", "spans": [{"spanID",
+"operationName", "references", "startTime", "duration", "tags"}]}]}``: its tags are the span's
+attributes, its ``CHILD_OF`` reference the parent, ``otel.status_code`` and ``error`` the
+status, times in microseconds. ``jaeger_spans`` gives each span in the shape ``otel`` reads
+OTLP's in, so one reader serves both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .otel_values import span_nanos
+from .records import LoadProblem
+
+__all__ = ["is_jaeger", "jaeger_spans"]
+
+
+def is_jaeger(data: Mapping[str, Any]) -> bool:
+    """A Jaeger JSON export: ``data`` a list of traces, each with ``traceID`` and ``spans``."""
+    traces = data.get("data")
+    return (
+        isinstance(traces, list)
+        and bool(traces)
+        and all(
+            isinstance(t, dict) and isinstance(t.get("traceID"), str) and "spans" in t
+            for t in traces
+        )
+    )
+
+
+def jaeger_spans(
+    request: Mapping[str, Any], where: str, problems: list[LoadProblem], file: str
+) -> list[tuple[str, Mapping[str, Any], dict[str, Any]]]:
+    """A Jaeger export's spans in the shape OTLP's are read in: the span's ids, name, parent
+    (its ``CHILD_OF`` reference), times in nanoseconds and status; its tags as attributes."""
+    out: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
+    for t_index, trace in enumerate(request["data"]):
+        found = trace.get("spans")
+        for s_index, span in enumerate(found if isinstance(found, list) else []):
+            place = f"{where}, data[{t_index}].spans[{s_index}]"
+            if not isinstance(span, dict):
+                problems.append(LoadProblem(file, place, "", "a span must be an object"))
+                continue
+            attrs: dict[str, Any] = {}
+            tags, references = span.get("tags"), span.get("references")
+            for tag in tags if isinstance(tags, list) else ():
+                if isinstance(tag, dict) and isinstance(tag.get("key"), str):
+                    attrs[tag["key"]] = tag.get("value")
+            parent = next(
+                (
+                    ref.get("spanID")
+                    for ref in (references if isinstance(references, list) else ())
+                    if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF"
+                ),
+                None,
+            )
+            start, duration = span_nanos(span.get("startTime")), span_nanos(span.get("duration"))
+            failed = attrs.get("otel.status_code") == "ERROR" or attrs.get("error") is True
+            message = attrs.get("otel.status_description")
+            shaped: dict[str, Any] = {
+                "traceId": span.get("traceID", trace.get("traceID")),
+                "spanId": span.get("spanID"),
+                "parentSpanId": parent,
+                "name": span.get("operationName"),
+                "startTimeUnixNano": start * 1000 if start is not None else None,
+                "endTimeUnixNano": (start + duration) * 1000
+                if start is not None and duration is not None
+                else None,
+                "status": {"code": "ERROR", "message": message} if failed else {},
+            }
+            out.append((place, shaped, attrs))
+    return out

@@ -1,0 +1,58 @@
+"""OTLP's JSON values as plain JSON, for the OpenTelemetry readers (``otel``, ``otel_claude``,
+``otel_jaeger``): an ``AnyValue`` (``any_value``), a list of key-value attributes
+(``attributes_of``), a time (``span_nanos``) and the status codes that mean ERROR.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ERROR_CODES", "any_value", "attributes_of", "span_nanos"]
+
+ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
+"""A span status ``code`` that means ERROR (OTLP's number or enum name, Jaeger's tag)."""
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` as plain JSON."""
+    if not isinstance(value, dict):
+        return None
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        raw = value["intValue"]
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            return raw
+    if "arrayValue" in value:
+        items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
+        return [any_value(v) for v in items] if isinstance(items, list) else []
+    if "kvlistValue" in value:
+        kv = value["kvlistValue"]
+        return attributes_of(kv.get("values") if isinstance(kv, dict) else [])
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    return None
+
+
+def attributes_of(items: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items if isinstance(items, list) else []:
+        if type(item) is dict:
+            key = item.get("key")
+            if type(key) is str:
+                out[key] = any_value(item.get("value"))
+        elif isinstance(item, dict) and isinstance(item.get("key"), str):
+            out[item["key"]] = any_value(item.get("value"))
+    return out
+
+
+def span_nanos(value: Any) -> int | None:
+    """A time (OTLP: digits; Jaeger: a number) from 0 to 2**64 - 1, else ``None``."""
+    if type(value) is str and 0 < len(value) <= 20 and value.isdigit() and value.isascii():
+        value = int(value)
+    if type(value) is int and 0 <= value < 1 << 64:
+        return value
+    return None
