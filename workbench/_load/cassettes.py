@@ -19,14 +19,12 @@ empty. The exchanges feed the OpenAI Responses loader (``responses``), the chat 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from itertools import zip_longest
 from typing import Any
 
+from .cassette_layouts import NotBase64, cassette_pairs
 from .reading import decode_json
 
 __all__ = [
@@ -158,7 +156,7 @@ def _body(
     add ``(field, message)`` to ``found``. Bodies that are not JSON (a page, a PDF) are none."""
     if isinstance(body, Mapping) and "string" in body:
         body = body["string"]
-    if isinstance(body, _NotBase64):
+    if isinstance(body, NotBase64):
         if found is not None:
             found.append(("body", "not base64, as its encoding says: not read"))
         return None, ()
@@ -229,97 +227,6 @@ def _status(response: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
-    """A decoded cassette's (request, response) records, lazily, or ``None`` when ``data`` is
-    not one (vcrpy's ``interactions``, or parallel ``requests`` and ``responses`` lists)."""
-    if not isinstance(data, Mapping):
-        return None
-    if isinstance(data.get("interactions"), list):
-        return (
-            (i.get("request"), i.get("response"))
-            if type(i) is dict or isinstance(i, Mapping)
-            else (None, None)
-            for i in data["interactions"]
-        )
-    if isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
-        # a request with no response is still read (what it sent); one is no exchange
-        return zip_longest(data["requests"], data["responses"])
-    log = data.get("log")
-    if isinstance(log, Mapping) and isinstance(log.get("entries"), list):
-        return (_har_pair(entry) for entry in log["entries"])
-    request, response = data.get("request"), data.get("response")
-    if not isinstance(request, Mapping) or not isinstance(response, Mapping):
-        return None
-    url = request.get("url")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        return None  # a recording names the server it called (a mock's mapping need not)
-    if "postData" in request or "content" in response:
-        return iter((_har_pair(data),))  # one HAR entry, saved on its own
-    if "status" in response and ("body" in request or "body" in response):
-        return iter((_proxy_pair(request, response),))
-    return None
-
-
-def _proxy_pair(request: Mapping[str, Any], response: Mapping[str, Any]) -> tuple[Any, Any]:
-    """A cassette of Datadog's test agent (``ddapm-test-agent``'s VCR proxy, dd-trace-py's
-    ``tests/cassettes/<provider>/*.json``): one exchange a file, ``{request: {method, url,
-    headers, body}, response: {status: {code, message}, headers, body}}``, each body its text,
-    or ``base64:`` and its bytes base64-encoded; in vcrpy's shape."""
-    return (
-        {"uri": request["url"], "method": request.get("method"), "body": _proxy_body(request)},
-        {"status": response["status"], "body": {"string": _proxy_body(response)}},
-    )
-
-
-def _proxy_body(record: Mapping[str, Any]) -> Any:
-    body = record.get("body")
-    if isinstance(body, str) and body.startswith("base64:"):
-        return _base64(body[7:])
-    return body
-
-
-class _NotBase64:
-    """A body recorded as base64 that is not: a problem at its exchange (``_body``)."""
-
-
-def _base64(text: Any) -> bytes | _NotBase64:
-    """The bytes of a body recorded base64-encoded (HAR's ``encoding: base64``, the Datadog
-    agent's ``base64:`` prefix), or a :class:`_NotBase64` when the text is none."""
-    try:
-        return base64.b64decode(text, validate=True) if isinstance(text, str) else _NotBase64()
-    except (ValueError, binascii.Error):
-        return _NotBase64()
-
-
-def _har_pair(entry: Any) -> tuple[Any, Any]:
-    """An HTTP Archive (HAR 1.2) entry in vcrpy's shape: Polly.js and browsers record
-    ``{request: {method, url, postData: {text}}, response: {status, content: {text, encoding}}}``
-    (a ``base64`` content is its bytes, read as vcrpy's ``!!binary`` is)."""
-    if not isinstance(entry, Mapping):
-        return None, None
-    raw_request, raw_response = entry.get("request"), entry.get("response")
-    request: dict[str, Any] | None = None
-    if isinstance(raw_request, Mapping):
-        post = raw_request.get("postData")
-        request = {
-            "uri": raw_request.get("url"),
-            "method": raw_request.get("method"),
-            "body": post.get("text") if isinstance(post, Mapping) else None,
-        }
-    response: dict[str, Any] | None = None
-    if isinstance(raw_response, Mapping):
-        content = raw_response.get("content")
-        text = content.get("text") if isinstance(content, Mapping) else None
-        if (
-            isinstance(content, Mapping)
-            and content.get("encoding") == "base64"
-            and text is not None
-        ):
-            text = _base64(text)
-        response = {"status": {"code": raw_response.get("status")}, "body": {"string": text}}
-    return request, response
-
-
 def cassette_request_json(
     request: Mapping[str, Any],
     budget: _Budget | None = None,
@@ -347,14 +254,14 @@ def cassette_requests(data: Any, *, naming: str | None = None) -> Iterator[Any]:
     """The JSON body of each request of a decoded cassette, one at a time (nothing when
     ``data`` is not one): what a sniffer needs, without reading every response. ``naming``:
     as :func:`cassette_request_json`'s."""
-    for request, _ in _pairs(data) or ():
+    for request, _ in cassette_pairs(data) or ():
         if isinstance(request, Mapping):
             yield cassette_request_json(request, naming=naming)
 
 
 def cassette_exchanges(data: Any) -> list[Exchange] | None:
     """The exchanges of a decoded cassette, or ``None`` when ``data`` is not one."""
-    pairs = _pairs(data)
+    pairs = cassette_pairs(data)
     if pairs is None:
         return None
     out: list[Exchange] = []
