@@ -35,9 +35,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._common.toolresult import result_text
 from .cassettes import Exchange, cassette_exchanges, cassette_request_json, cassette_requests
-from .common import RecordTally, read_flag
+from .common import RecordTally
+from .mcp_rpc import RPC, is_rpc, milliseconds, rpc_call, rpc_reply
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -50,16 +50,8 @@ __all__ = [
 ]
 
 
-_RPC = "jsonrpc"
-"""The member every JSON-RPC 2.0 message has."""
-
-
-def _is_rpc(message: Any) -> bool:
-    return isinstance(message, dict) and message.get(_RPC) == "2.0"
-
-
 def _is_tools_call(message: Any) -> bool:
-    return _is_rpc(message) and message.get("method") == "tools/call"
+    return is_rpc(message) and message.get("method") == "tools/call"
 
 
 def sniff_mcp(data: Any) -> bool:
@@ -75,12 +67,12 @@ def sniff_mcp(data: Any) -> bool:
             if type(interaction) is not dict:
                 continue
             request = interaction.get("request")
-            if _is_rpc(request):
+            if is_rpc(request):
                 return True  # mcp-recorder's cassette: the message itself
-            if type(request) is dict and _is_rpc(cassette_request_json(request, naming=_RPC)):
+            if type(request) is dict and is_rpc(cassette_request_json(request, naming=RPC)):
                 return True
         return False
-    return any(_is_rpc(request) for request in cassette_requests(data, naming=_RPC))
+    return any(is_rpc(request) for request in cassette_requests(data, naming=RPC))
 
 
 _ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}
@@ -109,7 +101,7 @@ def sniff_mcp_messages(data: Any) -> bool:
     """A JSON array of JSON-RPC messages, bare or in envelopes, with a ``tools/call``."""
     if not isinstance(data, list) or not data:
         return False
-    return all(_is_rpc(r) or is_message_envelope(r) or _is_summary(r) for r in data) and any(
+    return all(is_rpc(r) or is_message_envelope(r) or _is_summary(r) for r in data) and any(
         _is_tools_call(_logged(r)) for r in data
     )
 
@@ -138,13 +130,13 @@ def load_mcp(
                 continue
             request = interaction.get("request")
             replies = [interaction.get("response"), *_listed(interaction.get("notifications"))]
-            took = _milliseconds(interaction.get("latency_ms"))
+            took = milliseconds(interaction.get("latency_ms"))
             _exchange(request, replies, pairer, tally, where, f"mcp-{index}", took)
     else:
         if exchanges is None:
             exchanges = cassette_exchanges(data) or []
         for exchange in exchanges:
-            if not _is_rpc(exchange.request):
+            if not is_rpc(exchange.request):
                 tally.add("http:other")
                 continue
             _exchange(
@@ -212,7 +204,7 @@ def _is_cassette_log(data: Any) -> bool:
     with its ``sender`` (what the sniff asks, without building the log)."""
     messages = data.get("messages") if isinstance(data, dict) else None
     return isinstance(messages, list) and any(
-        isinstance(m, dict) and _way(m) is not None and _is_rpc(m.get("payload")) for m in messages
+        isinstance(m, dict) and _way(m) is not None and is_rpc(m.get("payload")) for m in messages
     )
 
 
@@ -220,17 +212,10 @@ def _listed(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _milliseconds(value: Any) -> int | None:
-    """A recorded latency in whole milliseconds (``None`` for anything but a finite number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e12:
-        return None
-    return round(value)
-
-
 def _is_recorder(data: Mapping[str, Any]) -> bool:
     interactions = data.get("interactions")
     return isinstance(interactions, list) and any(
-        isinstance(i, dict) and _is_rpc(i.get("request")) for i in interactions
+        isinstance(i, dict) and is_rpc(i.get("request")) for i in interactions
     )
 
 
@@ -250,7 +235,7 @@ def _exchange(
     took: int | None = None,
 ) -> None:
     """One request with the messages that came back for it (``took``: its latency, ms)."""
-    if not _is_rpc(request):
+    if not is_rpc(request):
         tally.other("non-json-rpc", request)
         return
     method = request.get("method")
@@ -260,75 +245,19 @@ def _exchange(
     tally.add("rpc:tools/call")
     rpc_id = request.get("id")
     reply = next(
-        (r for r in replies if _is_rpc(r) and "method" not in r and r.get("id") == rpc_id), None
+        (r for r in replies if is_rpc(r) and "method" not in r and r.get("id") == rpc_id), None
     )
     for other in replies:
-        if other is not reply and _is_rpc(other):
+        if other is not reply and is_rpc(other):
             tally.add("rpc:notification" if "method" in other else "rpc:response")
     call_id = f"{fallback_id}" if rpc_id is None else f"{fallback_id}:{rpc_id}"
-    if not _call(request, call_id, pairer, where):
+    if not rpc_call(request, call_id, pairer, where):
         return
     if reply is None:
         pairer.problem(where, "response", f"tools/call id {rpc_id!r} has no recorded reply")
         pairer.discard(call_id)
         return
-    _reply(reply, call_id, pairer, where, took)
-
-
-def _call(request: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str) -> bool:
-    params = request.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
-    if not isinstance(name, str) or not name:
-        pairer.problem(where, "request.params.name", "missing or not a string")
-        return False
-    args = params.get("arguments") if isinstance(params, dict) else None
-    extra = {"rpcId": request.get("id")}
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    if meta is not None:
-        extra["_meta"] = meta
-    pairer.call(call_id, name, args, where=where, field_name="request.id", extra=extra)
-    return True
-
-
-def _reply(
-    reply: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str, took: int | None = None
-) -> None:
-    error = reply.get("error")
-    if error is not None:
-        code = error.get("code") if isinstance(error, dict) else None
-        message = error.get("message") if isinstance(error, dict) else None
-        pairer.result(
-            call_id,
-            error,
-            True,
-            where=where,
-            field_name="response.error",
-            error_code=str(code) if code is not None else None,
-            error_message=message if isinstance(message, str) else json.dumps(error)[:200],
-            duration_ms=took,
-            extra={"jsonrpcError": error},
-        )
-        return
-    result = reply.get("result")
-    if not isinstance(result, dict):
-        pairer.problem(where, "response.result", "a tools/call reply needs a result or an error")
-        pairer.discard(call_id)
-        return
-    failed = read_flag(result.get("isError"), pairer, where, "response.result.isError")
-    if failed is None:
-        pairer.discard(call_id)
-        return
-    content = result.get("content")
-    text = result_text(content) if isinstance(content, list) else ""
-    pairer.result(
-        call_id,
-        result,
-        failed,
-        where=where,
-        field_name="response.id",
-        error_message=(text or "tool call failed") if failed else None,
-        duration_ms=took,
-    )
+    rpc_reply(reply, call_id, pairer, where, took)
 
 
 def load_mcp_messages(
@@ -382,14 +311,14 @@ class _MessageLog:
 
     def message(self, message: Any, way: str, where: str, call_id: str, at: Any = None) -> None:
         """One message; ``at``: when it passed, in ms from the start (``t_offset_ms``)."""
-        if not _is_rpc(message):
+        if not is_rpc(message):
             self.pairer.problem(where, "jsonrpc", 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")')
             return
         if "method" in message:
             method = message.get("method")
             if method == "tools/call" and "id" in message:
                 self.tally.add("rpc:tools/call")
-                if _call(message, call_id, self.pairer, where):
+                if rpc_call(message, call_id, self.pairer, where):
                     key = (_ANSWERED_BY[way], _hashable(message.get("id")))
                     self.open_ids[key] = call_id
                     self.sent_at[call_id] = at
@@ -400,9 +329,9 @@ class _MessageLog:
         if not answered:
             self.tally.add("rpc:response")
             return
-        sent, got = _milliseconds(self.sent_at.pop(answered, None)), _milliseconds(at)
+        sent, got = milliseconds(self.sent_at.pop(answered, None)), milliseconds(at)
         took = got - sent if sent is not None and got is not None and got >= sent else None
-        _reply(message, answered, self.pairer, where, took)
+        rpc_reply(message, answered, self.pairer, where, took)
 
 
 def _hashable(value: Any) -> Any:

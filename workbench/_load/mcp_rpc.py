@@ -1,0 +1,90 @@
+"""One MCP ``tools/call`` as the workbench reads it from any recorder (``mcp``): whether a
+message is JSON-RPC 2.0 (``is_rpc``), the request made a call on the pairer (``rpc_call``:
+tool ``params.name``, args ``params.arguments``, its ``rpcId`` and ``_meta`` on ``extra``), and
+the reply its result (``rpc_reply``: a JSON-RPC ``error`` is a failure, its ``code`` the
+``error_code``; a ``result`` is the ``CallToolResult``, failed by ``isError: true``); and a
+recorded latency in milliseconds (``milliseconds``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .._common.toolresult import result_text
+from .common import read_flag
+from .pairing import CallPairer
+
+__all__ = ["RPC", "is_rpc", "milliseconds", "rpc_call", "rpc_reply"]
+
+
+RPC = "jsonrpc"
+"""The member every JSON-RPC 2.0 message has."""
+
+
+def is_rpc(message: Any) -> bool:
+    return isinstance(message, dict) and message.get(RPC) == "2.0"
+
+
+def milliseconds(value: Any) -> int | None:
+    """A recorded latency in whole milliseconds (``None`` for anything but a finite number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e12:
+        return None
+    return round(value)
+
+
+def rpc_call(request: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str) -> bool:
+    params = request.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    if not isinstance(name, str) or not name:
+        pairer.problem(where, "request.params.name", "missing or not a string")
+        return False
+    args = params.get("arguments") if isinstance(params, dict) else None
+    extra = {"rpcId": request.get("id")}
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if meta is not None:
+        extra["_meta"] = meta
+    pairer.call(call_id, name, args, where=where, field_name="request.id", extra=extra)
+    return True
+
+
+def rpc_reply(
+    reply: Mapping[str, Any], call_id: str, pairer: CallPairer, where: str, took: int | None = None
+) -> None:
+    error = reply.get("error")
+    if error is not None:
+        code = error.get("code") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        pairer.result(
+            call_id,
+            error,
+            True,
+            where=where,
+            field_name="response.error",
+            error_code=str(code) if code is not None else None,
+            error_message=message if isinstance(message, str) else json.dumps(error)[:200],
+            duration_ms=took,
+            extra={"jsonrpcError": error},
+        )
+        return
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        pairer.problem(where, "response.result", "a tools/call reply needs a result or an error")
+        pairer.discard(call_id)
+        return
+    failed = read_flag(result.get("isError"), pairer, where, "response.result.isError")
+    if failed is None:
+        pairer.discard(call_id)
+        return
+    content = result.get("content")
+    text = result_text(content) if isinstance(content, list) else ""
+    pairer.result(
+        call_id,
+        result,
+        failed,
+        where=where,
+        field_name="response.id",
+        error_message=(text or "tool call failed") if failed else None,
+        duration_ms=took,
+    )
