@@ -280,14 +280,27 @@ def wait(name):
     while not (folder / name).exists():
         time.sleep(0.01)
 
+def forwarded():
+    # the relay has read all that was written and finished writing it on (a loaded machine
+    # may run its thread late: a fixed sleep once let the stop drop "parent before")
+    import select
+    poller = select.poll()
+    poller.register(relay._read_end, select.POLLIN)
+    while poller.poll(0):
+        time.sleep(0.01)
+    time.sleep(0.05)
+    with relay._lock:
+        pass
+
 cli._WATCHDOG.armed = True  # as `main` run as the program does
 cli._WATCHDOG.line_fd = os.dup(2)
 relay = _ChildrenStderr()
 child = subprocess.Popen([sys.executable, str(folder / "child.py"), str(folder)])
 wait("said")
-time.sleep(0.2)  # the relay forwards it
+forwarded()
 print("parent before", file=sys.stderr, flush=True)
 if mode == "stop":
+    forwarded()
     cli._WATCHDOG.arm(143, "terminated")  # what the first SIGTERM does
     print("parent after the stop", file=sys.stderr, flush=True)
     (folder / "go").touch()

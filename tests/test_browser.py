@@ -163,7 +163,12 @@ def test_workbench_end_to_end_in_jupyterlab(lab: J.Lab, shots: Path) -> None:
         page.wait_for_function(
             "el => !el.classList.contains('wb-g-edited')", arg=row.element_handle()
         )
-        assert widget.locator(".wb-export-output").inner_text() == ""  # Reset cleared it
+        # Reset cleared it (the output's own update may come after the row's)
+        page.wait_for_function(
+            "el => el.innerText === ''",
+            arg=widget.locator(".wb-export-output").element_handle(),
+            timeout=10_000,
+        )
 
         # Sweep & branches: the branch chart; a click on a node picks its variant for the diff.
         J.tab(widget, "Sweep & branches")

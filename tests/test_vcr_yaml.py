@@ -94,11 +94,21 @@ def check(text: str) -> Any:
 # --- Real cassettes -----------------------------------------------------------------------
 
 
+NOT_PYYAML_EMITTED = {
+    # Future-House/aviary's cassettes are reformatted by prettier: a long quoted body starts on
+    # the line after its key, which PyYAML's emitter never writes, so libyaml reads them
+    "aviary_TestPaperQATaskDataset.test_tool_failure.yaml",
+}
+"""Real cassettes written by another emitter than PyYAML's (the subset ``vcr_yaml`` takes)."""
+
+
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 def test_real_cassettes_decode_as_libyaml_does(path: Path) -> None:
     text = _text(path)
     got = check(text)
-    if "!!python/" not in text:  # tags beyond !!binary: libyaml's safe loader refuses them
+    if path.name in NOT_PYYAML_EMITTED:
+        assert got is None and yaml.load(text, Loader=LIBYAML) is not None
+    elif "!!python/" not in text:  # tags beyond !!binary: libyaml's safe loader refuses them
         assert got is not None, "a real cassette fell back to libyaml"
 
 
