@@ -30,14 +30,12 @@ kind (``command_execution``, ``file_change``, ``web_search``) or the tool it nam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import RecordTally, promote_runs
-from .conversation import ConversationBuilder
-from .pairing import CallPairer
+from .common import StreamRun, promote_runs
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_codex_exec", "sniff_codex_exec"]
@@ -85,18 +83,9 @@ def _event(record: dict[str, Any]) -> str | None:
 
 
 @dataclass(slots=True)
-class _Run:
-    file: str
-    pairer: CallPairer = field(init=False)
-    tally: RecordTally = field(default_factory=RecordTally)
-    talk: ConversationBuilder = field(default_factory=ConversationBuilder)
+class _Run(StreamRun):
     thread: str | None = None
-    turn: int = 0
     failed: bool = False
-    answer: str | None = None
-
-    def __post_init__(self) -> None:
-        self.pairer = CallPairer(self.file)
 
 
 def load_codex_exec(

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import orjson
 
 from .._common.toolresult import result_text
+from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .reading import MAX_DEPTH, value_problem
 from .records import LoadProblem, PromotedRun
@@ -26,6 +27,7 @@ _LONG_DIGITS = re.compile("[0-9]{19}").search
 __all__ = [
     "CallIds",
     "RecordTally",
+    "StreamRun",
     "is_output_tool",
     "json_args",
     "read_flag",
@@ -158,6 +160,23 @@ class CallIds:
         if isinstance(raw, str) and raw:
             return raw
         return self._waiting.pop(0) if self._waiting else None
+
+
+@dataclass(slots=True)
+class StreamRun:
+    """One run of a headless stream being read (``codex_exec``, ``gemini_cli_stream``): its
+    calls paired, its records counted, its conversation, its model turns and last answer.
+    Each stream's own run adds what that stream says of it."""
+
+    file: str
+    pairer: CallPairer = field(init=False)
+    tally: RecordTally = field(default_factory=RecordTally)
+    talk: ConversationBuilder = field(default_factory=ConversationBuilder)
+    turn: int = 0
+    answer: str | None = None
+
+    def __post_init__(self) -> None:
+        self.pairer = CallPairer(self.file)
 
 
 Run = TypeVar("Run")

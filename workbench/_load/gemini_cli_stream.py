@@ -27,9 +27,7 @@ from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import RecordTally, promote_runs, text_of
-from .conversation import ConversationBuilder
-from .pairing import CallPairer
+from .common import StreamRun, promote_runs, text_of
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_gemini_cli_stream", "sniff_gemini_cli_stream"]
@@ -53,19 +51,10 @@ def _kind(record: dict[str, Any]) -> str | None:
 
 
 @dataclass(slots=True)
-class _Run:
-    file: str
-    pairer: CallPairer = field(init=False)
-    tally: RecordTally = field(default_factory=RecordTally)
-    talk: ConversationBuilder = field(default_factory=ConversationBuilder)
+class _Run(StreamRun):
     init: dict[str, Any] = field(default_factory=dict)
     result: dict[str, Any] | None = None
-    turn: int = 0
     text: list[str] = field(default_factory=list)  # the model's streamed pieces, not yet said
-    answer: str | None = None  # the last text the model said with no call after it
-
-    def __post_init__(self) -> None:
-        self.pairer = CallPairer(self.file)
 
 
 def load_gemini_cli_stream(
