@@ -39,17 +39,16 @@ Loaded = tuple[list[PromotedRun], list[LoadProblem]]
 def with_subagents(
     runs: list[PromotedRun],
     problems: list[LoadProblem],
-    docs: Sequence[tuple[int, Any]],
     file: str,
     load_one: Callable[[Sequence[tuple[int, Any]], str], Loaded],
 ) -> Loaded:
     """The session's run with its sub-agents' calls joined in (see the module's docstring);
-    ``load_one(docs, file)`` reads one session file."""
+    ``load_one(records, file)`` reads one session file."""
     base = file[: -len(".gz")] if file.endswith(".gz") else file
     folder = os.path.join(os.path.splitext(base)[0], "subagents")
     if len(runs) != 1 or os.path.basename(base).startswith("agent-"):  # a sub-agent's own file
         return runs, problems
-    spawned = _spawning_calls(docs)
+    spawned = _spawning_calls(runs[0])
     if os.path.isdir(folder):
         try:
             names = sorted(
@@ -121,22 +120,15 @@ def _not_found(
     return [replace(run, metadata={**run.metadata, "subagentsNotFound": missing})]
 
 
-def _spawning_calls(docs: Sequence[tuple[int, Any]]) -> dict[str, str]:
-    """Sub-agent id -> the id of the main-thread call it ran for (from ``toolUseResult``)."""
+def _spawning_calls(run: PromotedRun) -> dict[str, str]:
+    """Sub-agent id -> the id of the main-thread call it ran for: the session loader keeps each
+    result's ``toolUseResult`` on its boundary, whose ``agentId`` names the sub-agent."""
     out: dict[str, str] = {}
-    for _, record in docs:
-        if type(record) is not dict or record.get("type") != "user":
-            continue
-        result = record.get("toolUseResult")
+    for boundary in run.boundaries:
+        result = boundary.extra.get("toolUseResult")
         agent_id = result.get("agentId") if isinstance(result, dict) else None
-        if not isinstance(agent_id, str):
-            continue
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and isinstance(block.get("tool_use_id"), str):
-                out.setdefault(agent_id, block["tool_use_id"])
-                break
+        if isinstance(agent_id, str):
+            out.setdefault(agent_id, boundary.call_id)
     return out
 
 
