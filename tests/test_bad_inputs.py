@@ -395,3 +395,37 @@ def test_a_killed_write_leaves_a_temp_that_the_next_write_removes(tmp_path: Path
     assert len(left) == 1 and left[0].endswith(".wbtmp") and "suite.json" in left[0]
     assert main(["promote", str(BILLING), "-o", str(tmp_path / "again.json")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again.json"]
+
+
+_STUCK_WRITER = """
+import os, sys, time
+from pathlib import Path
+import workbench.cli as cli
+from workbench._common.atomic import atomic_file, replace_folder
+
+folder = Path(sys.argv[1])
+cli._WATCHDOG.armed = True  # as `main` run as the program does
+cli._WATCHDOG.line_fd = os.dup(2)
+with replace_folder(folder / "report") as new, atomic_file(folder / "suite.json") as handle:
+    (new / "index.html").write_text("half")
+    handle.write(b"half")
+    cli._WATCHDOG.arm(130, "interrupted")  # what the first Ctrl-C does
+    time.sleep(30)  # stuck where no exception reaches (native code): the watchdog ends it
+"""
+
+
+def test_a_stop_that_outlasts_the_deadline_leaves_no_temp(tmp_path: Path) -> None:
+    """When a stop takes longer than the watchdog allows (a loaded machine, a library stuck
+    in native code), the process ends by ``os._exit`` and unwinds nothing: the temporary
+    folder and file of the outputs it was writing are removed before it goes (a CI run once
+    found a report's ``.wbtmp`` left by a Dask sweep stopped mid-write)."""
+    (tmp_path / "stuck.py").write_text(_STUCK_WRITER)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "stuck.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines() == ["workbench: interrupted"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stuck.py"]

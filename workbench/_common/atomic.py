@@ -4,9 +4,11 @@ A file is written to a temporary file beside it, flushed, fsynced and renamed ov
 (:func:`atomic_file`); a folder is built beside the old one and swapped in
 (:func:`replace_folder`). Temporary files and folders are named ``.NAME.PID.RANDOM.wbtmp``.
 They are removed on every exit path the process survives (an exception, Ctrl-C, SIGTERM turned
-into an exception by the command line); those that a killed process left behind (SIGKILL, power
-loss) are removed the next time the workbench writes into that folder, once the process whose
-id they carry is gone (:func:`remove_stale_temps`).
+into an exception by the command line); while they exist their names are kept, so that a
+process about to end without unwinding (the command line's watchdog, when a stop takes too
+long) removes them first (:func:`remove_live_temps`); those that a killed process left behind
+(SIGKILL, power loss) are removed the next time the workbench writes into that folder, once the
+process whose id they carry is gone (:func:`remove_stale_temps`).
 
 What may be written where is checked first, by :mod:`workbench._common.outputs`.
 """
@@ -31,12 +33,31 @@ from .outputs import OutputError, StrPath, check_output, ensure_parent
 __all__ = [
     "TEMP_SUFFIX",
     "atomic_file",
+    "remove_live_temps",
     "remove_stale_temps",
     "replace_folder",
     "umask",
 ]
 
 _NAME_ROOM = 120  # characters of the output's name kept in a temp name (the limit is 255 bytes)
+
+_LIVE: set[str] = set()
+"""The temporary files and folders of this process that may exist now (named before made)."""
+
+
+def remove_live_temps() -> None:
+    """Remove this process's temporary files and folders now: for a process about to end
+    without unwinding (``os._exit`` after a stop that took too long), which would leave them."""
+    for name in list(_LIVE):
+        if os.path.isdir(name) and not os.path.islink(name):
+            for _ in range(3):  # a thread still writing into it may add a file meanwhile
+                shutil.rmtree(name, ignore_errors=True)
+                if not os.path.lexists(name):
+                    break
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+        _LIVE.discard(name)
 
 
 @contextlib.contextmanager
@@ -79,18 +100,22 @@ def atomic_file(
             temp_name = os.path.join(
                 folder, f"{_temp_prefix(target)}{secrets.token_hex(4)}{TEMP_SUFFIX}"
             )
+            _LIVE.add(temp_name)
             try:
                 fd = os.open(temp_name, _CREATE, 0o600)
                 break
             except FileExistsError:
+                _LIVE.discard(temp_name)
                 continue
         if fd < 0:
             raise FileExistsError(0, "no free temporary name")
     except OSError as exc:  # the open failed: nothing was made
+        _LIVE.discard(temp_name)
         raise OutputError(path, f"cannot write here: {exc.strerror or exc}") from exc
     except BaseException:  # a signal, maybe as the file was made: the name has this process's id
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
+        _LIVE.discard(temp_name)
         raise
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -103,6 +128,8 @@ def atomic_file(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         raise
+    finally:
+        _LIVE.discard(temp_name)
     _fsync_folder(folder)
 
 
@@ -282,10 +309,12 @@ def replace_folder(
             name = os.path.join(
                 target.parent, f"{_temp_prefix(target)}{secrets.token_hex(4)}{TEMP_SUFFIX}"
             )
+            _LIVE.add(name)
             try:
                 os.mkdir(name, 0o700)
                 break
             except FileExistsError:
+                _LIVE.discard(name)
                 name = ""
                 continue
         if not name:
@@ -299,10 +328,12 @@ def replace_folder(
     except OSError as exc:
         if name:
             shutil.rmtree(name, ignore_errors=True)
+            _LIVE.discard(name)
         raise OutputError(path, f"cannot write here: {exc.strerror or exc}") from exc
     except BaseException:  # a signal, maybe as the folder was made
         if name:
             shutil.rmtree(name, ignore_errors=True)
+            _LIVE.discard(name)
         raise
     try:
         yield new
@@ -310,3 +341,5 @@ def replace_folder(
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
+    finally:
+        _LIVE.discard(name)

@@ -161,6 +161,10 @@ class _Watchdog:
 
     def _fire(self, code: int, what: str) -> None:
         _kill_children()
+        atomic = sys.modules.get("workbench._common.atomic")  # not loaded: nothing written
+        if atomic is not None:  # os._exit runs no clean-up: a half-written output goes first
+            with contextlib.suppress(Exception):
+                atomic.remove_live_temps()
         self.say(what)
         os._exit(code)
 
