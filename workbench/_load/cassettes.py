@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cassette_layouts import NotBase64, cassette_pairs
+from .chat_resends import UNSHARED, ResentBodies
 from .reading import decode_json
 
 __all__ = [
@@ -126,12 +127,17 @@ def _event(data: list[str], number: int, found: list[tuple[str, str]] | None) ->
     return value
 
 
-def _strict_json(text: str) -> tuple[Any, str | None]:
-    """JSON text decoded as strictly as a file's (``reading.decode_json``: R35), and why not."""
+def _strict_json(text: str, resends: ResentBodies | None = None) -> tuple[Any, str | None]:
+    """JSON text decoded as strictly as a file's (``reading.decode_json``: R35), and why not.
+    ``resends``: a request body, decoded against the cassette's requests before it."""
     try:
         raw = text.encode("utf-8")
     except UnicodeEncodeError:
         return None, "not UTF-8 text (it holds a lone surrogate)"
+    if resends is not None:
+        shared = resends.body(raw)
+        if shared is not UNSHARED:
+            return shared, None
     value, problem = decode_json(raw, "")
     if problem is None:
         return value, None
@@ -149,11 +155,15 @@ class _Budget:
 
 
 def _body(
-    body: Any, budget: _Budget, found: list[tuple[str, str]] | None = None
+    body: Any,
+    budget: _Budget,
+    found: list[tuple[str, str]] | None = None,
+    resends: ResentBodies | None = None,
 ) -> tuple[Any, tuple[Any, ...]]:
     """A recorded body as (JSON, SSE events). A body that looks like JSON and does not decode
     as a file's JSON would (R35), an event of such data, and a compressed body past the budget,
-    add ``(field, message)`` to ``found``. Bodies that are not JSON (a page, a PDF) are none."""
+    add ``(field, message)`` to ``found``. Bodies that are not JSON (a page, a PDF) are none.
+    ``resends``: the body is a request's (``chat_resends``)."""
     if isinstance(body, Mapping) and "string" in body:
         body = body["string"]
     if isinstance(body, NotBase64):
@@ -176,7 +186,7 @@ def _body(
         return None, ()
     stripped = body.lstrip()
     if stripped.startswith(("{", "[")):
-        value, problem = _strict_json(body)
+        value, problem = _strict_json(body, resends)
         if problem is not None and found is not None:
             found.append(("body", problem))
         return value, ()
@@ -233,13 +243,15 @@ def cassette_request_json(
     found: list[tuple[str, str]] | None = None,
     *,
     naming: str | None = None,
+    resends: ResentBodies | None = None,
 ) -> Any:
     """The JSON body of one recorded request (its ``parsed_body``, or its ``body`` decoded).
 
     ``naming``: a sniffer looks for an object with a member of this name, and gets ``None``
     for a body recorded as text that cannot hold one (the text has neither the name nor a
     ``\\u`` escape, which could spell it), without decoding it: a large cassette of other
-    traffic was once decoded whole only to find it held none."""
+    traffic was once decoded whole only to find it held none. ``resends``: the cassette's
+    requests so far (``chat_resends``), which this one may resend."""
     if "parsed_body" in request:
         return request["parsed_body"]
     body = request.get("body")
@@ -247,7 +259,7 @@ def cassette_request_json(
         text = body.get("string") if isinstance(body, Mapping) else body
         if type(text) is str and naming not in text and "\\u" not in text:
             return None
-    return _body(body, budget or _Budget(), found)[0]
+    return _body(body, budget or _Budget(), found, resends)[0]
 
 
 def cassette_requests(data: Any, *, naming: str | None = None) -> Iterator[Any]:
@@ -266,6 +278,7 @@ def cassette_exchanges(data: Any) -> list[Exchange] | None:
         return None
     out: list[Exchange] = []
     budget = _Budget()
+    resends = ResentBodies()
     for index, (request, response) in enumerate(pairs):
         if type(request) is not dict and not isinstance(request, Mapping):
             continue
@@ -273,7 +286,7 @@ def cassette_exchanges(data: Any) -> list[Exchange] | None:
         if "parsed_body" in request:  # cassette_request_json's first case, without the call
             request_json = request["parsed_body"]
         else:
-            request_json = cassette_request_json(request, budget, asked)
+            request_json = cassette_request_json(request, budget, asked, resends=resends)
         response_json: Any = None
         events: tuple[Any, ...] = ()
         status = None

@@ -54,6 +54,7 @@ from .anthropic import load_anthropic
 from .cassette_yaml import load_yaml, looks_like_yaml_cassette
 from .cassettes import Exchange, cassette_exchanges, other_exchanges
 from .chat_cassettes import chat_apis_of, chat_cassette_apis, load_chat_exchanges, model_calls
+from .chat_resends import UNSHARED, decode_vcr_cassette
 from .claude_code import load_claude_code, sniff_claude_code
 from .claude_subagents import with_subagents
 from .codex import load_codex, sniff_codex
@@ -326,7 +327,12 @@ def _load(
     jsonl, decoded = _is_jsonl(data, name, file)
     if jsonl:
         return _load_jsonl(data, file, chosen, rule)
-    value, problem = decoded if decoded is not None else decode_json(data, file)
+    if decoded is not None:
+        value, problem = decoded
+    elif data.startswith(b"{", start) and (value := decode_vcr_cassette(data)) is not UNSHARED:
+        problem = None  # a vcrpy JSON cassette: each message its requests resend decoded once
+    else:
+        value, problem = decode_json(data, file)
     if problem is not None:
         fmt: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
         return [], [problem], fmt

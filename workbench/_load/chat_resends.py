@@ -1,0 +1,228 @@
+"""Chat requests resend their conversation: each resent message is decoded once (R34, R35).
+
+A chat API is stateless, so every request of a conversation sends all of its messages again,
+and a cassette of an agent's run holds a message once for each model call after it. Decoded
+whole, a five-call conversation builds 42 message objects for its 12 messages, and a
+twenty-call one 462 for 42: time and memory that grow with the square of the conversation.
+
+This module decodes a chat request's ``messages`` against the request before it: when the
+previous request's messages, byte for byte, begin this one's, those are the very objects
+decoded then, and only the new messages are decoded. Nothing else changes:
+
+- **The same values.** A decoded body equals what ``reading.decode_json`` gives for it; the
+  conversation's requests then share their common messages (the same objects, which nothing
+  downstream changes in place).
+- **The same strictness.** Only bytes that decode as strictly as a file's JSON (R35) take this
+  path: a body with a run of 19 digits (where a big integer may be), one that may nest near
+  :data:`~workbench._load.reading.MAX_DEPTH`, one that msgspec or orjson refuses (``NaN``, a lone
+  surrogate, bytes that are not UTF-8, a number past a double) is decoded by ``decode_json``
+  exactly as before, which names the problem. A prefix is only reused when this request's
+  bytes are that request's up to its last message and then go on with ``,``: the new messages
+  are then a JSON array of their own, decoded and checked as one.
+
+Two places use it: each request body a cassette recorded as text (vcrpy's ``body.string``, HAR's
+``postData.text``, in JSON and YAML cassettes alike; :class:`ResentBodies`), and a vcrpy JSON
+cassette with parsed bodies (:func:`decode_vcr_cassette`), which is decoded whole here instead
+of by orjson (msgspec reads its frame and leaves each body's members raw).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+
+from .reading import MAX_DEPTH, has_long_digits
+
+__all__ = ["SHARE_RESENDS", "UNSHARED", "ResentBodies", "decode_vcr_cassette"]
+
+SHARE_RESENDS = True
+"""Off: every body is decoded whole by ``decode_json``, the reference the tests compare with."""
+
+_loads = orjson.loads
+_Raw = msgspec.Raw
+_UNSET = msgspec.UNSET
+# Brackets a piece may hold beyond its place in the document before it is left to
+# decode_json's depth check (a piece's brackets bound its depth from above).
+_DEPTH_ROOM = MAX_DEPTH - 16
+_SHORT = 2 * _DEPTH_ROOM
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 19
+_LONG = len(_LONG_RUN)
+
+
+class _Unshared(Exception):
+    """This body is not for the shared path: ``decode_json`` decodes it (and names any fault)."""
+
+
+_BODY = msgspec.json.Decoder(dict[str, _Raw])
+
+
+class ResentBodies:
+    """Decodes the chat request bodies of one cassette, in its order, each message once.
+
+    The last request's messages (their bytes up to the last one, and the list decoded) and each
+    other member's last bytes and value are kept: a request that resends them gets the same
+    objects. One instance a cassette."""
+
+    __slots__ = ("_head", "_members", "_messages", "_piece")
+
+    def __init__(self, *, digits_scanned: bool = False) -> None:
+        self._piece = _piece if digits_scanned else _checked_piece
+        """Decodes a piece of a body (``digits_scanned``: the caller has found no run of 19
+        digits in the whole document; else each piece decoded is scanned)."""
+        self._head = b""
+        self._messages: list[Any] = []
+        self._members: dict[str, tuple[bytes, Any]] = {}
+
+    def body(self, data: bytes) -> Any:
+        """A request body's value, or :data:`UNSHARED` when ``decode_json`` must decode it."""
+        if not SHARE_RESENDS or not data.startswith(b"{") or b'"messages"' not in data:
+            return UNSHARED
+        try:
+            return self.members(_BODY.decode(data), 1)
+        except (_Unshared, msgspec.DecodeError, orjson.JSONDecodeError):
+            return UNSHARED
+
+    def members(self, raw: dict[str, Any], depth: int) -> dict[str, Any]:
+        """An object whose members are raw JSON, decoded (``depth``: the arrays and objects
+        around each member, the object one of them)."""
+        out: dict[str, Any] = {}
+        known = self._members
+        for name, value in raw.items():
+            data = bytes(value)
+            if name == "messages" and data.startswith(b"["):
+                out[name] = self._resent(data, depth)
+                continue
+            last = known.get(name)
+            if last is not None and last[0] == data:
+                out[name] = last[1]
+                continue
+            decoded = self._piece(data, depth)
+            known[name] = (data, decoded)
+            out[name] = decoded
+        return out
+
+    def _resent(self, data: bytes, depth: int) -> list[Any]:
+        """A ``messages`` array (``depth``: the arrays and objects around it), reusing the last
+        one's messages."""
+        head = self._head
+        messages: list[Any] | None = None
+        if head and data.startswith(head):
+            rest = data[len(head) :].lstrip(b" \t\r\n")
+            if rest.startswith(b","):
+                added = self._piece(b"[" + rest[1:], depth)
+                messages = self._messages + added
+            elif rest == b"]":
+                messages = list(self._messages)
+        if messages is None:
+            messages = self._piece(data, depth)
+        if type(messages) is not list:  # pragma: no cover - the bytes began with "["
+            raise _Unshared
+        self._messages = messages
+        # the bytes up to the last message (none, for an empty array: no prefix to reuse)
+        self._head = data[: data.rindex(b"]")].rstrip(b" \t\r\n") if messages else b""
+        return messages
+
+
+class _UnsharedValue:
+    """The marker :meth:`ResentBodies.body` answers with when it does not decode a body."""
+
+
+UNSHARED: Any = _UnsharedValue()
+
+
+def _checked_piece(data: bytes, depth: int) -> Any:
+    """:func:`_piece` of bytes not scanned for digits yet: one with a run of 19 digits is left to
+    ``decode_json`` (orjson turns an integer past 64 bits into a float)."""
+    if len(data) >= _LONG and _LONG_RUN in data.translate(_DIGITS_AS_ZERO):
+        raise _Unshared
+    return _piece(data, depth)
+
+
+def _piece(data: bytes, depth: int) -> Any:
+    """One raw JSON value inside ``depth`` arrays and objects, decoded by orjson; one that may
+    nest too deep is left to ``decode_json`` (shorter bytes cannot: each level takes two)."""
+    if len(data) > _SHORT and data.count(b"[") + data.count(b"{") + depth > _DEPTH_ROOM:
+        raise _Unshared
+    return _loads(data)
+
+
+# --- a vcrpy JSON cassette with parsed bodies ---------------------------------------------------
+# Only this exact frame is read here (a member of another name, or of another type, fails the
+# decode and the cassette is decoded whole by decode_json): everything else is raw JSON, decoded
+# by orjson as decode_json would.
+
+
+_ABSENT = msgspec.Raw(b"")
+"""The default of a member the cassette does not have (``null`` is ``Raw(b"null")``)."""
+_Text = str | None | msgspec.UnsetType
+
+
+class _Request(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    uri: _Text = _UNSET
+    method: _Text = _UNSET
+    headers: _Raw = _ABSENT
+    body: _Raw = _ABSENT
+    parsed_body: dict[str, _Raw] | msgspec.UnsetType = _UNSET
+
+
+class _Response(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    status: _Raw = _ABSENT
+    headers: _Raw = _ABSENT
+    body: _Raw = _ABSENT
+    parsed_body: _Raw = _ABSENT
+
+
+class _Interaction(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    request: _Request
+    response: _Response
+
+
+_CASSETTE = msgspec.json.Decoder(dict[str, list[_Interaction] | int | str | None])
+
+
+def decode_vcr_cassette(data: bytes) -> Any:
+    """A vcrpy JSON cassette (``{"interactions": [...], "version": 1}``) whose requests keep
+    parsed bodies, decoded with each resent message decoded once; :data:`UNSHARED` for any
+    other document, and any this path does not decode as ``decode_json`` would."""
+    if not SHARE_RESENDS or b'"parsed_body"' not in data[: 1 << 16] or has_long_digits(data):
+        return UNSHARED
+    try:
+        frame = _CASSETTE.decode(data)
+        interactions = frame.get("interactions")
+        if type(interactions) is not list or not interactions:
+            return UNSHARED
+        bodies = ResentBodies(digits_scanned=True)
+        built = [_interaction(interaction, bodies) for interaction in interactions]
+    except (_Unshared, msgspec.DecodeError, orjson.JSONDecodeError):
+        return UNSHARED
+    return {name: built if name == "interactions" else value for name, value in frame.items()}
+
+
+def _interaction(interaction: _Interaction, bodies: ResentBodies) -> dict[str, Any]:
+    # the cassette, its interactions, an interaction and a side hold a side's members: depth 4
+    asked = interaction.request
+    request: dict[str, Any] = {}
+    if asked.uri is not _UNSET:
+        request["uri"] = asked.uri
+    if asked.method is not _UNSET:
+        request["method"] = asked.method
+    if asked.headers is not _ABSENT:
+        request["headers"] = _piece(bytes(asked.headers), 4)
+    if asked.body is not _ABSENT:
+        request["body"] = _piece(bytes(asked.body), 4)
+    if asked.parsed_body is not _UNSET:
+        request["parsed_body"] = bodies.members(asked.parsed_body, 5)
+    answered = interaction.response
+    response: dict[str, Any] = {}
+    if answered.status is not _ABSENT:
+        response["status"] = _piece(bytes(answered.status), 4)
+    if answered.headers is not _ABSENT:
+        response["headers"] = _piece(bytes(answered.headers), 4)
+    if answered.body is not _ABSENT:
+        response["body"] = _piece(bytes(answered.body), 4)
+    if answered.parsed_body is not _ABSENT:
+        response["parsed_body"] = _piece(bytes(answered.parsed_body), 4)
+    return {"request": request, "response": response}
