@@ -421,12 +421,11 @@ _CHAT_CALLS_A_CONVERSATION = 5
 the file grows with its square; the real cassettes seen hold 1 to 10 calls a conversation."""
 
 
-def _chat_cassette(n: int, api: str) -> Any:
+def _chat_cassette(n: int, api: str, per: int = _CHAT_CALLS_A_CONVERSATION) -> Any:
     """Chat Completions or Anthropic Messages traffic as a JSON cassette: conversations of
-    ``_CHAT_CALLS_A_CONVERSATION`` calls, one call a model turn, each request resending the
-    conversation so far (parsed bodies, as pydantic-ai's serializer keeps them)."""
+    ``per`` calls, one call a model turn, each request resending the conversation so far
+    (parsed bodies, as pydantic-ai's serializer keeps them)."""
     interactions: list[Any] = []
-    per = _CHAT_CALLS_A_CONVERSATION
     for c in range((n + per - 1) // per):
         calls = min(per, n - c * per)
         if api == "anthropic":
@@ -534,6 +533,12 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
         "chat.json",
         lambda p, n: _doc(p, _as_text_bodies(_chat_cassette(n, "openai-chat"))),
     ),
+    # longer conversations (an agent's task of 20 tool calls): the history resent grows with
+    # the square of the length, which the loader decodes once (chat_resends)
+    "openai-chat-20-calls": (
+        "chat.json",
+        lambda p, n: _doc(p, _chat_cassette(n, "openai-chat", per=20)),
+    ),
 }
 
 
@@ -544,6 +549,7 @@ _FORMAT_OF = {
     "openai-chat-cassette": "openai-chat",
     "anthropic-cassette": "anthropic",
     "openai-chat-text-bodies": "openai-chat",
+    "openai-chat-20-calls": "openai-chat",
 }
 """The format a line's file loads as, where the line names a shape of it."""
 
