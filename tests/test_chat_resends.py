@@ -322,20 +322,48 @@ _BODY: dict[str, Any] = {"parsed_body": {"messages": []}}
     "document",
     [
         {"interactions": [], "version": 1, "x": _BODY},  # no interaction
-        {"interactions": [{"request": {**_BODY, "uri": 1}, "response": {}}]},  # a uri no string
-        {"interactions": [{"request": {"parsed_body": []}, "response": {}}]},  # a body no object
         {"interactions": [{"request": _BODY, "response": {}, "recorded_at": "x"}]},  # a member
         {"interactions": [{"request": _BODY, "response": {}}], "log": {}},  # another layout's
+        {"interactions": [{"request": _BODY, "response": {}}], "messages": [{"request": {}}]},
         {"interactions": [{"request": _BODY, "response": {"parsed_body": float("nan")}}]},
-        {"interactions": [{"request": _BODY}]},  # no response
         {"interactions": [None, {"request": _BODY, "response": {}}]},
     ],
 )
 def test_any_other_frame_is_decoded_whole(document: Any) -> None:
-    """Only vcrpy's own frame takes this path; any other is decoded whole, by ``decode_json``."""
+    """Only vcrpy's frame takes this path; any other is decoded whole, by ``decode_json``."""
     data = json.dumps(document).encode()
     assert b'"parsed_body"' in data
     assert decode_vcr_cassette(data) is UNSHARED
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"version": 1, "interactions": [{"response": {}, "request": {**_BODY, "uri": 1}}]},
+        {"interactions": [{"request": {"parsed_body": []}, "response": {}}]},
+        {"interactions": [{"request": {"method": "POST", "uri": "u", **_BODY}}]},
+    ],
+)
+def test_a_frame_decodes_as_orjson_decodes_it_members_in_their_order(document: Any) -> None:
+    data = json.dumps(document).encode()
+    value = decode_vcr_cassette(data)
+    assert value is not UNSHARED
+    assert repr(value) == repr(orjson.loads(data))  # repr: the members' order too
+
+
+def test_what_msgspec_would_skip_unchecked_is_left_to_the_strict_decode() -> None:
+    """A value replaced by a member given twice is never decoded: the whole body or cassette is
+    scanned for what it could hide (found by review), and a value nested a thousand deep, which
+    msgspec refuses with a RecursionError, goes to ``decode_json`` too."""
+    head = b'{"interactions": [{"request": {"parsed_body": {"model": '
+    tail = b', "model": "m", "messages": []}}, "response": {}}]}'
+    for hidden in (b'"\xff"', b"1" * 4001):
+        assert decode_vcr_cassette(head + hidden + tail) is UNSHARED
+    body = b'{"model": ' + b"1" * 4001 + b', "model": "m", "messages": []}'
+    assert ResentBodies().body(body) is UNSHARED
+    deep = b"[" * 1000 + b"]" * 1000
+    assert ResentBodies().body(b'{"messages": [], "x": ' + deep + b"}") is UNSHARED
+    assert decode_vcr_cassette(head + deep + tail) is UNSHARED
 
 
 def test_the_reference_switch_turns_the_path_off() -> None:

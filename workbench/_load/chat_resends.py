@@ -19,6 +19,13 @@ decoded then, and only the new messages are decoded. Nothing else changes:
   exactly as before, which names the problem. A prefix is only reused when this request's
   bytes are that request's up to its last message and then go on with ``,``: the new messages
   are then a JSON array of their own, decoded and checked as one.
+- **What msgspec leaves raw.** msgspec checks the values it skips less than orjson, and a value
+  that a member given twice replaces is skipped and never decoded. So the whole body (or
+  cassette) is first scanned for what such a value could hide: a run of 19 digits, and bytes
+  that are not UTF-8. One difference is left, on purpose: a replaced value nested 201 to about
+  a thousand deep, or holding a number past a double, is dropped here where ``decode_json``
+  refuses the file. Both decoders drop that value (the last one given wins); msgspec refuses
+  deeper nesting itself (a ``RecursionError``, sent to ``decode_json``).
 
 Two places use it: each request body a cassette recorded as text (vcrpy's ``body.string``, HAR's
 ``postData.text``, in JSON and YAML cassettes alike; :class:`ResentBodies`), and a vcrpy JSON
@@ -42,14 +49,10 @@ SHARE_RESENDS = True
 
 _loads = orjson.loads
 _Raw = msgspec.Raw
-_UNSET = msgspec.UNSET
 # Brackets a piece may hold beyond its place in the document before it is left to
 # decode_json's depth check (a piece's brackets bound its depth from above).
 _DEPTH_ROOM = MAX_DEPTH - 16
 _SHORT = 2 * _DEPTH_ROOM
-_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-_LONG_RUN = b"0" * 19
-_LONG = len(_LONG_RUN)
 
 
 class _Unshared(Exception):
@@ -66,12 +69,9 @@ class ResentBodies:
     other member's last bytes and value are kept: a request that resends them gets the same
     objects. One instance a cassette."""
 
-    __slots__ = ("_head", "_members", "_messages", "_piece")
+    __slots__ = ("_head", "_members", "_messages")
 
-    def __init__(self, *, digits_scanned: bool = False) -> None:
-        self._piece = _piece if digits_scanned else _checked_piece
-        """Decodes a piece of a body (``digits_scanned``: the caller has found no run of 19
-        digits in the whole document; else each piece decoded is scanned)."""
+    def __init__(self) -> None:
         self._head = b""
         self._messages: list[Any] = []
         self._members: dict[str, tuple[bytes, Any]] = {}
@@ -80,10 +80,12 @@ class ResentBodies:
         """A request body's value, or :data:`UNSHARED` when ``decode_json`` must decode it."""
         if not SHARE_RESENDS or not data.startswith(b"{") or b'"messages"' not in data:
             return UNSHARED
+        if has_long_digits(data):  # what a raw value may hide (see the module)
+            return UNSHARED
         try:
             return self.members(_BODY.decode(data), 1)
-        except (_Unshared, msgspec.DecodeError, orjson.JSONDecodeError):
-            return UNSHARED
+        except (_Unshared, msgspec.DecodeError, orjson.JSONDecodeError, RecursionError):
+            return UNSHARED  # RecursionError: msgspec skipping a value nested a thousand deep
 
     def members(self, raw: dict[str, Any], depth: int) -> dict[str, Any]:
         """An object whose members are raw JSON, decoded (``depth``: the arrays and objects
@@ -99,7 +101,7 @@ class ResentBodies:
             if last is not None and last[0] == data:
                 out[name] = last[1]
                 continue
-            decoded = self._piece(data, depth)
+            decoded = _piece(data, depth)
             known[name] = (data, decoded)
             out[name] = decoded
         return out
@@ -112,12 +114,12 @@ class ResentBodies:
         if head and data.startswith(head):
             rest = data[len(head) :].lstrip(b" \t\r\n")
             if rest.startswith(b","):
-                added = self._piece(b"[" + rest[1:], depth)
+                added = _piece(b"[" + rest[1:], depth)
                 messages = self._messages + added
             elif rest == b"]":
                 messages = list(self._messages)
         if messages is None:
-            messages = self._piece(data, depth)
+            messages = _piece(data, depth)
         if type(messages) is not list:  # pragma: no cover - the bytes began with "["
             raise _Unshared
         self._messages = messages
@@ -133,14 +135,6 @@ class _UnsharedValue:
 UNSHARED: Any = _UnsharedValue()
 
 
-def _checked_piece(data: bytes, depth: int) -> Any:
-    """:func:`_piece` of bytes not scanned for digits yet: one with a run of 19 digits is left to
-    ``decode_json`` (orjson turns an integer past 64 bits into a float)."""
-    if len(data) >= _LONG and _LONG_RUN in data.translate(_DIGITS_AS_ZERO):
-        raise _Unshared
-    return _piece(data, depth)
-
-
 def _piece(data: bytes, depth: int) -> Any:
     """One raw JSON value inside ``depth`` arrays and objects, decoded by orjson; one that may
     nest too deep is left to ``decode_json`` (shorter bytes cannot: each level takes two)."""
@@ -150,79 +144,57 @@ def _piece(data: bytes, depth: int) -> Any:
 
 
 # --- a vcrpy JSON cassette with parsed bodies ---------------------------------------------------
-# Only this exact frame is read here (a member of another name, or of another type, fails the
-# decode and the cassette is decoded whole by decode_json): everything else is raw JSON, decoded
-# by orjson as decode_json would.
+# Read here: ``{"interactions": [{side: {member: value}}], ...}``, the cassette's other members
+# numbers, strings or null. Any other frame fails msgspec's decode (or the check after it), and
+# the cassette is decoded whole by decode_json. Every member of a request or response is raw
+# JSON decoded by orjson as decode_json would, a request's ``parsed_body`` member by member
+# (``ResentBodies.members``); objects keep their members in the file's order.
 
-
-_ABSENT = msgspec.Raw(b"")
-"""The default of a member the cassette does not have (``null`` is ``Raw(b"null")``)."""
-_Text = str | None | msgspec.UnsetType
-
-
-class _Request(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    uri: _Text = _UNSET
-    method: _Text = _UNSET
-    headers: _Raw = _ABSENT
-    body: _Raw = _ABSENT
-    parsed_body: dict[str, _Raw] | msgspec.UnsetType = _UNSET
-
-
-class _Response(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    status: _Raw = _ABSENT
-    headers: _Raw = _ABSENT
-    body: _Raw = _ABSENT
-    parsed_body: _Raw = _ABSENT
-
-
-class _Interaction(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    request: _Request
-    response: _Response
-
-
-_CASSETTE = msgspec.json.Decoder(dict[str, list[_Interaction] | int | str | None])
+_CASSETTE = msgspec.json.Decoder(dict[str, list[dict[str, dict[str, _Raw]]] | int | str | None])
 
 
 def decode_vcr_cassette(data: bytes) -> Any:
     """A vcrpy JSON cassette (``{"interactions": [...], "version": 1}``) whose requests keep
     parsed bodies, decoded with each resent message decoded once; :data:`UNSHARED` for any
     other document, and any this path does not decode as ``decode_json`` would."""
-    if not SHARE_RESENDS or b'"parsed_body"' not in data[: 1 << 16] or has_long_digits(data):
+    if not SHARE_RESENDS or b'"parsed_body"' not in data[: 1 << 16]:
+        return UNSHARED
+    if has_long_digits(data) or not _utf8(data):  # what a raw value may hide (see the module)
         return UNSHARED
     try:
         frame = _CASSETTE.decode(data)
         interactions = frame.get("interactions")
         if type(interactions) is not list or not interactions:
             return UNSHARED
-        bodies = ResentBodies(digits_scanned=True)
+        if any(type(value) is list for name, value in frame.items() if name != "interactions"):
+            return UNSHARED  # decoded as interactions: not this frame
+        bodies = ResentBodies()
         built = [_interaction(interaction, bodies) for interaction in interactions]
-    except (_Unshared, msgspec.DecodeError, orjson.JSONDecodeError):
-        return UNSHARED
+    except (_Unshared, msgspec.DecodeError, orjson.JSONDecodeError, RecursionError):
+        return UNSHARED  # RecursionError: msgspec skipping a value nested a thousand deep
     return {name: built if name == "interactions" else value for name, value in frame.items()}
 
 
-def _interaction(interaction: _Interaction, bodies: ResentBodies) -> dict[str, Any]:
+def _utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _interaction(interaction: dict[str, dict[str, Any]], bodies: ResentBodies) -> dict[str, Any]:
     # the cassette, its interactions, an interaction and a side hold a side's members: depth 4
-    asked = interaction.request
-    request: dict[str, Any] = {}
-    if asked.uri is not _UNSET:
-        request["uri"] = asked.uri
-    if asked.method is not _UNSET:
-        request["method"] = asked.method
-    if asked.headers is not _ABSENT:
-        request["headers"] = _piece(bytes(asked.headers), 4)
-    if asked.body is not _ABSENT:
-        request["body"] = _piece(bytes(asked.body), 4)
-    if asked.parsed_body is not _UNSET:
-        request["parsed_body"] = bodies.members(asked.parsed_body, 5)
-    answered = interaction.response
-    response: dict[str, Any] = {}
-    if answered.status is not _ABSENT:
-        response["status"] = _piece(bytes(answered.status), 4)
-    if answered.headers is not _ABSENT:
-        response["headers"] = _piece(bytes(answered.headers), 4)
-    if answered.body is not _ABSENT:
-        response["body"] = _piece(bytes(answered.body), 4)
-    if answered.parsed_body is not _ABSENT:
-        response["parsed_body"] = _piece(bytes(answered.parsed_body), 4)
-    return {"request": request, "response": response}
+    out: dict[str, Any] = {}
+    for side, members in interaction.items():
+        decoded: dict[str, Any] = {}
+        for name, raw in members.items():
+            data = bytes(raw)
+            if name == "parsed_body" and side == "request" and data.startswith(b"{"):
+                decoded[name] = bodies.members(_BODY.decode(data), 5)
+            else:
+                decoded[name] = _piece(data, 4)
+        out[side] = decoded
+    return out
