@@ -163,6 +163,11 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("openai-responses", "test_openai_responses_stream.yaml", "openai-responses", 1, 0),
     # one custom_tool_call answered; the streamed one never is (the test stopped): a problem
     _r("openai-responses", "test_custom_tool.yaml.gz", "openai-responses", 1, 0, problems=1),
+    # built-in tools run by the client: apply_patch (the streamed call never answered), and
+    # tool_search run by the client and by the server (langchain-openai 1.8.1)
+    _r("openai-responses", "test_apply_patch.yaml.gz", "openai-responses", 1, 0, problems=1),
+    _r("openai-responses", "test_client_executed_tool_search.yaml.gz", "openai-responses", 2, 0),
+    _r("openai-responses", "test_tool_search.yaml.gz", "openai-responses", 2, 0),
     # the OpenAI Agents SDK through vcrpy: gzip bodies; its failed tool says so in its text
     _r(
         "openai-responses",

@@ -9,11 +9,15 @@ a list of such objects (a run each). A ``function_call_output`` pairs with the o
 :class:`~workbench.ErrorRule` decides which are failures (R3), as for chat messages.
 
 ``custom_tool_call`` items (free-text ``input``) pair with ``custom_tool_call_output`` the same
-way, as do ``computer_call`` and ``local_shell_call`` with their outputs. An ``mcp_call`` item,
-and a hosted tool's item (``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
-``image_generation_call``), is a call and its result in one item: a boundary (R34), failed when
-its ``error`` is set or its ``status`` is ``failed``. Other items (``reasoning``,
-``mcp_list_tools``) are kept opaquely on the run's metadata under ``otherItems`` (R4).
+way, as do ``computer_call``, ``local_shell_call``, ``shell_call``, ``apply_patch_call`` and a
+client-run ``tool_search_call`` with their outputs. An ``apply_patch_call_output`` whose
+``status`` is ``failed`` failed, and so did a ``shell_call_output`` whose command exited other
+than 0 or timed out. An ``mcp_call`` item, and a hosted tool's item (``web_search_call``,
+``file_search_call``, ``code_interpreter_call``, ``image_generation_call``, a server-run
+``tool_search_call``), is a call and its result in one item: a boundary (R34), failed when its
+``error`` is set or its ``status`` is ``failed``. Other items (``reasoning``, ``mcp_list_tools``,
+a server-run ``tool_search_output``) are kept opaquely on the run's metadata under
+``otherItems`` (R4).
 
 A conversation split across exchanges (R34) comes from an HTTP cassette (``cassettes``): each
 request to ``/v1/responses`` names the response it continues (``previous_response_id``) and
@@ -57,13 +61,23 @@ _CALLS = {
     "custom_tool_call": "input",
     "computer_call": "action",
     "local_shell_call": "action",
+    "shell_call": "action",
+    "apply_patch_call": "operation",
+    "tool_search_call": "arguments",  # run by the client (a call_id); the server's is hosted
 }
+_NAMED_BY_TYPE = frozenset(
+    {"computer_call", "local_shell_call", "shell_call", "apply_patch_call", "tool_search_call"}
+)
+"""Calls of a built-in tool, whose item names no tool: the tool is the type less ``_call``."""
 _OUTPUTS = frozenset(
     {
         "function_call_output",
         "custom_tool_call_output",
         "computer_call_output",
         "local_shell_call_output",
+        "shell_call_output",
+        "apply_patch_call_output",
+        "tool_search_output",
     }
 )
 _HOSTED = frozenset(
@@ -75,6 +89,8 @@ _HOSTED = frozenset(
     }
 )
 _ITEM_TYPES = frozenset({*_CALLS, *_OUTPUTS, *_HOSTED, "mcp_call"})
+_SEARCHES = frozenset({"tool_search_call", "tool_search_output"})
+"""Run by the client (with a call_id: a call and its output) or by the server (without one)."""
 _RECORD_KEYS = ("input", "output")
 
 
@@ -215,6 +231,12 @@ def _item(
     if kind is not None and not isinstance(kind, str):
         other.append(item)  # a list or an object names no item type: kept as it is (R4)
         return None
+    if kind in _SEARCHES and type(item.get("call_id")) is not str:
+        if kind == "tool_search_call":  # run by the server: a hosted tool's item
+            _hosted(item, kind, pairer, where, index, talk, turn)
+            return ""
+        other.append(item)  # the server's search result: what the model saw, kept (R4)
+        return None
     if kind in _CALLS:
         _call(item, pairer, where, _CALLS[kind], talk, turn)
         return ""  # the answer is what the agent says after its last call
@@ -255,7 +277,7 @@ def _hosted(
     call_id = raw_id if isinstance(raw_id, str) and raw_id else f"{kind}-{index}"
     tool = kind.removesuffix("_call")
     args: Any = None
-    for key in ("action", "queries", "code", "prompt"):
+    for key in ("action", "queries", "code", "prompt", "arguments"):
         if key in item:
             args = item[key]
             break
@@ -300,7 +322,7 @@ def _call(
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "call_id", "missing or not a string")
         return
-    if name is None and item.get("type") in ("computer_call", "local_shell_call"):
+    if name is None and item.get("type") in _NAMED_BY_TYPE:
         name = str(item["type"]).removesuffix("_call")
     if not isinstance(name, str) or not name:
         pairer.problem(where, "name", "missing or not a string")
@@ -328,22 +350,52 @@ def _output(
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "call_id", "missing or not a string")
         return
+    kind = item.get("type")
     output = item.get("output")
-    if isinstance(output, list):
-        response: Any = {"content": [_text_part(part) for part in output]}
+    failed = False
+    if kind == "shell_call_output" and isinstance(output, list):
+        response: Any = output  # [{stdout, stderr, outcome}], one a command
+        text, failed = _shell_text(output)
+    elif kind == "tool_search_output":
+        response = {k: v for k, v in item.items() if k not in ("type", "id", "call_id")}
+        text = json.dumps(item.get("tools"), ensure_ascii=False)
+    elif isinstance(output, list):
+        response = {"content": [_text_part(part) for part in output]}
+        text = _parts_text(output)
     else:
         response = output
-    text = _parts_text(output)
-    is_error = rule.matches(text)
+        text = _parts_text(output)
+    failed = failed or item.get("status") == "failed"  # apply_patch_call_output says so
+    is_error = failed or rule.matches(text)
+    message = (text or f"{str(kind).removesuffix('_call_output')} failed") if is_error else None
     talk.tool(call_id, text, is_error)
     pairer.result(
         call_id,
         response,
         is_error,
         where=where,
-        field_name="call_id",
-        error_message=text if is_error else None,
+        field_name="status" if failed else "call_id",
+        error_message=message,
     )
+
+
+def _shell_text(output: list[Any]) -> tuple[str, bool]:
+    """A ``shell_call_output``'s text (each command's stdout and stderr), and whether a command
+    failed: it exited other than 0, or timed out."""
+    texts: list[str] = []
+    failed = False
+    for part in output:
+        if not isinstance(part, Mapping):
+            continue
+        texts.extend(
+            t for t in (part.get("stdout"), part.get("stderr")) if isinstance(t, str) and t
+        )
+        outcome = part.get("outcome")
+        if isinstance(outcome, Mapping):
+            code = outcome.get("exit_code")
+            ended = outcome.get("type")
+            failed = failed or ended == "timeout" or (ended == "exit" and code not in (0, None))
+    return "\n".join(texts), failed
 
 
 def _mcp_call(
@@ -717,6 +769,9 @@ def _item_key(item: Mapping[str, Any]) -> str | None:
     kind = item.get("type")
     if isinstance(kind, str) and (kind in _CALLS or kind in _OUTPUTS):
         call_id = item.get("call_id")
-        return f"{kind}:{call_id}" if isinstance(call_id, str) else None
-    item_id = item.get("id")
+        if isinstance(call_id, str):
+            return f"{kind}:{call_id}"
+        if kind not in _SEARCHES:
+            return None
+    item_id = item.get("id")  # a hosted item, or a server-run search's result
     return f"{kind}:{item_id}" if isinstance(item_id, str) else None
