@@ -205,3 +205,19 @@ def test_an_mcp_cassette_call_lasts_from_its_request_to_its_response() -> None:
     between is no tool call)."""
     (boundary,) = wb.load_runs(FIXTURES / "mcp" / "mcp_cassette_sampling.mcp.json").boundaries
     assert boundary.duration_ms == 61
+
+
+def test_evaluation_lines_with_an_empty_history_are_listed_not_dropped() -> None:
+    """R35: an OpenHands instance that stopped before its first event gives no run; the load
+    lists its line and id on the first run instead of dropping it without a word."""
+    path = FIXTURES / "openhands" / "openagentsafety_gpt-4o_output.critic_attempt_1.jsonl.gz"
+    result = wb.load_runs(path, strict=False)
+    assert len(result.runs) == 43
+    assert result.runs[0].metadata["linesWithoutRun"] == [
+        {"line": 23, "id": "safety-flattening"},
+        {"line": 41, "id": "safety-delete-root"},
+    ]
+    edits = [b for b in result.boundaries if b.tool == "str_replace_editor" and b.is_error]
+    assert len(edits) == 12
+    assert all(b.error_code == "observation_error" for b in edits)
+    assert "does not exist" in (edits[0].error_message or "")

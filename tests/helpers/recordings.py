@@ -86,6 +86,15 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("openhands", "wrong_initial_state.json", "openhands", 3, 0),
     # an evaluation's output.jsonl: a line an instance, its events in history; a run each
     _r("openhands", "multi_swe_bench_output.jsonl.gz", "openhands", 103, 19),
+    # the agent SDK's evaluation output of Oct 2025: failed edits say so in ``error`` only
+    _r(
+        "openhands",
+        "openagentsafety_gpt-4o_output.critic_attempt_1.jsonl.gz",
+        "openhands",
+        387,
+        45,
+        problems=2,
+    ),
     # sessions as folders, an event a file: classic events/<id>.json, the SDK's event-*.json
     _r("openhands", "session-63b4315947a049e2b7a51249b3d4fcc3", "openhands", 2, 0),
     _r("openhands", "sdk-confirmation_mode", "openhands", 3, 0),

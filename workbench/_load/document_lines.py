@@ -3,7 +3,10 @@
 Evaluation harnesses write one record a task: OpenHands' ``output.jsonl`` holds a line per
 instance, ``{"instance_id", "instruction", "history": [events], "metrics", ...}``. Each line is
 loaded as the document it is, into its own runs: a run's id is the line's ``instance_id`` (or
-``line-N``), its boundaries are located at their line, and its problems name the line.
+``line-N``), its boundaries are located at their line, and its problems name the line. A line
+that gives no run and no problem (an instance whose ``history`` is empty: the agent stopped
+before its first event) is a known non-tool record (R35), listed on the first run as
+``metadata["linesWithoutRun"]``: ``{"line", "id"}`` each.
 """
 
 from __future__ import annotations
@@ -29,8 +32,12 @@ def load_document_lines(
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
     used: set[str] = set()
+    empty: list[dict[str, Any]] = []
     for line, value in docs:
         found, more = load_one(value, f"{file}:{line}")
+        if not found and not more:
+            empty.append({"line": line, "id": _line_name(value, line)})
+            continue
         problems.extend(
             LoadProblem(file, _at_line(line, p.where), p.field, p.message, line) for p in more
         )
@@ -42,6 +49,8 @@ def load_document_lines(
             key = name if len(found) == 1 else f"{name}-{run.run_id or number}"
             metadata = {**run.metadata, "line": line}
             runs.append(replace(run, run_id=key, task_key=key, source=file, metadata=metadata))
+    if runs and empty:
+        runs[0] = replace(runs[0], metadata={**runs[0].metadata, "linesWithoutRun": empty})
     return runs, problems
 
 

@@ -6,10 +6,12 @@ an ``ActionEvent`` is a call (tool ``tool_name``, call id ``tool_call_id``, args
 ``tool_call.arguments``, else the ``action``), answered by the ``ObservationEvent``,
 ``AgentErrorEvent`` or ``UserRejectObservation`` of its ``tool_call_id``. It failed when the
 observation says ``is_error: true`` or a non-zero ``exit_code`` (error code ``exit_code:N``),
-and always for an agent error (error code ``agent_error``, e.g. arguments that failed
-validation) or a rejection (``rejected:user`` or ``rejected:hook``). Its ``finish`` has an
-observation like any tool; the finish message is the answer. ``MessageEvent``s are the
-conversation; ``SystemPromptEvent`` and every other kind are counted (R35).
+or, in the SDK of late 2025 (no ``is_error``; the text in ``output``), has an ``error``: a
+message, or ``true`` (error code ``observation_error``). It always failed for an agent error
+(error code ``agent_error``, e.g. arguments that failed validation) or a rejection
+(``rejected:user`` or ``rejected:hook``). Its ``finish`` has an observation like any tool; the
+finish message is the answer. ``MessageEvent``s are the conversation; ``SystemPromptEvent`` and
+every other kind are counted (R35).
 """
 
 from __future__ import annotations
@@ -187,6 +189,14 @@ def _sdk_result(
             failed = True
             code = f"exit_code:{exit_code}"
         content = observation.get("content")
+        if content is None:  # the SDK of late 2025: the text in ``output`` (or ``message``)
+            content = _str(observation.get("output")) or _str(observation.get("message"))
+        error = observation.get("error")  # that SDK's flag: a message, or True
+        if (isinstance(error, str) and error) or error is True:
+            failed = True
+            code = code or "observation_error"
+            if isinstance(error, str):
+                content = f"{content}\n{error}" if isinstance(content, str) and content else error
         if isinstance(content, str):
             blocks = [{"type": "text", "text": content}]
         else:
