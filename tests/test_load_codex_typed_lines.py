@@ -143,3 +143,30 @@ def test_real_rollouts_load_the_same_typed_or_whole() -> None:
         assert typed == plain, path.name
         assert fitted > 50, path.name
         assert wb.load_runs(path).format == "codex"
+
+
+def test_codex_own_errors_fail_a_call_and_a_tool_output_alone_does_not(tmp_path: Any) -> None:
+    """R36, SYNTHETIC lines: ``success: false`` in a structured output, the user's refusal and
+    a spawn error, each the whole output, fail their call; the same words inside a longer
+    output (a file that quotes them) do not."""
+    outputs = {
+        "c1": {"content": "apply failed", "success": False},
+        "c2": "exec command rejected by user",
+        "c3": "execution error: Permission denied (os error 13)",
+        "c4": "line 3: the words patch rejected by user appear in this file",
+    }
+    records = [{"type": "session_meta", "payload": {"id": "s", "timestamp": "t"}}]
+    for call_id, output in outputs.items():
+        call = {"type": "custom_tool_call", "name": "exec", "call_id": call_id, "input": "x"}
+        answer = {"type": "custom_tool_call_output", "call_id": call_id, "output": output}
+        records += [{"type": "response_item", "payload": p} for p in (call, answer)]
+    path = tmp_path / "rollout-x.jsonl"
+    lines = (json.dumps({"timestamp": "2026-01-01T00:00:00Z", **r}) for r in records)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = wb.load_runs(path)
+    assert [(b.call_id, b.is_error, b.error_code) for b in result.boundaries] == [
+        ("c1", True, "failed"),
+        ("c2", True, "rejected:user"),
+        ("c3", True, "execution_error"),
+        ("c4", False, None),
+    ]

@@ -221,3 +221,16 @@ def test_evaluation_lines_with_an_empty_history_are_listed_not_dropped() -> None
     assert len(edits) == 12
     assert all(b.error_code == "observation_error" for b in edits)
     assert "does not exist" in (edits[0].error_message or "")
+
+
+def test_codex_errors_written_by_codex_itself_are_failures() -> None:
+    """R36: a rollout with no exec_command_end events fails a call whose output is Codex's own
+    refusal or spawn error (codex-rs's words), as ``codex exec --json`` says ``declined``."""
+    name = "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl.gz"
+    result = wb.load_runs(FIXTURES / "codex" / name, strict=False)
+    refused = [b for b in result.boundaries if b.error_code == "rejected:user"]
+    assert [b.error_message for b in refused] == ["patch rejected by user"] * 2
+    name = "rollout-2025-09-25T09-49-46-01998190-fba6-7f40-9309-dc4e48c5844a.jsonl.gz"
+    result = wb.load_runs(FIXTURES / "codex" / name, strict=False)
+    (spawn,) = [b for b in result.boundaries if b.error_code == "execution_error"]
+    assert spawn.error_message == "execution error: No such file or directory (os error 2)"

@@ -49,6 +49,22 @@ RECORDINGS: tuple[Recording, ...] = (
         38,
         1,
     ),
+    # Codex 0.40 (VS Code): no exec_command_end; failures in the output only, two of them
+    # written by Codex itself ("patch rejected by user", "execution error: ...")
+    _r(
+        "codex",
+        "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl.gz",
+        "codex",
+        123,
+        12,
+    ),
+    _r(
+        "codex",
+        "rollout-2025-09-25T09-49-46-01998190-fba6-7f40-9309-dc4e48c5844a.jsonl.gz",
+        "codex",
+        84,
+        4,
+    ),
     # status error/cancelled, plus shell commands whose output reports a non-zero exit code
     _r("gemini-cli", "session-2026-03-18T01-46-50316244.json", "gemini-cli", 6, 1),
     _r("gemini-cli", "session-2026-03-18T01-58-b26e4930.json", "gemini-cli", 8, 1),

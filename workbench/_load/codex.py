@@ -12,8 +12,11 @@ process is still running (``Process running with session ID N``: the agent saw n
 and the exit code reaches it in a later ``write_stdin`` output, which fails instead; the event's
 code is kept as ``laterExitCode``); an output that is a JSON object with ``metadata.exit_code``
 (Codex's structured output); an output whose text says ``Process exited with code N`` or ``Exit
-code: N``. Its ``error_code`` is ``exit_code:N``. Any other
-output is judged by the caller's error rule, as for Responses items.
+code: N``. Its ``error_code`` is ``exit_code:N``. With no exit code, an output Codex itself
+wrote failed too: a structured output with ``success: false`` (``failed``), the user's refusal
+(``patch rejected by user``, ``exec command rejected by user``: ``rejected:user``) and a command
+that could not start (``execution error: ...``: ``execution_error``). Any other output is judged
+by the caller's error rule, as for Responses items.
 
 ``session_meta``, ``turn_context``, ``compacted`` and the other ``event_msg`` records
 (``token_count``, ``agent_message``, ``task_started``, ...) are counted as non-tool records
@@ -299,6 +302,26 @@ def _output_text(output: Any) -> tuple[str, int | None]:
     return output, _text_exit(output)
 
 
+_REJECTED = {
+    "patch rejected by user": "rejected:user",
+    "exec command rejected by user": "rejected:user",
+}
+
+
+def _codex_error(output: Any, text: str) -> str | None:
+    """The error code of an output Codex itself wrote for a call it did not run or that
+    failed before its command could (``None``: not one): a structured output's ``success:
+    false``, the user's refusal (``patch rejected by user``, ``exec command rejected by user``,
+    the whole output) or a spawn error (``execution error: ...``, e.g. a working directory that
+    does not exist), as codex-rs words them."""
+    if isinstance(output, dict) and output.get("success") is False:
+        return "failed"
+    refusal = _REJECTED.get(text.strip())
+    if refusal is not None:
+        return refusal
+    return "execution_error" if text.startswith("execution error: ") else None
+
+
 def _text_exit(text: str) -> int | None:
     head = text[:400]
     if "xit" not in head.lower():  # no "exited", no "Exit code": the regex need not run
@@ -348,8 +371,9 @@ def _answer(
         later = None
         code = event_code if event_code is not None else code
     failed = code is not None and code != 0
+    own = _codex_error(output, text) if code is None else None
     if code is None:
-        failed = rule.matches(text)
+        failed = own is not None or rule.matches(text)
     response: Any = {"content": [{"type": "text", "text": text}]} if text else {"content": []}
     extra: dict[str, Any] = {"output": output} if not isinstance(output, str) else {}
     if code is not None:
@@ -362,7 +386,7 @@ def _answer(
         failed,
         where=where,
         field_name="payload.call_id",
-        error_code=f"exit_code:{code}" if failed and code is not None else None,
+        error_code=f"exit_code:{code}" if failed and code is not None else own,
         error_message=(text or "tool call failed") if failed else None,
         extra=extra or None,
     )
