@@ -128,10 +128,14 @@ def test_tokens_inside_text_are_redacted(text: str, redacted: str) -> None:
         "Your bearer instrument is here.",
         '{"max_tokens": "512", "token_count": "12"}',
         "limit=10&max_tokens=200",
+        # code a session read (Claude Code, agentcmd): an expression, not a credential
+        "export const useAuthStore = create<AuthStore>()(",
+        "const authToken = getToken(user);",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
-    """R31 must not eat prose: a word after ``basic`` or ``bearer`` is not a token."""
+    """R31 must not eat prose, nor code: a word after ``basic`` or ``bearer`` is not a token,
+    and a value that is called or given type arguments is an expression."""
     out, found = redact({"t": text})
     assert out == {"t": text}
     assert found == []

@@ -95,6 +95,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+_EXPRESSION = ("(", "[", "<")
+"""What follows a value that is code, not a secret: a call, an index, type arguments
+(``useAuthStore = create<AuthStore>()``)."""
+
+
 def _value_span(match: re.Match[str], reason: str, group: str = "value") -> Span | None:
     value = match.group(group)
     if not value or PLACEHOLDER.match(value) or value == REDACTED:
@@ -110,7 +115,7 @@ def own_spans(text: str) -> list[Span]:
             for match in pattern.finditer(text):
                 key = match.group("key")
                 after = text[match.end("value") : match.end("value") + 1]
-                if is_credential_key(key) and after not in ("(", "["):  # not an expression
+                if is_credential_key(key) and after not in _EXPRESSION:
                     spans.append(_value_span(match, f"credential key {key!r} in text"))
     if ":" in text:
         for pattern in (_HEADER_LINE, _HEADER_OPTION):
