@@ -234,3 +234,15 @@ def test_codex_errors_written_by_codex_itself_are_failures() -> None:
     result = wb.load_runs(FIXTURES / "codex" / name, strict=False)
     (spawn,) = [b for b in result.boundaries if b.error_code == "execution_error"]
     assert spawn.error_message == "execution error: No such file or directory (os error 2)"
+
+
+def test_a_cassette_of_both_sides_reads_the_model_side_when_asked() -> None:
+    """R34: chatlas recorded its MCP client and the Responses API in one cassette. ``auto``
+    reads the MCP server's side; asked for the model's, the loader reads that instead of
+    refusing the file as MCP."""
+    path = FIXTURES / "mcp" / "chatlas_test_call_http_mcp_tool.yaml"
+    (server,) = wb.load_runs(path).boundaries
+    (model,) = wb.load_runs(path, format="openai-responses").boundaries
+    assert server.tool == model.tool == "get_current_date"
+    assert model.call_id.startswith("call_")
+    assert not server.is_error and not model.is_error

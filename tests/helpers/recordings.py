@@ -159,6 +159,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log
     _r("mcp", "mcp_cassette_sampling.mcp.json", "mcp", 1, 0),  # cheneeheng's mcp-cassette
     _r("mcp", "agent_vcr_calculator-errors.vcr", "mcp", 3, 2),  # agent-vcr's sample recording
+    # chatlas: the MCP server's side and the Responses API's side of one call, in one cassette
+    _r("mcp", "chatlas_test_call_http_mcp_tool.yaml", "mcp", 1, 0),
     _r("otel", "tempo_export_with_batches.json", "otel", 1, 0),  # kagent, via Grafana Tempo
     _r("otel", "adk_py_v2_default_S6b.json", "otel", 1, 1),  # Google ADK Python 2.10
     _r(

@@ -475,7 +475,9 @@ def _load_cassette(
     if exchanges is None:
         problem = LoadProblem(file, "(root)", "", f"cannot tell the format: {_shape(data)}")
         return [], [problem], _as_format(chosen) if chosen != "auto" else "openwop"
-    if sniff_mcp(data) if mcp is None else mcp:
+    model_api = chosen in ("openai-responses", "openai-chat", "anthropic")
+    if not model_api and (sniff_mcp(data) if mcp is None else mcp):
+        # an MCP client's traffic (in a cassette of both, the model's side is read when asked)
         found: RunFormat = "mcp"
         fmt = _as_format(chosen) if chosen != "auto" else found
         runs, problems = load_mcp(data, file, exchanges) if fmt == "mcp" else ([], [])
