@@ -191,3 +191,24 @@ def test_items_completed_in_any_order_keep_their_calls(
         (f"item_{n}", declined or code != 0) for n, (code, declined) in enumerate(commands)
     ]
     assert not loaded.problems
+
+
+def test_a_stream_with_no_call_is_named_as_the_stream_it_is(tmp_path: Path) -> None:
+    """R35: the refusal says what the file held: codex exec output (SYNTHETIC), not a rollout."""
+    events = [
+        {"type": "thread.started", "thread_id": "t1"},
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "i0", "type": "agent_message", "text": "hi"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
+    ]
+    path = tmp_path / "exec.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    try:
+        wb.load_runs(path)
+    except wb.LoadError as exc:
+        (problem,) = exc.problems
+    else:  # pragma: no cover - the load must refuse
+        raise AssertionError("a stream with no call loaded")
+    assert "no tool call found: the file is Codex CLI output of codex exec --json" in (
+        problem.message
+    )

@@ -268,7 +268,10 @@ def _nothing_found(file: str, fmt: RunFormat, runs: list[PromotedRun]) -> LoadPr
             if isinstance(call, Mapping):
                 kinds[f"terminal call to {call.get('tool')}"] += 1
     held = ", ".join(f"{kind} {count}" for kind, count in kinds.most_common(8))
-    what = f"{FORMAT_LABELS[fmt]} of {len(runs)} run(s)"
+    label = FORMAT_LABELS[fmt]
+    if fmt == "codex" and "thread.started" in kinds:  # a headless stream, not a rollout
+        label = "Codex CLI output of codex exec --json"
+    what = f"{label} of {len(runs)} run(s)"
     events = [e for run in runs for e in run.metadata.get("otherEvents") or ()]
     if fmt == "openwop" and events and not any(_looks_like_event(e) for e in events):
         # read as OpenWOP only because no format told itself: say so, not that it is one
