@@ -588,3 +588,21 @@ def test_jaeger_times_outside_64_bits_or_backwards_give_no_duration(tmp_path: Pa
         path.write_text(json.dumps({"data": [{"traceID": "t", "spans": [span(duration)]}]}))
         (boundary,) = wb.load_runs(path).boundaries
         assert boundary.duration_ms is None, duration
+
+
+def test_binary_header_values_do_not_refuse_a_cassette(tmp_path: Path) -> None:
+    """botocore records some header values as bytes (``!!binary``, seen in chatlas's Bedrock
+    cassettes): no loader reads headers, so they do not refuse the file; binary data anywhere
+    else but a body still does (R35)."""
+    source = FIXTURES / "openai-responses" / "openai_agents_test_agent_with_tool_errors.yaml"
+    data = yaml.safe_load(source.read_text())
+    expected = len(wb.load_runs(source, strict=False).boundaries)
+    data["interactions"][0]["request"]["headers"]["X-Amz-Date"] = [b"20250101T000000Z"]
+    path = tmp_path / "cassette.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert "!!binary" in path.read_text()
+    assert len(wb.load_runs(path, strict=False).boundaries) == expected
+    data["interactions"][0]["request"]["uri"] = b"https://api.openai.com/v1/responses"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(wb.LoadError, match=r"binary data \(YAML !!binary\)"):
+        wb.load_runs(path)
