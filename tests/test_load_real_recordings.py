@@ -246,3 +246,12 @@ def test_a_cassette_of_both_sides_reads_the_model_side_when_asked() -> None:
     assert server.tool == model.tool == "get_current_date"
     assert model.call_id.startswith("call_")
     assert not server.is_error and not model.is_error
+
+
+def test_the_command_line_says_when_lines_gave_no_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.cli import main
+
+    path = FIXTURES / "openhands" / "openagentsafety_gpt-4o_output.critic_attempt_1.jsonl.gz"
+    assert main(["boundaries", "--skip-problems", str(path)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("2 lines of the file gave no run (an instance with no events")

@@ -94,6 +94,12 @@ def run(args: argparse.Namespace) -> int:
                 f"{plural(unread, 'sub-agent')} named by a call's result had no transcript "
                 "beside the session: their calls are not here (metadata.subagentsNotFound)"
             )
+        empty = sum(len(run.metadata.get("linesWithoutRun") or ()) for run in loaded.runs)
+        if empty:
+            print(
+                f"{plural(empty, 'line')} of the file gave no run (an instance with no events, "
+                "listed in metadata.linesWithoutRun)"
+            )
     return 0
 
 
