@@ -325,9 +325,8 @@ def value_problem(value: Any, *, full: bool = True) -> tuple[str, str] | None:
     them). With ``full`` (values decoded by ``json``, which accepts more than RFC 8259, or by a
     YAML loader): NaN and infinities, integers outside 64 bits, strings (keys too) holding a lone
     surrogate, and what YAML has and JSON has not (a timestamp, a set; bytes but as a cassette's
-    ``body`` or ``string``, where vcrpy keeps a binary body, and a header, which botocore sends as
-bytes and no loader reads). The walk is iterative, so depth
-    itself cannot overflow.
+    ``body`` or ``string``, where vcrpy keeps a binary body, and a header, which botocore sends
+    as bytes and no loader reads). The walk is iterative, so depth itself cannot overflow.
     """
     if not full and type(value) in (dict, list) and not _too_deep(value):
         return None
