@@ -372,3 +372,11 @@ def test_the_reference_switch_turns_the_path_off() -> None:
         assert decode_vcr_cassette(_cassette([first])) is UNSHARED
         assert ResentBodies().body(json.dumps(first).encode()) is UNSHARED
     assert decode_vcr_cassette(_cassette([first])) is not UNSHARED
+
+
+def test_a_body_of_very_many_members_is_decoded_whole() -> None:
+    """Found by review: 200,000 members a body were each copied and kept; no chat request has
+    more than a few dozen, so such a body goes to ``decode_json``."""
+    members = ", ".join(f'"k{n}": {n}' for n in range(300))
+    assert ResentBodies().body(f'{{"messages": [], {members}}}'.encode()) is UNSHARED
+    assert ResentBodies().body(b'{"messages": [], "k": 1}') == {"messages": [], "k": 1}

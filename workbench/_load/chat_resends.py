@@ -53,6 +53,8 @@ _Raw = msgspec.Raw
 # decode_json's depth check (a piece's brackets bound its depth from above).
 _DEPTH_ROOM = MAX_DEPTH - 16
 _SHORT = 2 * _DEPTH_ROOM
+_MAX_MEMBERS = 256
+"""A body with more members than this is decoded whole (a chat request has a few dozen)."""
 
 
 class _Unshared(Exception):
@@ -90,6 +92,8 @@ class ResentBodies:
     def members(self, raw: dict[str, Any], depth: int) -> dict[str, Any]:
         """An object whose members are raw JSON, decoded (``depth``: the arrays and objects
         around each member, the object one of them)."""
+        if len(raw) > _MAX_MEMBERS:  # no chat request has so many: keep no copy of each
+            raise _Unshared
         out: dict[str, Any] = {}
         known = self._members
         for name, value in raw.items():
