@@ -73,6 +73,16 @@ RECORDINGS: tuple[Recording, ...] = (
     # leaderboard submissions: the simulations alone, and in a submitter's own wrapper object
     _r("tau2-bench", "adaptive_agent_airline_list.tasks-13-23-46.json", "tau2-bench", 17, 1),
     _r("tau2-bench", "adaptive_agent_airline_wrapped.tasks-7-46-48.json", "tau2-bench", 9, 1),
+    # a writer that dropped ``error``: tau2's own "Error: ..." text, read by the error rule
+    _r(
+        "tau2-bench",
+        "toolorchestra_airline_no_error_flag.sims-7-9-43.json",
+        "tau2-bench",
+        23,
+        5,
+        regex="^Error: Payment",
+        failed_with_regex=3,
+    ),
     _r("inspect-ai", "2025-05-12T20-27-36-04-00_browser.json", "inspect-ai", 4, 0),
     _r("inspect-ai", "log_message_deduplication.eval", "inspect-ai", 5, 0),
     _r("swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj", "swe-agent", 4, 0),

@@ -439,6 +439,8 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
         "openhands": load_openhands,
     }
     sniffers = dict(_DOCUMENT_SNIFFERS)
+    if fmt == "tau2-bench":
+        return load_tau2(value, file, rule) if sniff_tau2(value) else ([], [])
     if fmt == "swe-agent":
         if not sniff_swe_agent(value):
             return [], []

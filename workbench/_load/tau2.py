@@ -9,7 +9,10 @@ submissions also come as the ``simulations[]`` array alone, or wrapped in a subm
 ``user`` message's too: the user simulator has tools in some domains (telecom), and its calls
 are boundaries whose ``agent_id`` is ``user`` (the requestor, R34). A ``tool`` message answers
 the open call of its ``id`` (tau2 puts the call id in ``id``, not ``tool_call_id``) and failed
-when ``error`` is true (a non-boolean ``error`` is a problem, R35). Ids repeat once answered
+when ``error`` is true (a non-boolean ``error`` is a problem, R35). tau2 always writes
+``error``; a tool message without it (a submitter's own writer that dropped the member) has no
+flag, and the caller's error rule decides (R3; the default ``Error:`` is tau2's own wording for
+a tool that raised), recorded as the run's rule. Ids repeat once answered
 (``gem_book_reservation_0`` three times in one simulation), which R2 allows.
 
 The run's answer is the last assistant text with no call beside it; its metadata keeps the
@@ -27,7 +30,7 @@ from .common import CallIds, RecordTally, json_args, read_flag, text_of
 from .conversation import ConversationBuilder
 from .messages import record_key
 from .pairing import CallPairer
-from .records import LoadProblem, PromotedRun
+from .records import DEFAULT_ERROR_RULE, ErrorRule, LoadProblem, PromotedRun
 
 __all__ = ["load_tau2", "sniff_tau2"]
 
@@ -54,7 +57,9 @@ def _is_simulation(value: Any) -> bool:
     )
 
 
-def load_tau2(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+def load_tau2(
+    data: Any, file: str, rule: ErrorRule = DEFAULT_ERROR_RULE
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
     if isinstance(data, list):
         data = {"simulations": data}
     simulations = data.get("simulations") if isinstance(data, dict) else None
@@ -70,7 +75,7 @@ def load_tau2(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem
         if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
             problems.append(LoadProblem(file, where, "messages", "a simulation needs messages"))
             continue
-        run, found = _simulation(sim, where, file, s_index, len(simulations), info)
+        run, found = _simulation(sim, where, file, s_index, len(simulations), info, rule)
         runs.append(run)
         problems.extend(found)
     return runs, problems
@@ -83,8 +88,10 @@ def _simulation(
     number: int,
     total: int,
     info: Mapping[str, Any],
+    rule: ErrorRule,
 ) -> tuple[PromotedRun, list[LoadProblem]]:
     pairer = CallPairer(file)
+    ruled = False  # a tool message had no error flag: the rule decided
     ids = CallIds(f"tau2-{number}")
     tally = RecordTally()
     talk = ConversationBuilder()
@@ -126,10 +133,13 @@ def _simulation(
             if answered is None:
                 pairer.problem(where, "id", "missing or not a string")
                 continue
-            failed = read_flag(message.get("error"), pairer, where, "error")
-            if failed is None:
-                pairer.discard(answered)
-                continue
+            if "error" in message:
+                failed = read_flag(message["error"], pairer, where, "error")
+                if failed is None:
+                    pairer.discard(answered)
+                    continue
+            else:
+                failed, ruled = rule.matches(text), True
             content = message.get("content")
             pairer.result(
                 answered,
@@ -159,6 +169,7 @@ def _simulation(
         boundaries=boundaries,
         source=file,
         format="tau2-bench",
+        error_rule=rule if ruled else None,
         outcome="completed",
         answer=answer,
         task_key=key,
