@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -605,4 +606,26 @@ def test_binary_header_values_do_not_refuse_a_cassette(tmp_path: Path) -> None:
     data["interactions"][0]["request"]["uri"] = b"https://api.openai.com/v1/responses"
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(wb.LoadError, match=r"binary data \(YAML !!binary\)"):
+        wb.load_runs(path)
+
+
+def test_ruby_binary_tags_and_r_timestamps_read_and_other_tags_still_refused(
+    tmp_path: Path,
+) -> None:
+    """Ruby's VCR writes binary bodies under ``!binary`` and R's vcr bare ``recorded_at``
+    timestamps (both real, fixtures/chat-cassettes); a timestamp anywhere else is still data
+    JSON has not (R35)."""
+    body = base64.b64encode(b'{"model": "m", "messages": []}').decode()
+    text = (
+        "http_interactions:\n- request:\n    method: post\n    uri: https://x/v1/chat/completions\n"
+        f"    body:\n      encoding: ASCII-8BIT\n      string: !binary |-\n        {body}\n"
+        "  response:\n    status: 200\n    body:\n      string: '{}'\n"
+        "  recorded_at: 2026-08-02 22:54:29\n"
+    )
+    path = tmp_path / "cassette.yml"
+    path.write_text(text)
+    with pytest.raises(wb.LoadError, match="no tool call found: the file is an HTTP cassette"):
+        wb.load_runs(path)
+    path.write_text(text.replace("status: 200", "status: 2026-08-02"))
+    with pytest.raises(wb.LoadError, match=r"a date \(YAML"):
         wb.load_runs(path)

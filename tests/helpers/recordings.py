@@ -164,6 +164,22 @@ RECORDINGS: tuple[Recording, ...] = (
         3,
         problems=1,
     ),
+    # Ruby's VCR (ruby_llm; a !binary request body) and R's vcr (ellmer: 4 trials, 2 calls)
+    _r(
+        "chat-cassettes",
+        "ruby_llm_gpt-5-nano_tools_in_multi-turn_conversations.yml",
+        "openai-responses",
+        2,
+        0,
+    ),
+    _r(
+        "chat-cassettes",
+        "ruby_llm_deepseek-chat_respects_specific_tool_choice.yml",
+        "openai-chat",
+        1,
+        0,
+    ),
+    _r("chat-cassettes", "ellmer_parallel-tool-uneven.yml", "openai-responses", 2, 0),
     _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
     _r("mcp", "mock_session.json", "mcp", 4, 0),  # devhelm's mcp-recorder cassette
     _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log

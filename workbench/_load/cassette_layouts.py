@@ -2,8 +2,9 @@
 
 ``cassette_pairs`` gives a decoded cassette's records in vcrpy's shape, whatever its layout
 (``cassettes`` lists them): vcrpy's ``interactions[]``, its older ``requests[]`` and
-``responses[]`` side by side, an HTTP Archive's ``log.entries[]`` (and one HAR entry saved
-alone), or one exchange of Datadog's test agent. A body recorded base64-encoded (HAR's
+``responses[]`` side by side, Ruby's VCR's and R's vcr's ``http_interactions[]``, an HTTP
+Archive's ``log.entries[]`` (and one HAR entry saved alone), or one exchange of Datadog's test
+agent. A body recorded base64-encoded (HAR's
 ``encoding: base64``, the agent's ``base64:`` prefix) is its bytes, or a :class:`NotBase64`
 that the body reader reports.
 """
@@ -31,6 +32,8 @@ def cassette_pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
             else (None, None)
             for i in data["interactions"]
         )
+    if isinstance(data.get("http_interactions"), list):  # Ruby's VCR, and R's vcr
+        return (_http_interaction(i) for i in data["http_interactions"])
     if isinstance(data.get("requests"), list) and isinstance(data.get("responses"), list):
         # a request with no response is still read (what it sent); one is no exchange
         return zip_longest(data["requests"], data["responses"])
@@ -48,6 +51,21 @@ def cassette_pairs(data: Any) -> Iterable[tuple[Any, Any]] | None:
     if "status" in response and ("body" in request or "body" in response):
         return iter((_proxy_pair(request, response),))
     return None
+
+
+def _http_interaction(interaction: Any) -> tuple[Any, Any]:
+    """A cassette of Ruby's VCR (``ruby_llm``) or R's vcr (``ellmer``): ``http_interactions[]`` of
+    ``{request: {method, uri, body: {encoding, string}}, response: {status: {code, message} |
+    code, body}}``, a binary body as ``base64_string``; in vcrpy's shape."""
+    if not isinstance(interaction, Mapping):
+        return None, None
+    sides = []
+    for side in (interaction.get("request"), interaction.get("response")):
+        body = side.get("body") if isinstance(side, Mapping) else None
+        if isinstance(body, Mapping) and "base64_string" in body and "string" not in body:
+            side = {**side, "body": {"string": _base64(body["base64_string"])}}  # type: ignore[dict-item]
+        sides.append(side)
+    return sides[0], sides[1]
 
 
 def _proxy_pair(request: Mapping[str, Any], response: Mapping[str, Any]) -> tuple[Any, Any]:

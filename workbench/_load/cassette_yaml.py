@@ -9,6 +9,7 @@ Python object is built: a ``!!python/...`` tag is read as the plain data under i
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
@@ -75,9 +76,16 @@ def _bounded_int(loader: Any, node: Any) -> Any:
     return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
 
 
+def _ruby_binary(loader: Any, node: Any) -> Any:
+    """Ruby's YAML writes binary data under its local tag ``!binary`` (Ruby's VCR, ruby_llm's
+    cassettes): the same bytes as YAML's ``!!binary``."""
+    return yaml.constructor.SafeConstructor.construct_yaml_binary(loader, node)
+
+
 for _loader in (_NoAliasesOrObjects, _FastLoader):
     _loader.add_multi_constructor("tag:yaml.org,2002:python/", _python_tag_as_data)
     _loader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+    _loader.add_constructor("!binary", _ruby_binary)
 
 _MAYBE_ALIAS = re.compile(rb"(?:^|[\s\[{,])[&*][^\s,\[\]{}]", re.MULTILINE)
 _FAST_LOADER: Any = _FastLoader
@@ -92,7 +100,9 @@ def looks_like_yaml_cassette(text: bytes) -> bool:
         if end < 0:
             return False
         head = head[end + 1 :].lstrip()
-    return head.startswith((b"interactions:", b"requests:", b"version:", b"---"))
+    return head.startswith(
+        (b"interactions:", b"requests:", b"version:", b"---", b"http_interactions:")
+    )
 
 
 def load_yaml(data: bytes, file: str) -> Any:
@@ -112,14 +122,26 @@ def load_yaml(data: bytes, file: str) -> Any:
         value = None  # libyaml's reader below says where
     # vcr_yaml gives nothing R35 refuses but deep nesting, which the depth check alone finds,
     # and binary data, which only a walk tells a body from a value JSON has not
-    full = value is None or b"!!binary" in data
+    full = value is None or b"!binary" in data  # "!!binary", and Ruby's "!binary"
     if value is None:
         value = _libyaml(data, file)
+    _recorded_at_as_text(value)
     found = value_problem(value, full=full)
     if found is not None:
         path, message = found
         raise LoadError([LoadProblem(file, "(file)", "" if path == "(root)" else path, message)])
     return value
+
+
+def _recorded_at_as_text(value: Any) -> None:
+    """R's vcr writes each interaction's ``recorded_at`` as a bare YAML timestamp, which JSON
+    has not: it becomes its ISO 8601 text (no loader reads it; Ruby's VCR writes text)."""
+    interactions = value.get("http_interactions") if isinstance(value, dict) else None
+    for interaction in interactions if isinstance(interactions, list) else ():
+        if isinstance(interaction, dict):
+            when = interaction.get("recorded_at")
+            if isinstance(when, datetime.date):  # a datetime is a date too
+                interaction["recorded_at"] = when.isoformat()
 
 
 def _libyaml(data: bytes, file: str) -> Any:
