@@ -309,13 +309,16 @@ def _load(
         data = read_pipe_bytes(file)
     else:
         with open(file, "rb") as handle:
-            head = handle.read(4)
+            head = handle.read(4096)  # room for comment lines and directives before the YAML
         if head.startswith(b"PK\x03\x04"):
             runs, problems = load_inspect(read_eval_zip(file), file)
             if chosen not in ("auto", "inspect-ai"):
                 return [], [_wrong_format(file, chosen, "inspect-ai")], _as_format(chosen)
             return runs, problems, "inspect-ai"
-        if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b"):
+        start = _first_text(head)
+        yaml_cassette = not head.startswith((b"{", b"["), start) and looks_like_yaml_cassette(head)
+        if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b") and not yaml_cassette:
+            # (a YAML cassette is never a log, though a line of it may be a JSON object)
             streamed = _stream_openwop(file, Path(file).name, told=chosen == "openwop")
             if isinstance(streamed, _Document):  # the sniff decoded the whole file: reuse it
                 return _load_document(streamed.value, file, chosen, rule)
