@@ -30,12 +30,12 @@ one a line, between ``{"record_type": "state"}`` lines (counted as ``state`` rec
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
 
+from .codex_outputs import codex_error, output_text, still_running
 from .codex_typed import TypedCall, TypedEvent, TypedItem, TypedOutput
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
@@ -70,8 +70,6 @@ _ITEM_KEYS = {
 }
 _CALL_KEY, _OUTPUT_KEY = _ITEM_KEYS["function_call"], _ITEM_KEYS["function_call_output"]
 _EXIT_KEY = "event_msg:exec_command_end"
-_EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
-_RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
 
 
 _ITEM_TYPES = frozenset({*_CALLS, *_OUTPUTS, *_HOSTED, "message", "reasoning"})
@@ -282,54 +280,6 @@ def _typed_call(item: TypedCall, pairer: CallPairer, where: str) -> dict[str, An
     return {"id": call_id, "name": name, "args": args}
 
 
-def _output_text(output: Any) -> tuple[str, int | None]:
-    """An output's text and the exit code it records, if any."""
-    if isinstance(output, dict):
-        text = text_of(output.get("content")) or text_of(output.get("output"))
-        return text, None
-    if isinstance(output, list):
-        return text_of(output), None
-    if not isinstance(output, str):
-        return "", None
-    structured = json_args(output) if output.lstrip().startswith("{") else None
-    if isinstance(structured, dict) and "output" in structured:
-        meta = structured.get("metadata")
-        code = meta.get("exit_code") if isinstance(meta, dict) else None
-        text = structured["output"] if isinstance(structured["output"], str) else output
-        if isinstance(code, int) and not isinstance(code, bool):
-            return text, code
-        return text, _text_exit(text)
-    return output, _text_exit(output)
-
-
-_REJECTED = {
-    "patch rejected by user": "rejected:user",
-    "exec command rejected by user": "rejected:user",
-}
-
-
-def _codex_error(output: Any, text: str) -> str | None:
-    """The error code of an output Codex itself wrote for a call it did not run or that
-    failed before its command could (``None``: not one): a structured output's ``success:
-    false``, the user's refusal (``patch rejected by user``, ``exec command rejected by user``,
-    the whole output) or a spawn error (``execution error: ...``, e.g. a working directory that
-    does not exist), as codex-rs words them."""
-    if isinstance(output, dict) and output.get("success") is False:
-        return "failed"
-    refusal = _REJECTED.get(text.strip())
-    if refusal is not None:
-        return refusal
-    return "execution_error" if text.startswith("execution error: ") else None
-
-
-def _text_exit(text: str) -> int | None:
-    head = text[:400]
-    if "xit" not in head.lower():  # no "exited", no "Exit code": the regex need not run
-        return None
-    found = _EXIT_TEXT.search(head)
-    return int(found.group(1)) if found else None
-
-
 def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
     """The exit codes of ``exec_command_end`` events by call id, in file order."""
     codes: dict[str, list[int]] = {}
@@ -360,10 +310,10 @@ def _answer(
     rule: ErrorRule,
     talk: ConversationBuilder,
 ) -> None:
-    text, code = _output_text(output)
+    text, code = output_text(output)
     event_codes = exit_codes.get(call_id)
     event_code = event_codes.pop(0) if event_codes else None
-    if event_code is not None and _RUNNING.search(text[:400]):
+    if event_code is not None and still_running(text):
         # the command outlived the call: the agent saw a running process, and the exit code
         # reaches it through a later ``write_stdin`` output, which is where it fails
         later: int | None = event_code
@@ -371,7 +321,7 @@ def _answer(
         later = None
         code = event_code if event_code is not None else code
     failed = code is not None and code != 0
-    own = _codex_error(output, text) if code is None else None
+    own = codex_error(output, text) if code is None else None
     if code is None:
         failed = own is not None or rule.matches(text)
     response: Any = {"content": [{"type": "text", "text": text}]} if text else {"content": []}

@@ -1,0 +1,75 @@
+"""What a Codex call's output says: its text, the exit code it records, and the errors Codex
+writes itself (R36; read by ``codex``).
+
+Codex writes a call's output as text, as a JSON object (``{output, metadata: {exit_code}}``,
+its structured output, or ``{content, success}``) or as content parts. A shell command's exit
+code is in the structured output's metadata, else in text that says ``Process exited with code
+N`` or ``Exit code: N``. With no exit code, an output Codex wrote itself for a call it did not
+run, or that failed before its command could, is a failure of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .common import json_args, text_of
+
+__all__ = ["codex_error", "output_text", "still_running"]
+
+_EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
+_RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
+
+
+def still_running(text: str) -> bool:
+    """Whether an output says its command outlived the call (``Process running with session
+    ID N``): the exit code then reaches the agent through a later ``write_stdin`` poll."""
+    return _RUNNING.search(text[:400]) is not None
+
+
+def output_text(output: Any) -> tuple[str, int | None]:
+    """An output's text and the exit code it records, if any."""
+    if isinstance(output, dict):
+        text = text_of(output.get("content")) or text_of(output.get("output"))
+        return text, None
+    if isinstance(output, list):
+        return text_of(output), None
+    if not isinstance(output, str):
+        return "", None
+    structured = json_args(output) if output.lstrip().startswith("{") else None
+    if isinstance(structured, dict) and "output" in structured:
+        meta = structured.get("metadata")
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        text = structured["output"] if isinstance(structured["output"], str) else output
+        if isinstance(code, int) and not isinstance(code, bool):
+            return text, code
+        return text, _text_exit(text)
+    return output, _text_exit(output)
+
+
+_REJECTED = {
+    "patch rejected by user": "rejected:user",
+    "exec command rejected by user": "rejected:user",
+}
+
+
+def codex_error(output: Any, text: str) -> str | None:
+    """The error code of an output Codex itself wrote for a call it did not run or that
+    failed before its command could (``None``: not one): a structured output's ``success:
+    false``, the user's refusal (``patch rejected by user``, ``exec command rejected by user``,
+    the whole output) or a spawn error (``execution error: ...``, e.g. a working directory that
+    does not exist), as codex-rs words them."""
+    if isinstance(output, dict) and output.get("success") is False:
+        return "failed"
+    refusal = _REJECTED.get(text.strip())
+    if refusal is not None:
+        return refusal
+    return "execution_error" if text.startswith("execution error: ") else None
+
+
+def _text_exit(text: str) -> int | None:
+    head = text[:400]
+    if "xit" not in head.lower():  # no "exited", no "Exit code": the regex need not run
+        return None
+    found = _EXIT_TEXT.search(head)
+    return int(found.group(1)) if found else None
