@@ -182,6 +182,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("chat-cassettes", "ellmer_parallel-tool-uneven.yml", "openai-responses", 2, 0),
     # a JSON schema on a line of its own in a YAML block scalar: still a cassette, not a log
     _r("chat-cassettes", "pydantic_ai_test_openai_prompted_output.yaml", "openai-chat", 1, 0),
+    # Snowflake Cortex: a blank legacy function_call on every reply, which calls nothing
+    _r("chat-cassettes", "pydantic_ai_snowflake_tool_calling.yaml", "openai-chat", 1, 0),
     _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
     _r("mcp", "mock_session.json", "mcp", 4, 0),  # devhelm's mcp-recorder cassette
     _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log

@@ -71,7 +71,7 @@ def load_openai_chat(
                     if read is not None:
                         made.append(read)
                 function_call = message.get("function_call")
-                if function_call is not None and isinstance(function_call, Mapping):
+                if isinstance(function_call, Mapping) and not _blank(function_call):
                     call_id = f"function-call-{m_index}"
                     legacy_open.append(call_id)
                     name = str(function_call.get("name", ""))
@@ -120,6 +120,12 @@ def load_openai_chat(
             )
         )
     return runs, problems
+
+
+def _blank(function_call: Mapping[str, Any]) -> bool:
+    """A legacy ``function_call`` that calls nothing: no name and no arguments (Snowflake
+    Cortex writes ``{"name": "", "arguments": ""}`` on every message)."""
+    return not function_call.get("name") and not function_call.get("arguments")
 
 
 _FUNCTION_READ = frozenset(("id", "function", "type"))
