@@ -131,3 +131,50 @@ def test_an_apply_patch_call_never_answered_is_a_problem(tmp_path: Path) -> None
     assert not result.boundaries
     (problem,) = result.problems
     assert "call 'c1' to 'apply_patch' is never answered" in problem.message
+
+
+def test_a_hosted_item_resent_without_its_id_is_read_once_a_conversation(
+    tmp_path: Path,
+) -> None:
+    """A stateless client (pydantic-ai's) resends the history with no item ids: the same
+    id-less server-run search in each request is one call of the conversation, not one a
+    request (R2: no boundary invented)."""
+    search = {
+        "type": "tool_search_call",
+        "call_id": None,
+        "execution": "server",
+        "status": "completed",
+        "arguments": {"queries": ["rate"]},
+    }
+    found = {"type": "tool_search_output", "call_id": None, "execution": "server", "tools": []}
+    call = {"type": "function_call", "call_id": "c1", "name": "rate", "arguments": "{}"}
+    answer = {"type": "function_call_output", "call_id": "c1", "output": "0.92"}
+    user = {"role": "user", "content": "rate?"}
+    said = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "ok"}],
+    }
+
+    def exchange(inputs: list[Any], output: list[Any], number: int) -> dict[str, Any]:
+        response = {"object": "response", "id": f"resp_{number}", "output": output}
+        return {
+            "request": {
+                "uri": "https://api.openai.com/v1/responses",
+                "method": "POST",
+                "parsed_body": {"model": "m", "input": inputs},
+            },
+            "response": {"status": {"code": 200}, "parsed_body": response},
+        }
+
+    interactions = [
+        exchange([user, search, found], [call], 1),
+        exchange([user, search, found, call, answer], [said], 2),
+    ]
+    path = tmp_path / "cassette.json"
+    path.write_text(json.dumps({"interactions": interactions}), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert [(b.tool, b.is_error) for b in result.boundaries] == [
+        ("tool_search", False),
+        ("rate", False),
+    ]

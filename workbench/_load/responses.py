@@ -774,4 +774,9 @@ def _item_key(item: Mapping[str, Any]) -> str | None:
         if kind not in _SEARCHES:
             return None
     item_id = item.get("id")  # a hosted item, or a server-run search's result
-    return f"{kind}:{item_id}" if isinstance(item_id, str) else None
+    if isinstance(item_id, str):
+        return f"{kind}:{item_id}"
+    if kind in _HOSTED or kind in _SEARCHES:
+        # resent with no id (a stateless client): the same item resent again is read once
+        return f"{kind}:" + json.dumps(item, sort_keys=True, ensure_ascii=False, default=repr)
+    return None
