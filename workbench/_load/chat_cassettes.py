@@ -157,6 +157,11 @@ def load_chat_exchanges(
     grouped = conversations(exchanges, kinds, api)
     if not grouped:
         return [], []
+    unanswered = [  # R35: a model call with no response at all (a cassette cut short)
+        LoadProblem(file, e.where, "response", "no response recorded for this model call")
+        for e, kind in zip(exchanges, kinds, strict=True)
+        if kind == api and e.status is None and e.response is None and not e.events
+    ]
     records: list[dict[str, Any]] = []
     places: list[list[str]] = []
     for number, conversation in enumerate(grouped):
@@ -170,4 +175,4 @@ def load_chat_exchanges(
         runs, problems = load_openai_chat(
             records, file, rule, places=places, terminal=is_output_tool
         )
-    return runs, problems
+    return runs, [*unanswered, *problems]
