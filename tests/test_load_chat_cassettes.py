@@ -887,3 +887,16 @@ def test_many_streamed_call_pieces_without_an_index_are_put_together_in_linear_t
     assert message is not None
     calls = message["tool_calls"]
     assert len(calls) == 20_001 and calls[0]["function"]["arguments"] == "x" * 20_000
+
+
+def test_a_model_call_with_no_response_recorded_is_a_problem() -> None:
+    """R35: a cassette cut short keeps a request whose response is gone; the load says so at
+    that interaction rather than loading as if whole. A response recorded empty is not one."""
+    exchanges = _openai_exchanges(0, [[("lookup", {"id": 1}, False)]], stream=False)
+    assert len(exchanges) == 2
+    del exchanges[1]["response"]
+    result = _load(exchanges)
+    assert [(b.tool, b.is_error) for b in result.boundaries] == [("lookup", False)]
+    assert [(p.where, p.field) for p in result.problems] == [("interaction 1", "response")]
+    exchanges[1]["response"] = {"status": {"code": 200}, "body": {"string": ""}}
+    assert not _load(exchanges).problems
