@@ -146,7 +146,12 @@ def test_a_hosted_item_resent_without_its_id_is_read_once_a_conversation(
         "status": "completed",
         "arguments": {"queries": ["rate"]},
     }
-    found = {"type": "tool_search_output", "call_id": None, "execution": "server", "tools": []}
+    found: dict[str, Any] = {
+        "type": "tool_search_output",
+        "call_id": None,
+        "execution": "server",
+        "tools": [],
+    }
     call = {"type": "function_call", "call_id": "c1", "name": "rate", "arguments": "{}"}
     answer = {"type": "function_call_output", "call_id": "c1", "output": "0.92"}
     user = {"role": "user", "content": "rate?"}
