@@ -322,7 +322,6 @@ _BODY: dict[str, Any] = {"parsed_body": {"messages": []}}
     "document",
     [
         {"interactions": [], "version": 1, "x": _BODY},  # no interaction
-        {"interactions": [{"request": _BODY, "response": {}, "recorded_at": "x"}]},  # a member
         {"interactions": [{"request": _BODY, "response": {}}], "log": {}},  # another layout's
         {"interactions": [{"request": _BODY, "response": {}}], "messages": [{"request": {}}]},
         {"interactions": [{"request": _BODY, "response": {"parsed_body": float("nan")}}]},
@@ -342,6 +341,8 @@ def test_any_other_frame_is_decoded_whole(document: Any) -> None:
         {"version": 1, "interactions": [{"response": {}, "request": {**_BODY, "uri": 1}}]},
         {"interactions": [{"request": {"parsed_body": []}, "response": {}}]},
         {"interactions": [{"request": {"method": "POST", "uri": "u", **_BODY}}]},
+        {"interactions": [{"response": {"status": 200}, "request": _BODY, "recorded_at": "x"}]},
+        {"interactions": [{"request": {**_BODY, "tags": [1, 2.5, "a"], "n": -0.0}}]},
     ],
 )
 def test_a_frame_decodes_as_orjson_decodes_it_members_in_their_order(document: Any) -> None:

@@ -154,7 +154,11 @@ def _piece(data: bytes, depth: int) -> Any:
 # JSON decoded by orjson as decode_json would, a request's ``parsed_body`` member by member
 # (``ResentBodies.members``); objects keep their members in the file's order.
 
-_CASSETTE = msgspec.json.Decoder(dict[str, list[dict[str, dict[str, _Raw]]] | int | str | None])
+_Scalar = str | int | float | bool | None
+_Side = dict[str, dict[str, _Raw] | _Scalar | list[Any]]
+"""A request or response: its objects' members raw (a request's ``parsed_body`` among them),
+the rest decoded by msgspec (strings, numbers, lists)."""
+_CASSETTE = msgspec.json.Decoder(dict[str, list[dict[str, _Side | _Scalar]] | int | str | None])
 
 
 def decode_vcr_cassette(data: bytes) -> Any:
@@ -189,16 +193,26 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def _interaction(interaction: dict[str, dict[str, Any]], bodies: ResentBodies) -> dict[str, Any]:
-    # the cassette, its interactions, an interaction and a side hold a side's members: depth 4
+def _interaction(interaction: dict[str, Any], bodies: ResentBodies) -> dict[str, Any]:
+    """An interaction as read by the frame's decoder: each object member of its request and
+    response decoded member by member (a request's ``parsed_body`` through ``bodies``)."""
     out: dict[str, Any] = {}
     for side, members in interaction.items():
+        if type(members) is not dict:
+            out[side] = members  # a number, a string or null beside the request and response
+            continue
         decoded: dict[str, Any] = {}
-        for name, raw in members.items():
-            data = bytes(raw)
-            if name == "parsed_body" and side == "request" and data.startswith(b"{"):
-                decoded[name] = bodies.members(_BODY.decode(data), 5)
-            else:
-                decoded[name] = _piece(data, 4)
+        for name, value in members.items():
+            if type(value) is not dict:
+                decoded[name] = value  # decoded by msgspec: a string, a number, a list
+            elif name == "parsed_body" and side == "request":
+                decoded[name] = bodies.members(value, 5)
+            else:  # the cassette, interactions, interaction, side and object: depth 5
+                decoded[name] = {key: _member(bytes(raw), 5) for key, raw in value.items()}
         out[side] = decoded
     return out
+
+
+def _member(data: bytes, depth: int) -> Any:
+    """:func:`_piece`, without its depth check for bytes too short to need it."""
+    return _loads(data) if len(data) <= _SHORT else _piece(data, depth)
