@@ -255,3 +255,15 @@ def test_the_command_line_says_when_lines_gave_no_run(capsys: pytest.CaptureFixt
     assert main(["boundaries", "--skip-problems", str(path)]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("2 lines of the file gave no run (an instance with no events")
+
+
+def test_a_background_response_is_read_from_the_poll_that_fetched_it() -> None:
+    """R34: in background mode each POST is answered ``queued`` and the model's output comes
+    in a later ``GET /v1/responses/{id}``: the call and the final answer are read from the
+    polls, into the one conversation, and no exchange is left unread."""
+    path = FIXTURES / "openai-responses" / "pydantic_ai_background_mode_with_tool_vcr.yaml"
+    (run,) = wb.load_runs(path).runs
+    assert [(b.tool, b.args) for b in run.boundaries] == [("get_weather", {"city": "Paris"})]
+    assert run.answer and run.answer.startswith("The weather in Paris is currently sunny")
+    assert run.metadata["exchanges"] == [0, 1, 2, 3, 4]
+    assert "otherExchanges" not in run.metadata

@@ -225,6 +225,14 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("openai-responses", "test_apply_patch.yaml.gz", "openai-responses", 1, 0, problems=1),
     _r("openai-responses", "test_client_executed_tool_search.yaml.gz", "openai-responses", 2, 0),
     _r("openai-responses", "test_tool_search.yaml.gz", "openai-responses", 2, 0),
+    # background mode: each POST answered "queued", the output fetched by GET polls
+    _r(
+        "openai-responses",
+        "pydantic_ai_background_mode_with_tool_vcr.yaml",
+        "openai-responses",
+        1,
+        0,
+    ),
     # the OpenAI Agents SDK through vcrpy: gzip bodies; its failed tool says so in its text
     _r(
         "openai-responses",

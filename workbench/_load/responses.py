@@ -528,6 +528,15 @@ class _Chain:
         if type(outputs) is list:
             self._items(outputs, index, "response.output", f"response-{index}", rule)
 
+    def read_output(self, exchange: Exchange, response: Mapping[str, Any], rule: ErrorRule) -> None:
+        """A background response's output, fetched by a later exchange (a poll): a poll of a
+        response not done yet has none, and a repeated poll repeats items already read."""
+        self.exchanges.append(exchange.index)
+        outputs = response.get("output")
+        if type(outputs) is list:
+            turn = f"response-{exchange.index}"
+            self._items(outputs, exchange.index, "response.output", turn, rule)
+
     def _items(
         self, items: list[Any], index: int, part: str, turn: str | None, rule: ErrorRule
     ) -> None:
@@ -601,10 +610,13 @@ def load_responses_exchanges(
     by_call: dict[str, _Chain] = {}
     for exchange in exchanges:
         request = exchange.request
-        if type(request) is dict:
-            if "input" not in request or "model" not in request:
-                continue
-        elif not _is_call(exchange):
+        if (
+            type(request) is not dict or "input" not in request or "model" not in request
+        ) and not _is_call(exchange):
+            polled = _polled(exchange, by_response)
+            if polled is not None:  # a background response, fetched when done
+                polled.read_output(exchange, exchange.response, error_rule)
+                _note_calls(exchange.response, polled, by_response, by_call)
             continue
         if exchange.refused:  # a rate limit, a bad request: no turn (the cassette keeps it)
             continue
@@ -643,6 +655,17 @@ def load_responses_exchanges(
         runs.append(chain.run(key, file, error_rule))
         problems.extend(chain.pairer.problems)
     return runs, problems
+
+
+def _polled(exchange: Exchange, by_response: Mapping[str, _Chain]) -> _Chain | None:
+    """The conversation of a background response this exchange fetched (``GET
+    /v1/responses/{id}``: a request made with ``background: true`` is answered ``queued``, and
+    its output comes in a later poll), or ``None``."""
+    body = exchange.response
+    if exchange.refused or type(body) is not dict or body.get("object") != "response":
+        return None
+    response_id = body.get("id")
+    return by_response.get(response_id) if type(response_id) is str else None
 
 
 def _note_calls(
