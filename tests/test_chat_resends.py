@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import orjson
 import pytest
@@ -32,15 +31,9 @@ from workbench._load.records import LoadError
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@contextmanager
-def whole_bodies() -> Iterator[None]:
+def whole_bodies() -> Any:
     """Every body decoded whole by ``decode_json``: the reference."""
-    saved = chat_resends.SHARE_RESENDS
-    chat_resends.SHARE_RESENDS = False
-    try:
-        yield
-    finally:
-        chat_resends.SHARE_RESENDS = saved
+    return patch.object(chat_resends, "SHARE_RESENDS", False)
 
 
 def outcome_of(path: Path) -> str:

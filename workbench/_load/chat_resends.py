@@ -165,7 +165,7 @@ def decode_vcr_cassette(data: bytes) -> Any:
     """A vcrpy JSON cassette (``{"interactions": [...], "version": 1}``) whose requests keep
     parsed bodies, decoded with each resent message decoded once; :data:`UNSHARED` for any
     other document, and any this path does not decode as ``decode_json`` would."""
-    if not SHARE_RESENDS or b'"parsed_body"' not in data[: 1 << 16]:
+    if not SHARE_RESENDS or data.find(b'"parsed_body"', 0, 1 << 16) < 0:
         return UNSHARED
     if has_long_digits(data) or not _utf8(data):  # what a raw value may hide (see the module)
         return UNSHARED
@@ -208,11 +208,6 @@ def _interaction(interaction: dict[str, Any], bodies: ResentBodies) -> dict[str,
             elif name == "parsed_body" and side == "request":
                 decoded[name] = bodies.members(value, 5)
             else:  # the cassette, interactions, interaction, side and object: depth 5
-                decoded[name] = {key: _member(bytes(raw), 5) for key, raw in value.items()}
+                decoded[name] = {key: _piece(bytes(raw), 5) for key, raw in value.items()}
         out[side] = decoded
     return out
-
-
-def _member(data: bytes, depth: int) -> Any:
-    """:func:`_piece`, without its depth check for bytes too short to need it."""
-    return _loads(data) if len(data) <= _SHORT else _piece(data, depth)

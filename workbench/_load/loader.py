@@ -315,8 +315,7 @@ def _load(
             if chosen not in ("auto", "inspect-ai"):
                 return [], [_wrong_format(file, chosen, "inspect-ai")], _as_format(chosen)
             return runs, problems, "inspect-ai"
-        start = _first_text(head)
-        yaml_cassette = not head.startswith((b"{", b"["), start) and looks_like_yaml_cassette(head)
+        yaml_cassette = _starts_like_yaml_cassette(head)
         if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b") and not yaml_cassette:
             # (a YAML cassette is never a log, though a line of it may be a JSON object)
             streamed = _stream_openwop(file, Path(file).name, told=chosen == "openwop")
@@ -326,16 +325,16 @@ def _load(
                 return streamed[0], streamed[1], "openwop"
         data = read_file_bytes(file)
     name = Path(file).name.lower()
-    start = _first_text(data)
-    head = data[start : start + 4096]  # room for comment lines and directives before the YAML
-    if not head.startswith((b"{", b"[")) and looks_like_yaml_cassette(head):
+    if _starts_like_yaml_cassette(data):
         return _load_cassette(load_yaml(data, file), file, chosen, rule)
     jsonl, decoded = _is_jsonl(data, name, file)
     if jsonl:
         return _load_jsonl(data, file, chosen, rule)
     if decoded is not None:
         value, problem = decoded
-    elif data.startswith(b"{", start) and (value := decode_vcr_cassette(data)) is not UNSHARED:
+    elif data.startswith(b"{", _first_text(data)) and (
+        (value := decode_vcr_cassette(data)) is not UNSHARED
+    ):
         problem = None  # a vcrpy JSON cassette: each message its requests resend decoded once
     else:
         value, problem = decode_json(data, file)
@@ -343,6 +342,13 @@ def _load(
         fmt: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
         return [], [problem], fmt
     return _load_document(value, file, chosen, rule)
+
+
+def _starts_like_yaml_cassette(data: bytes) -> bool:
+    """Whether a file (its bytes, or its head) starts like a YAML cassette, not a JSON text."""
+    start = _first_text(data)
+    head = data[start : start + 4096]  # room for comment lines and directives before the YAML
+    return not head.startswith((b"{", b"[")) and looks_like_yaml_cassette(head)
 
 
 def _load_session_folder(
@@ -436,7 +442,6 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
         return load_otel([("(root)", value)], file)
     table: dict[str, Callable[[Any, str], Loaded]] = {
         "inspect-ai": load_inspect,
-        "tau2-bench": load_tau2,
         "gemini-cli": load_gemini_cli,
         "agentdojo": load_agentdojo,
         "openhands": load_openhands,
