@@ -697,6 +697,11 @@ def _load_events(events: list[dict[str, Any]], form: str) -> wb.LoadResult:
     with tempfile.TemporaryDirectory() as folder:
         if form == "jsonl":
             result = wb.load_runs(write_jsonl(Path(folder) / "e.jsonl", events), strict=False)
+        elif form == "array-lines":  # one event a line, as jq and hand-written arrays are
+            path = Path(folder) / "e.json"
+            lines = ",\n".join(json.dumps(e, separators=(",", ":")) for e in events)
+            path.write_text(f"[\n{lines}\n]\n" if events else "[\n]\n", encoding="utf-8")
+            result = wb.load_runs(path, strict=False)
         else:
             path = write_json(Path(folder) / "e.json", events)
             result = wb.load_runs(path, format="openwop", strict=False)
@@ -737,6 +742,10 @@ def test_openwop_jsonl_and_array_forms_give_the_same_boundaries(
     as_array = _load_events(events, "array")
     assert [facts(b) for b in as_lines.boundaries] == [facts(b) for b in as_array.boundaries]
     assert [b.index for b in as_array.boundaries] == list(range(len(expected)))
+    # the array with one event a line is found to be an array (it once read as a JSONL log
+    # whose lines were all broken but the last)
+    one_a_line = _load_events(events, "array-lines")
+    assert [facts(b) for b in one_a_line.boundaries] == [facts(b) for b in as_array.boundaries]
 
 
 @pytest.mark.parametrize("tail", ["", "\n", "\r\n", "\n\n  \n"])

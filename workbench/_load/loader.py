@@ -143,6 +143,9 @@ FORMAT_LABELS: dict[str, str] = {
 """What each format is called in messages."""
 _CHUNK_BYTES = 1 << 20
 _HEAD_LINES = 64
+
+_DOCUMENT_OPENINGS = (b"[", b"{")
+"""A pretty-printed document's first line: no JSONL record is one bracket alone."""
 _ALIASES = {
     "openai": "openai-chat",
     "oai": "openai-chat",
@@ -924,8 +927,16 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document | _Unknown:
     jsonl = name.endswith((".jsonl", ".ndjson"))
     values: list[Any] = []
     first_line = 0
+    opening = True  # no text yet
     for number, raw in enumerate(_head_lines(head, cut=cut), start=1):
         line = raw.rstrip(b"\r")
+        if opening:
+            text = line.strip()
+            if text in _DOCUMENT_OPENINGS:
+                # A document's first line, as ``json.dumps(indent=...)`` and ``jq`` write it:
+                # a JSON array with one event a line is not a JSONL log whose lines are broken.
+                return False
+            opening = not text
         if not may_be_json(line):  # a blank line, or one a decode refuses (a document's line)
             continue
         value, problem = decode_json(line, "")
