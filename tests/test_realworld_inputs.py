@@ -752,6 +752,33 @@ def test_tau2_leaderboard_submission_containers_load_as_tau2(
     assert f"{calls} tool boundaries in {runs} runs, {failed} failed call" in out
 
 
+@pytest.mark.parametrize("fmt", ["auto", "tau2-bench"])
+def test_a_tau2_simulation_saved_alone_loads_as_that_simulation(tmp_path: Path, fmt: str) -> None:
+    """R34, R35: tau2 forks save each simulation as a file of its own (one simulation object,
+    no ``simulations`` array). It was read as an OpenAI chat transcript and refused with a
+    "function.name missing" problem a call, and ``--format tau2-bench`` said it looked like a
+    chat transcript. Each simulation of a real results file, saved alone (indented, as such
+    files are), loads as the same run, with places that start at its messages."""
+    real = _TAU2 / "blakeelias_tau2_airline_relaxed_grok-3-mini.json"
+    whole = load_runs(real)
+    assert (len(whole.runs), len(whole.boundaries)) == (4, 16)  # SOURCE.md's hand count
+    assert sum(b.is_error for b in whole.boundaries) == 1
+    simulations = json.loads(real.read_text(encoding="utf-8"))["simulations"]
+    for number, (simulation, run) in enumerate(zip(simulations, whole.runs, strict=True)):
+        path = tmp_path / f"simulation-{number}.json"
+        path.write_text(json.dumps(simulation, indent=1), encoding="utf-8")
+        alone = load_runs(path, format=fmt, strict=False)
+        assert alone.format == "tau2-bench"
+        assert len(alone.runs) == 1
+        got = [(b.call_id, b.tool, b.args, b.is_error) for b in alone.runs[0].boundaries]
+        assert got == [(b.call_id, b.tool, b.args, b.is_error) for b in run.boundaries]
+        if not got:  # trial 0 makes no call: said so, as for any file with none (R35)
+            assert [p.message[:18] for p in alone.problems] == ["no tool call found"]
+            continue
+        assert not alone.problems
+        assert all(b.location.startswith(f"{path}: messages[") for b in alone.boundaries)
+
+
 def test_tau2_wrapper_names_the_model_and_keeps_a_simulation_with_no_message() -> None:
     """R34, R40: the wrapper's ``model`` is the conversation's model; the simulation that ended in
     ``infrastructure_error`` with no message is a run with no boundary, not a problem."""

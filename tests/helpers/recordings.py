@@ -73,6 +73,8 @@ RECORDINGS: tuple[Recording, ...] = (
     # leaderboard submissions: the simulations alone, and in a submitter's own wrapper object
     _r("tau2-bench", "adaptive_agent_airline_list.tasks-13-23-46.json", "tau2-bench", 17, 1),
     _r("tau2-bench", "adaptive_agent_airline_wrapped.tasks-7-46-48.json", "tau2-bench", 9, 1),
+    # a results object of a fork's custom domain; one simulation makes no call
+    _r("tau2-bench", "blakeelias_tau2_airline_relaxed_grok-3-mini.json", "tau2-bench", 16, 1),
     # a custom domain whose user simulator calls tools too: 8 user calls, 7 of them failed
     _r("tau2-bench", "restaurant_user_tools.sims-1-4.json", "tau2-bench", 19, 9),
     # a writer that dropped ``error``: tau2's own "Error: ..." text, read by the error rule

@@ -2,7 +2,8 @@
 
 A results file is one object with ``info``, ``tasks[]`` and ``simulations[]``; leaderboard
 submissions also come as the ``simulations[]`` array alone, or wrapped in a submitter's own object
-(``{domain, agent, model, simulations}``), told by their first simulation (``messages`` beside
+(``{domain, agent, model, simulations}``), and forks save one simulation a file; all told by
+their first (or only) simulation (``messages`` beside
 ``task_id`` and ``termination_reason``/``reward_info``). Each simulation is a run (task key
 ``task-<task_id>-trial-<trial>``). In a simulation's ``messages[]`` an
 ``assistant`` message's ``tool_calls[]`` (``{id, name, arguments, requestor}``) are calls, and a
@@ -38,6 +39,8 @@ __all__ = ["load_tau2", "sniff_tau2"]
 def sniff_tau2(data: Any) -> bool:
     if isinstance(data, list):  # the simulations alone (a leaderboard submission's file)
         return bool(data) and _is_simulation(data[0])
+    if _is_simulation(data):  # one simulation saved on its own
+        return True
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         return False
     if "tasks" in data or "info" in data:
@@ -60,6 +63,9 @@ def _is_simulation(value: Any) -> bool:
 def load_tau2(
     data: Any, file: str, rule: ErrorRule = DEFAULT_ERROR_RULE
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    if _is_simulation(data):  # one simulation on its own: its places start at its messages
+        run, found = _simulation(data, "", file, 0, 1, {}, rule)
+        return [run], found
     if isinstance(data, list):
         data = {"simulations": data}
     simulations = data.get("simulations") if isinstance(data, dict) else None
@@ -112,7 +118,7 @@ def _simulation(
         )
 
     for where, message, role, text in chat_messages(
-        sim["messages"], f"{place}.messages", pairer, tally, text_of
+        sim["messages"], f"{place}.messages" if place else "messages", pairer, tally, text_of
     ):
         if role in ("assistant", "user"):
             made = read_tool_calls(message, where, pairer, read, agent=str(role))
