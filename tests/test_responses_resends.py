@@ -166,3 +166,17 @@ def test_a_call_resent_under_its_item_id_keeps_its_conversation(tmp_path: Path) 
         [("call_a", "1")],
         [("call_b", "2")],
     ]
+
+
+def test_an_item_whose_type_is_not_a_string_is_no_crash(tmp_path: Path) -> None:
+    """R35: an output item whose ``type`` is a list or an object (a mutation fuzz of a real
+    cassette found it) was keyed as a hosted item and crashed the load with "unhashable type";
+    it is an item of no known type, and the call beside it still loads."""
+    call = {"type": "function_call", "call_id": "c1", "name": "get", "arguments": "{}"}
+    answer = {"type": "function_call_output", "call_id": "c1", "output": "ok"}
+    for odd in ([], {"a": 1}, ["function_call"]):
+        result = _cassette(
+            tmp_path,
+            [([_user("go")], [call, {"type": odd}]), ([_user("go"), call, answer], [])],
+        )
+        assert [(b.call_id, b.response) for b in result.boundaries] == [("c1", "ok")]

@@ -823,7 +823,9 @@ def _resent_call(item: Mapping[str, Any], aliases: Mapping[str, str]) -> Mapping
 
 def _item_key(item: Mapping[str, Any]) -> str | None:
     kind = item.get("type")
-    if isinstance(kind, str) and (kind in _CALLS or kind in _OUTPUTS):
+    if not isinstance(kind, str):  # an item of no type (or a list or an object for one)
+        return None
+    if kind in _CALLS or kind in _OUTPUTS:
         call_id = item.get("call_id")
         if isinstance(call_id, str):
             return f"{kind}:{call_id}"
