@@ -131,6 +131,14 @@ def test_tokens_inside_text_are_redacted(text: str, redacted: str) -> None:
         # code a session read (Claude Code, agentcmd): an expression, not a credential
         "export const useAuthStore = create<AuthStore>()(",
         "const authToken = getToken(user);",
+        # words run together after "basic" (a real Claude Code prompt), and source a Codex
+        # session read: a TypeScript member's type, an object literal's members (helper reports
+        # of stop 29: kiliman/claude-transcript, AcidicSoil/codex-session-view)
+        "use modern ESM syntax and add basic TypeScript types where obvious",
+        "  setFirstTokenReceived: React.Dispatch<React.SetStateAction<boolean>>,",
+        '    apiKey: customModel.api_key || "",',
+        "interface Options {\n  apiKey: string;\n  token?: string | undefined;\n}",
+        "  apiKey: process.env.OPENAI_API_KEY,\n  accessToken: await getToken(),",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -139,6 +147,27 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     out, found = redact({"t": text})
     assert out == {"t": text}
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Authorization: Basic dXNlcjpwYXNz", "Authorization header, Basic credentials"),
+        ("curl with basic dXNlcjpwYXNzd29yZA== here", "Basic credentials"),
+        ("password: hunter2,", "password header"),
+        ("api_key: [1234abcd]", "api_key header"),
+        ("X-Auth-Token: Abcdefgh.Ijklmnop", "X-Auth-Token header"),
+    ],
+)
+def test_credentials_that_look_a_little_like_code_are_still_redacted(
+    text: str, reason: str
+) -> None:
+    """R31: the code and word rules above leave real credentials alone: base64 after Basic
+    (named as Basic credentials, not a bearer token), a password before a comma, a bracketed
+    value, a dotted value under an HTTP header's name (an identifier has no hyphen)."""
+    out, found = redact({"t": text})
+    assert "[REDACTED]" in out["t"]
+    assert [r.reason for r in found] == [reason]
 
 
 def test_redaction_is_idempotent() -> None:

@@ -48,10 +48,14 @@ _HEADER_OPTION = re.compile(
 _AUTH_VALUE = re.compile(r"^(?P<scheme>[A-Za-z][\w.-]*[ \t]+)?(?P<credential>\S.*)$")
 _COOKIE_PAIR = re.compile(r"(?P<name>[^=;\s]+)=(?P<value>[^;\s]+)")
 _URL_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s/@]+)@")
-_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})")
+_BEARER = re.compile(r"(?i)\b(?P<scheme>bearer|basic)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})")
 _TOKEN_SIGNAL = re.compile(r"[0-9_~+/=]|[a-z][A-Z]")
 """What an opaque token has and an English word does not: a digit, a ``_~+/=`` or a case change.
 Without it ``basic information`` or ``Basic membership`` would read as credentials."""
+_CAMEL_CASE_WORDS = re.compile(r"[A-Z]{0,4}[a-z]{2,}(?:[A-Z]{1,4}[a-z]{2,})*[A-Z]{0,4}")
+"""Letters that read as words run together (``TypeScript``, ``GitHub``, ``PostgreSQL``): every
+lower-case run two letters or more, capitals in runs of four at most. Base64 and random tokens
+have lone lower-case letters between capitals (``dXNlcjpwYXNz`` is ``user:pass``)."""
 _ONE_TOKEN = re.compile(r"(?=.*(?:[0-9~+/=%]|[a-z][A-Z]))[^\s<>\[\]]{8,}")
 """A value that is one opaque token: eight or more characters, no space, no ``<>[]``
 placeholder marks, and a digit, a ``~+/=%`` or a case change (not ``_`` alone, which a
@@ -107,6 +111,18 @@ _ATTRIBUTE_PATH = re.compile(r"[A-Za-z_][A-Za-z_]{0,40}(?:\.[A-Za-z_][A-Za-z_]{0
 (``tokenizer.pad_token = tokenizer.eos_token``, ``TOKEN = config.token``)."""
 
 
+_CODE_VALUE = re.compile(
+    r"(?:(?:await\s+|new\s+)?[A-Za-z_$][\w$.]*\s*[(<\[]"  # a call, type arguments, an index
+    r"|[A-Za-z_]{1,40}(?:\.[A-Za-z_]{1,40}){1,5}\s*(?:$|[,;)(<\[]|\|\||\?\?|&&)"  # config.key,
+    r"|[A-Za-z_$][\w$.]*\s*(?:\|\||\?\?|&&)"  # token || "", key ?? fallback
+    r"|(?:string|number|boolean|any|unknown|object|String|Number|Boolean)"
+    r"(?:\s*\|\s*(?:null|undefined|string|number))*\s*[,;]?$)"  # a type: apiKey: string;
+)
+"""A ``name: value`` line's value that is code, not a secret: source text an agent read (a
+TypeScript interface member, an object literal's ``apiKey: options.apiKey || ""``). Only
+read so after a name that is an identifier: an HTTP header's name has a hyphen."""
+
+
 def _is_code(key: str, match: re.Match[str]) -> bool:
     """Whether an unquoted ``key=value`` value reads as code, not a secret: an attribute path,
     or the key's own last name (``self.token = token``)."""
@@ -151,8 +167,10 @@ def own_spans(text: str) -> list[Span]:
         for pattern, reason in _COMMAND_LINE:
             spans += [_value_span(m, reason) for m in pattern.finditer(text)]
     for match in _BEARER.finditer(text):
-        if _TOKEN_SIGNAL.search(match.group("value")):
-            spans.append(_value_span(match, "bearer token"))
+        value = match.group("value")
+        if _TOKEN_SIGNAL.search(value) and not _CAMEL_CASE_WORDS.fullmatch(value):
+            basic = match.group("scheme").lower() == "basic"
+            spans.append(_value_span(match, "Basic credentials" if basic else "bearer token"))
     for reason, pattern in _SHAPES:
         spans += [(m.start(), m.end(), reason) for m in pattern.finditer(text)]
     return [s for s in spans if s is not None]
@@ -178,6 +196,8 @@ def _header_spans(match: re.Match[str]) -> list[Span | None]:
     if not credential and normalised(name) not in URL_SECRET_NAMES - {"key", "code"}:
         return []
     if PLACEHOLDER.match(value) or value == REDACTED:
+        return []
+    if "-" not in name and _CODE_VALUE.match(value):
         return []
     if not credential and not _ONE_TOKEN.fullmatch(value):
         # a signed-URL or session name (``Signature``, ``Sid``) holds a secret as one opaque
