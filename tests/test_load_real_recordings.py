@@ -12,6 +12,7 @@ import pytest
 import workbench as wb
 from helpers.paths import FIXTURES
 from helpers.recordings import RECORDINGS, Recording
+from workbench.cli import main
 
 
 @pytest.mark.parametrize("rec", RECORDINGS, ids=lambda r: r.path.name[:48])
@@ -208,6 +209,36 @@ def test_an_mcp_cassette_call_lasts_from_its_request_to_its_response() -> None:
     between is no tool call)."""
     (boundary,) = wb.load_runs(FIXTURES / "mcp" / "mcp_cassette_sampling.mcp.json").boundaries
     assert boundary.duration_ms == 61
+
+
+_A2A = "crewai_a2a_TestA2ATaskOperations.test_send_message_and_get_response.yaml"
+
+
+def test_agent_to_agent_json_rpc_is_not_taken_for_mcp(capsys: pytest.CaptureFixture[str]) -> None:
+    """R35: A2A speaks JSON-RPC 2.0 too (``message/stream``). crewAI's A2A cassette was called
+    "an MCP JSON-RPC recording ... rpc:message/stream"; it is an HTTP cassette with no MCP
+    call and no model call, and ``--format mcp`` says what it looks like."""
+    path = FIXTURES / "mcp" / _A2A
+    assert main(["boundaries", str(path)]) == 2
+    said = capsys.readouterr().err
+    assert "no tool call found: the file is an HTTP cassette of 2 exchange(s)" in said
+    assert "MCP JSON-RPC recording" not in said
+    assert main(["boundaries", str(path), "--format", "mcp"]) == 2
+    said = capsys.readouterr().err
+    assert "--format mcp does not fit this file" in said
+    assert "it looks like an HTTP cassette of 2 exchange(s) with localhost:9999" in said
+
+
+def test_format_mcp_on_a_json_object_with_no_json_rpc_says_it_does_not_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R35: ``--format mcp`` called any JSON object "an MCP JSON-RPC recording of 1 run(s)"."""
+    path = tmp_path / "export.json"
+    path.write_text('{"trace": {"id": "t"}, "observations": []}', encoding="utf-8")
+    assert main(["boundaries", str(path), "--format", "mcp"]) == 2
+    said = capsys.readouterr().err
+    assert "--format mcp does not fit this file" in said
+    assert "members trace, observations" in said
 
 
 def test_evaluation_lines_with_an_empty_history_are_listed_not_dropped() -> None:

@@ -87,6 +87,7 @@ from .mcp import (
     sniff_mcp,
     sniff_mcp_messages,
 )
+from .mcp_rpc import is_rpc
 from .messages import detect_chat_format, explain_shape
 from .mini_swe_agent import load_mini_swe_agent, sniff_mini_swe_agent
 from .openai_chat import load_openai_chat
@@ -474,7 +475,9 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
     if fmt == "mcp":
         if isinstance(value, list):
             return load_mcp_messages([(f"[{i}]", m) for i, m in enumerate(value)], file)
-        return load_mcp(value, file) if isinstance(value, Mapping) else ([], [])
+        if isinstance(value, Mapping) and (sniff_mcp(value) or is_rpc(value)):
+            return load_mcp(value, file)
+        return [], []  # no JSON-RPC in it: --format mcp does not fit (said by the caller)
     if fmt == "otel":
         return load_otel([("(root)", value)], file, rule)
     table: dict[str, Callable[[Any, str], Loaded]] = {
@@ -541,8 +544,6 @@ def _load_cassette(
         fmt = _as_format(chosen) if chosen != "auto" else found
     if not runs and not problems:
         hosts = sorted({e.uri.split("/")[2] for e in exchanges if e.uri.count("/") >= 2})
-        if chosen != "auto":
-            return [], [_wrong_format(file, chosen, found)], fmt
         calls = model_calls(exchanges)
         held = (
             f": {calls}, and no tool call"
@@ -550,10 +551,13 @@ def _load_cassette(
             else ", none of them a Responses API, Chat Completions or Anthropic Messages call "
             "or an MCP tools/call"
         )
-        message = (
-            f"no tool call found: the file is an HTTP cassette of {len(exchanges)} exchange(s)"
+        cassette = (
+            f"an HTTP cassette of {len(exchanges)} exchange(s)"
             f"{' with ' + ', '.join(hosts) if hosts else ''}{held}"
         )
+        if chosen != "auto":  # found is a guess when the cassette calls no API it knows
+            return [], [_wrong_format(file, chosen, found if calls else cassette)], fmt
+        message = f"no tool call found: the file is {cassette}"
         return [], [LoadProblem(file, "(file)", "", message)], fmt
     if chosen != "auto" and found != fmt and not any(r.boundaries for r in runs):
         return [], [_wrong_format(file, chosen, found)], fmt

@@ -40,7 +40,7 @@ from typing import Any
 
 from .cassettes import Exchange, cassette_exchanges, cassette_request_json, cassette_requests
 from .common import RecordTally
-from .mcp_rpc import RPC, is_rpc, milliseconds, rpc_call, rpc_reply
+from .mcp_rpc import RPC, is_mcp_request, is_rpc, milliseconds, rpc_call, rpc_reply
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -60,7 +60,7 @@ def _is_tools_call(message: Any) -> bool:
 
 def sniff_mcp(data: Any) -> bool:
     """An mcp-recorder, agent-vcr or mcp-cassette recording, or an HTTP cassette holding
-    JSON-RPC traffic."""
+    MCP's JSON-RPC traffic (:func:`is_mcp_request`)."""
     if not isinstance(data, dict):
         return False
     if _vcr_session(data) is not None or _is_cassette_log(data):
@@ -71,12 +71,12 @@ def sniff_mcp(data: Any) -> bool:
             if type(interaction) is not dict:
                 continue
             request = interaction.get("request")
-            if is_rpc(request):
+            if is_mcp_request(request):
                 return True  # mcp-recorder's cassette: the message itself
-            if type(request) is dict and is_rpc(cassette_request_json(request, naming=RPC)):
+            if type(request) is dict and is_mcp_request(cassette_request_json(request, naming=RPC)):
                 return True
         return False
-    return any(is_rpc(request) for request in cassette_requests(data, naming=RPC))
+    return any(is_mcp_request(request) for request in cassette_requests(data, naming=RPC))
 
 
 _ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}

@@ -1,9 +1,9 @@
 """One MCP ``tools/call`` as the workbench reads it from any recorder (``mcp``): whether a
-message is JSON-RPC 2.0 (``is_rpc``), the request made a call on the pairer (``rpc_call``:
-tool ``params.name``, args ``params.arguments``, its ``rpcId`` and ``_meta`` on ``extra``), and
-the reply its result (``rpc_reply``: a JSON-RPC ``error`` is a failure, its ``code`` the
-``error_code``; a ``result`` is the ``CallToolResult``, failed by ``isError: true``); and a
-recorded latency in milliseconds (``milliseconds``).
+message is JSON-RPC 2.0 (``is_rpc``) and calls one of MCP's methods (``is_mcp_request``), the
+request made a call on the pairer (``rpc_call``: tool ``params.name``, args ``params.arguments``,
+its ``rpcId`` and ``_meta`` on ``extra``), and the reply its result (``rpc_reply``: a JSON-RPC
+``error`` is a failure, its ``code`` the ``error_code``; a ``result`` is the ``CallToolResult``,
+failed by ``isError: true``); and a recorded latency in milliseconds (``milliseconds``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .._common.toolresult import result_text
 from .common import read_flag
 from .pairing import CallPairer
 
-__all__ = ["RPC", "is_rpc", "milliseconds", "rpc_call", "rpc_reply"]
+__all__ = ["RPC", "is_mcp_request", "is_rpc", "milliseconds", "rpc_call", "rpc_reply"]
 
 
 RPC = "jsonrpc"
@@ -25,6 +25,32 @@ RPC = "jsonrpc"
 
 def is_rpc(message: Any) -> bool:
     return isinstance(message, dict) and message.get(RPC) == "2.0"
+
+
+_MCP_METHODS = ("initialize", "ping")
+_MCP_METHOD_FAMILIES = (
+    "tools/",
+    "resources/",
+    "prompts/",
+    "notifications/",
+    "logging/",
+    "completion/",
+    "sampling/",
+    "roots/",
+    "elicitation/",
+)
+"""MCP's request and notification methods. Other protocols speak JSON-RPC 2.0 too: A2A's
+``message/send``, ``message/stream`` and ``tasks/get`` are not MCP traffic."""
+
+
+def is_mcp_request(message: Any) -> bool:
+    """A JSON-RPC message that calls one of MCP's methods."""
+    if not is_rpc(message):
+        return False
+    method = message.get("method")
+    return isinstance(method, str) and (
+        method in _MCP_METHODS or method.startswith(_MCP_METHOD_FAMILIES)
+    )
 
 
 def milliseconds(value: Any) -> int | None:
