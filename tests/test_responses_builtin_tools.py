@@ -183,3 +183,22 @@ def test_a_hosted_item_resent_without_its_id_is_read_once_a_conversation(
         ("tool_search", False),
         ("rate", False),
     ]
+
+
+def test_a_hosted_mcp_call_whose_output_is_an_object_keeps_it_whole(tmp_path: Path) -> None:
+    """R35: an ``mcp_call`` item's ``output`` is text; one recorded as an object with no
+    ``content`` (a mutation fuzz of a real cassette found it) crashed the load with a KeyError.
+    It is the call's response as recorded, and a failed status still fails it."""
+    item = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "name": "search",
+        "arguments": "{}",
+        "server_label": "docs",
+        "output": {"hits": 0},
+        "status": "failed",
+    }
+    result = _load(tmp_path, [item])
+    assert [(b.call_id, b.response, b.is_error) for b in result.boundaries] == [
+        ("mcp_1", {"hits": 0}, True)
+    ]

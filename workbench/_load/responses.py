@@ -430,7 +430,7 @@ def _mcp_call(
     response: Any = {"content": text_content(output)} if isinstance(output, str) else output
     if response is None and is_error:
         response = {"content": text_content(message or "tool call failed")}
-    text = result_text(response["content"]) if isinstance(response, Mapping) else ""
+    text = result_text(response.get("content")) if isinstance(response, Mapping) else ""
     talk.tool(call_id, text if isinstance(response, Mapping) else str(output or ""), is_error)
     pairer.result(
         call_id, response, is_error, where=where, field_name="error", error_message=message
