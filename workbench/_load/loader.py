@@ -80,6 +80,7 @@ from .gemini_cli_stream import load_gemini_cli_stream, sniff_gemini_cli_stream
 from .httprr import HEADER as HTTPRR
 from .httprr import trace as httprr_trace
 from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
+from .json_sequence import json_sequence, starts_spread
 from .mcp import (
     is_message_log_head,
     load_mcp,
@@ -644,12 +645,18 @@ _MODEL_PATHS = ("/responses", "/chat/completions", "/messages")
 def _load_jsonl(
     data: bytes, file: str, chosen: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
-    head = _head_docs(data, file)
-    told = head is not None
-    found = _detect_lines(head) if head is not None else None
-    del head  # not kept beside the whole file's records (a head of large records is large)
-    use_typed = chosen == "codex" or (chosen == "auto" and found == "codex")
-    docs, problems = decode_json_lines(data, file, typed=CODEX_TYPED_LINE if use_typed else None)
+    spread = json_sequence(data, file) if starts_spread(data) else None
+    if spread is not None:  # records indented over lines (a formatter ran over the JSONL)
+        docs, problems = spread
+        told, found = False, None
+    else:
+        head = _head_docs(data, file)
+        told = head is not None
+        found = _detect_lines(head) if head is not None else None
+        del head  # not kept beside the whole file's records (a head of large records is large)
+        use_typed = chosen == "codex" or (chosen == "auto" and found == "codex")
+        typed = CODEX_TYPED_LINE if use_typed else None
+        docs, problems = decode_json_lines(data, file, typed=typed)
     if not told:
         found = _detect_lines([d for _, d in docs[:_HEAD_LINES]])
     fmt_name = chosen if chosen != "auto" else found

@@ -1,0 +1,121 @@
+"""JSONL a formatter re-indented: records over many lines, one after another (SPEC R34, R35).
+
+A helper found real Codex rollouts that a formatter had turned into indented objects (stop 29,
+iampkuhz/feipi-session-browser, no licence to copy): every line was a problem. Each real JSONL
+recording in ``fixtures/`` is re-indented here and must load as the same runs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import workbench as wb
+from helpers.recordings import RECORDINGS, Recording
+from workbench._load.json_sequence import json_sequence, starts_spread
+
+_JSONL = [r for r in RECORDINGS if ".jsonl" in r.path.name]
+
+
+def _records(path: Path) -> list[object]:
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return [json.loads(line) for line in data.splitlines() if line.strip()]
+
+
+def _facts(result: wb.LoadResult) -> list[tuple[object, ...]]:
+    """What a load read (not call ids: a format that records none names its calls by their
+    line, ``web_search-3265``, and the lines moved)."""
+    return [
+        (run.run_id, b.tool, b.args, b.response, b.is_error)
+        for run in result.runs
+        for b in run.boundaries
+    ]
+
+
+@pytest.mark.parametrize("recording", _JSONL, ids=lambda r: r.path.name)
+def test_a_real_jsonl_recording_re_indented_loads_as_the_same_runs(
+    tmp_path: Path, recording: Recording
+) -> None:
+    """R34: the records indented over lines load as the lines did: the same runs and
+    boundaries, each boundary placed at the line its record now starts on."""
+    expected = wb.load_runs(recording.path, strict=False)
+    path = tmp_path / recording.path.name.removesuffix(".gz")
+    beside = recording.path.parent / recording.path.name.split(".")[0]
+    if beside.is_dir():  # a Claude Code session's sub-agents, read with it
+        shutil.copytree(beside, tmp_path / beside.name)
+    records = _records(recording.path)
+    path.write_text("\n".join(json.dumps(r, indent=2) for r in records) + "\n", encoding="utf-8")
+    got = wb.load_runs(path, strict=False)
+    assert got.format == expected.format
+    assert _facts(got) == _facts(expected)
+    assert len(got.problems) == len(expected.problems)
+    starts = {
+        n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line == "{"
+    }
+    mine = [b for b in got.boundaries if b.location.startswith(f"{path}:")]
+    placed = [re.fullmatch(r":(\d+)", b.location[len(str(path)) :]) for b in mine]
+    lines = {int(found.group(1)) for found in placed if found}
+    assert lines <= starts
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.text(max_size=5),
+            st.recursive(
+                st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+                lambda inner: (
+                    st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+                ),
+                max_leaves=8,
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from([1, 2, 4]),
+)
+def test_every_record_is_read_once_at_the_line_it_starts_on(
+    records: list[dict[str, object]], indent: int
+) -> None:
+    """No record is lost or invented, and each is placed at its first line."""
+    pieces = [json.dumps(r, indent=indent) for r in records]
+    data = ("\n".join(pieces) + "\n").encode("utf-8")
+    assert starts_spread(data) == (pieces[0].splitlines()[0] == "{")
+    found = json_sequence(data, "f.jsonl")
+    assert found is not None
+    docs, problems = found
+    assert problems == []
+    assert [value for _, value in docs] == records
+    first_lines = []
+    line = 1
+    for piece in pieces:
+        first_lines.append(line)
+        line += piece.count("\n") + 1
+    assert [at for at, _ in docs] == first_lines
+
+
+def test_a_broken_or_hostile_record_is_a_problem_at_its_own_line(tmp_path: Path) -> None:
+    """R35: a NaN inside an indented record is refused at its line; text that stops being
+    JSON part way is left to the JSONL reader, which names the broken lines."""
+    good = json.dumps({"a": 1}, indent=2)
+    path = tmp_path / "spread.jsonl"
+    path.write_text(good + "\n" + '{\n  "b": NaN\n}\n', encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert [(p.line, "NaN" in p.message) for p in result.problems][:1] == [(5, True)]
+    path.write_text(good + '\n{\n  "b": \n', encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert result.problems and result.problems[0].line == 1
