@@ -71,6 +71,7 @@ from .claude_code import load_claude_code, sniff_claude_code, sniff_claude_code_
 from .claude_subagents import with_subagents
 from .codex import load_codex, sniff_codex
 from .codex_exec import load_codex_exec, sniff_codex_exec
+from .codex_subagents import as_subagent, with_codex_subagents
 from .codex_typed import TYPED_LINE as CODEX_TYPED_LINE
 from .document_lines import load_document_lines
 from .gemini_api import as_messages, gemini_calls
@@ -737,7 +738,9 @@ def _lines_loader(
     if fmt == "codex":
         if sniff_codex_exec([d for _, d in docs[:_HEAD_LINES]]):
             return load_codex_exec(docs, file)  # headless ``codex exec --json``
-        return load_codex(docs, file, rule)
+        runs, problems = load_codex(docs, file, rule)
+        runs = [as_subagent(run) for run in runs]  # a sub-agent's own rollout
+        return with_codex_subagents(runs, problems, file, lambda d, f: load_codex(d, f, rule))
     if fmt == "gemini-cli":
         if sniff_gemini_cli_stream([d for _, d in docs[:_HEAD_LINES]]):
             return load_gemini_cli_stream(docs, file)  # headless ``--output-format stream-json``
