@@ -45,7 +45,8 @@ def test_real_recording_promotes_and_its_self_test_reproduces_every_call(rec: Re
 
 @pytest.mark.parametrize(
     "rec",
-    [r for r in RECORDINGS if r.format not in ("mcp", "otel")],  # no conversation recorded
+    # no conversation recorded (MCP traffic) or read (spans, observations)
+    [r for r in RECORDINGS if r.format not in ("mcp", "otel", "langfuse")],
     ids=lambda r: r.path.name[:48],
 )
 def test_real_recording_promotes_with_its_conversation_on_the_task_input(rec: Recording) -> None:

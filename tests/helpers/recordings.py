@@ -477,4 +477,18 @@ RECORDINGS: tuple[Recording, ...] = (
         6,
         0,
     ),
+    # Langfuse trace exports of four frameworks (TOOL observations); a JSON error text that a
+    # regex fails; pydantic-ai's calls carry their ids in OpenTelemetry attributes
+    _r("langfuse", "claude-agent-2025-12-22.trace.json", "langfuse", 2, 0),
+    _r(
+        "langfuse",
+        "csharp-agent-with-gemini-2026-03-09.trace.json",
+        "langfuse",
+        2,
+        0,
+        regex='"response_status": "Error"',
+        failed_with_regex=1,
+    ),
+    _r("langfuse", "pydantic-ai-tools-2025-12-04.trace.json", "langfuse", 3, 0),
+    _r("langfuse", "vercel-aisdk-2025-11-17.trace.json", "langfuse", 1, 0),
 )

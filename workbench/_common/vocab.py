@@ -51,6 +51,7 @@ RunFormat = Literal[
     "agentdojo",
     "mcp",
     "otel",
+    "langfuse",
 ]
 """The promoted-run formats the workbench reads (R1, R34)."""
 

@@ -11,7 +11,8 @@ Detection, in order:
 
 - a zip archive with ``header.json``: Inspect AI ``.eval``;
 - JSON Lines (one value a line; a ``.jsonl``/``.ndjson`` name, or a first line that is a whole
-  JSON object with more lines after it), by its first records: Claude Code (``user`` /
+  JSON object with more lines after it; records a formatter indented over lines are read as
+  the records they are, ``json_sequence``), by its first records: Claude Code (``user`` /
   ``assistant`` records with ``uuid``, or its bookkeeping records), Codex (``session_meta``,
   ``response_item``, ... with ``payload``), Gemini CLI (a ``sessionId`` + ``projectHash``
   record; or its headless ``stream-json`` output, ``init`` / ``tool_use`` / ... records),
@@ -29,12 +30,13 @@ Detection, in order:
   of messages with ``<returncode>`` outputs); AgentDojo (``suite_name`` + ``user_task_id``
   or ``pipeline_name``);
   an mcp-recorder, mcp-cassette or mcp-vcr recording, or a JSON-RPC message array; OTLP
-  (``resourceSpans``); OpenHands events (``source`` + ``action``/``observation``); a Claude
+  (``resourceSpans``); OpenHands events (``source`` + ``action``/``observation``); a Langfuse
+  trace export (``trace`` + ``observations``); a Claude
   Code web session (``loglines``); an HTTP cassette (vcrpy's JSON, HAR, the Azure test
   proxy's ``Entries``); Responses API items; chat (Anthropic when a ``tool_use``/
   ``tool_result`` block appears, else OpenAI chat).
 
-Longer than 400 lines: it is the one place that tells fifteen formats apart in their four
+Longer than 400 lines: it is the one place that tells sixteen formats apart in their four
 containers (JSONL, one JSON document, YAML, httprr traces), refuses a wrong explicit format with
 what the file looks like, and sniffs the OpenWOP fast path; each format's reading is in its
 module.
@@ -82,6 +84,7 @@ from .httprr import HEADER as HTTPRR
 from .httprr import trace as httprr_trace
 from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
 from .json_sequence import json_sequence, starts_spread
+from .langfuse import load_langfuse, sniff_langfuse
 from .mcp import (
     is_message_log_head,
     load_mcp,
@@ -141,6 +144,7 @@ FORMAT_LABELS: dict[str, str] = {
     "openhands": "an OpenHands event stream",
     "agentdojo": "an AgentDojo result",
     "mcp": "an MCP JSON-RPC recording",
+    "langfuse": "a Langfuse trace export",
     "otel": "OpenTelemetry spans (OTLP JSON)",
 }
 """What each format is called in messages."""
@@ -185,6 +189,7 @@ _DOCUMENT_SNIFFERS: tuple[tuple[RunFormat, Callable[[Any], bool]], ...] = (
     ("mcp", sniff_mcp_messages),
     ("otel", sniff_otel),
     ("openhands", sniff_openhands),
+    ("langfuse", sniff_langfuse),
 )
 
 
@@ -491,6 +496,8 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
     sniffers = dict(_DOCUMENT_SNIFFERS)
     if fmt == "tau2-bench":
         return load_tau2(value, file, rule) if sniff_tau2(value) else ([], [])
+    if fmt == "langfuse":
+        return load_langfuse(value, file, rule) if sniff_langfuse(value) else ([], [])
     if fmt == "swe-agent":
         if sniff_mini_swe_agent(value):
             return load_mini_swe_agent(value, file, rule)

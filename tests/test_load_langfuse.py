@@ -1,0 +1,159 @@
+"""Langfuse trace exports (SPEC R34, R35, R36).
+
+The real exports are in ``fixtures/langfuse`` (their SOURCE.md counts them) and pinned in
+``tests/helpers/recordings.py``; the traces written here are SYNTHETIC, in the shape of those
+exports, for what no real one holds (a failed call, a call that never finished, the API's
+shape, an agent above a call).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import workbench as wb
+from helpers.paths import FIXTURES
+from workbench.cli import main
+
+KOOG = FIXTURES / "langfuse" / "koog-2025-08-26.trace.json"
+
+
+def _observation(n: int, kind: str = "TOOL", **fields: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": f"obs-{n}",
+        "traceId": "t1",
+        "type": kind,
+        "name": f"tool_{n}",
+        "startTime": f"2026-01-01T00:00:{n:02d}.000Z",
+        "endTime": f"2026-01-01T00:00:{n:02d}.250Z",
+        "level": "DEFAULT",
+        "input": json.dumps({"n": n}),
+        "output": json.dumps(f"result {n}"),
+        "parentObservationId": None,
+    }
+    out.update(fields)
+    return out
+
+
+def _export(tmp_path: Path, observations: list[Any], shape: str = "download") -> Path:
+    trace = {"id": "t1", "projectId": "p", "name": "agent run", "output": "done"}
+    if shape == "download":
+        value: Any = {
+            "trace": {**trace, "observations": observations},
+            "observations": observations,
+        }
+    elif shape == "nested":
+        value = {"trace": {**trace, "observations": observations}}
+    else:  # the public API's GET /api/public/traces/{id}
+        value = {**trace, "htmlPath": "/project/p/traces/t1", "observations": observations}
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("shape", ["download", "nested", "api"])
+def test_tool_observations_are_calls_in_start_order(tmp_path: Path, shape: str) -> None:
+    """R34: each TOOL observation is a call and its result, in ``startTime`` order; input and
+    output kept as JSON text are decoded; the call lasts from start to end."""
+    observations = [_observation(2), _observation(0, "GENERATION"), _observation(1)]
+    result = wb.load_runs(_export(tmp_path, observations, shape))
+    assert result.format == "langfuse"
+    got = [(b.call_id, b.tool, b.args, b.response, b.duration_ms) for b in result.boundaries]
+    assert got == [
+        ("obs-1", "tool_1", {"n": 1}, {"content": [{"type": "text", "text": "result 1"}]}, 250),
+        ("obs-2", "tool_2", {"n": 2}, {"content": [{"type": "text", "text": "result 2"}]}, 250),
+    ]
+    assert result.runs[0].metadata["records"] == {
+        "observation:GENERATION": 1,
+        "observation:TOOL": 2,
+    }
+
+
+def test_level_error_fails_a_call_with_its_status_message(tmp_path: Path) -> None:
+    """R36: ``level: ERROR`` is a failure, its ``statusMessage`` the error; the error rule
+    reads any other output's text."""
+    observations = [
+        _observation(0, level="ERROR", statusMessage="timeout after 30 s", output=None),
+        _observation(1, output="Error: no such city"),
+        _observation(2),
+    ]
+    result = wb.load_runs(_export(tmp_path, observations))
+    assert [(b.is_error, b.error_message) for b in result.boundaries] == [
+        (True, "timeout after 30 s"),
+        (True, "Error: no such city"),
+        (False, None),
+    ]
+
+
+def test_otel_attributes_name_the_tool_and_its_call_id_and_an_agent_above_it(
+    tmp_path: Path,
+) -> None:
+    """R34: ``gen_ai.tool.name`` and ``gen_ai.tool.call.id`` (OpenTelemetry, as Logfire sends
+    them) name the call; a span marked ``execute_tool`` is a call whatever its type; the nearest
+    AGENT observation above a call is its agent."""
+    attributes = {"gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "call_9"}
+    observations = [
+        _observation(0, "AGENT", name="planner"),
+        _observation(1, "SPAN", name="step", parentObservationId="obs-0"),
+        _observation(2, name="running tool: lookup", parentObservationId="obs-1"),
+        _observation(
+            3,
+            "SPAN",
+            name="execute_tool lookup",
+            metadata={"attributes": {"gen_ai.operation.name": "execute_tool", **attributes}},
+        ),
+    ]
+    result = wb.load_runs(_export(tmp_path, observations))
+    got = [(b.call_id, b.tool, b.agent_id, dict(b.extra)) for b in result.boundaries]
+    assert got == [
+        ("obs-2", "lookup", "planner", {}),
+        ("call_9", "lookup", None, {"observationId": "obs-3"}),
+    ]
+
+
+def test_a_tool_that_never_finished_and_a_wrong_level_are_problems(tmp_path: Path) -> None:
+    """R2, R35: a TOOL observation with neither output nor end never finished; a level that is
+    not one of Langfuse's is a problem at its place, and the other calls load."""
+    observations = [
+        _observation(0, output=None, endTime=None),
+        _observation(1, level=3),
+        _observation(2),
+        "not an observation",
+    ]
+    result = wb.load_runs(_export(tmp_path, observations), strict=False)
+    assert [b.call_id for b in result.boundaries] == ["obs-2"]
+    assert sorted((p.where, p.field) for p in result.problems) == [
+        ("observations[0]", "id"),
+        ("observations[1]", "level"),
+        ("observations[3]", ""),
+    ]
+
+
+def test_a_trace_with_no_tool_observation_says_what_it_held(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """R35: Koog marks its tool runs only by a span's name (``tool.ByeTool``): the real export
+    has no TOOL observation, and the load says so with what it held."""
+    assert main(["boundaries", str(KOOG)]) == 2
+    said = capsys.readouterr().err
+    assert "no tool call found: the file is a Langfuse trace export" in said
+    assert "observation:SPAN 7" in said
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.randoms(use_true_random=False))
+def test_no_call_is_lost_or_invented_whatever_the_order_of_observations(
+    tmp_path_factory: pytest.TempPathFactory, count: int, rng: random.Random
+) -> None:
+    """The observations' order in the file does not matter: calls come in start order."""
+    observations = [_observation(n, "TOOL" if n % 3 else "SPAN") for n in range(count)]
+    rng.shuffle(observations)
+    result = wb.load_runs(_export(tmp_path_factory.mktemp("lf"), observations), strict=False)
+    expected = [f"obs-{n}" for n in range(count) if n % 3]
+    assert [b.call_id for b in result.boundaries] == expected
