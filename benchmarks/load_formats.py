@@ -363,6 +363,43 @@ def _otel(n: int) -> Any:
     return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
 
 
+def _langfuse(n: int) -> Any:
+    """A Langfuse trace download: a GENERATION before each TOOL observation, input and output
+    kept as JSON text (as the export writes them), every tenth call at level ERROR."""
+    observations: list[Any] = []
+    for i in range(n):
+        second = f"2026-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}"
+        common = {"traceId": "t", "parentObservationId": "agent", "metadata": {}}
+        observations.append(
+            {
+                **common,
+                "id": f"g{i}",
+                "type": "GENERATION",
+                "name": "chat",
+                "startTime": f"{second}.000Z",
+                "endTime": f"{second}.400Z",
+                "level": "DEFAULT",
+                "input": json.dumps([{"role": "user", "content": "go"}]),
+                "output": json.dumps({"role": "assistant", "content": None}),
+            }
+        )
+        observations.append(
+            {
+                **common,
+                "id": f"o{i}",
+                "type": "TOOL",
+                "name": "lookup",
+                "startTime": f"{second}.500Z",
+                "endTime": f"{second}.600Z",
+                "level": "ERROR" if i % 10 == 0 else "DEFAULT",
+                "statusMessage": "not found" if i % 10 == 0 else None,
+                "input": json.dumps({"id": i}),
+                "output": json.dumps({"found": i % 10 != 0}),
+            }
+        )
+    return {"trace": {"id": "t", "projectId": "p", "name": "run"}, "observations": observations}
+
+
 def _exchanges(n: int) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """``n`` chained ``/v1/responses`` exchanges: each request carries only the new output."""
     previous = None
@@ -525,6 +562,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "agentdojo": ("result.json", lambda p, n: _doc(p, _agentdojo(n))),
     "mcp": ("cassette.json", lambda p, n: _doc(p, _mcp(n))),
     "otel": ("trace.json", lambda p, n: _doc(p, _otel(n))),
+    "langfuse": ("trace.json", lambda p, n: _doc(p, _langfuse(n))),
     "openai-responses": ("cassette.yaml", lambda p, n: p.write_text("".join(_responses(n)))),
     "openai-responses-json": ("responses.json", lambda p, n: _doc(p, _responses_json(n))),
     "openai-chat-cassette": ("chat.json", lambda p, n: _doc(p, _chat_cassette(n, "openai-chat"))),
