@@ -266,6 +266,14 @@ RECORDINGS: tuple[Recording, ...] = (
         0,
     ),
     _r("chat-cassettes", "adk_go_TestFunctionTool.gemini.httprr", "gemini-api", 1, 0),
+    # Claude on Amazon Bedrock, streamed: AWS event-stream frames recorded as !!binary
+    _r(
+        "chat-cassettes",
+        "fantasy_bedrock_claude-opus-4-6_tool_streaming.go-vcr.yaml",
+        "anthropic",
+        1,
+        0,
+    ),
     # the Azure SDKs' test proxy (OpenAI's .NET library): two calls at once
     _r("chat-cassettes", "openai_dotnet_ParallelToolCalls.test-proxy.json", "openai-chat", 2, 0),
     # the Gemini API, streamed, in a go-vcr cassette: two calls at once with no ids

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .aws_event_stream import stream_events
 from .cassette_layouts import NotBase64, cassette_pairs
 from .chat_resends import UNSHARED, ResentBodies
 from .reading import decode_json
@@ -176,6 +177,8 @@ def _body(
             if found is not None:
                 found.append(("body", _BUDGET_MESSAGE))
             return None, ()
+        if content[:1] == b"\x00":  # binary frames (no text starts so): an AWS event stream
+            return None, _stream_events(content, found)
         try:
             body = content.decode("utf-8")
         except UnicodeDecodeError:
@@ -193,6 +196,23 @@ def _body(
     if "data:" in body:
         return None, tuple(sse_events(body, found))
     return None, ()
+
+
+def _stream_events(data: bytes, found: list[tuple[str, str]] | None) -> tuple[Any, ...]:
+    """The events of an AWS event stream (Bedrock's streamed reply), each decoded as strictly
+    as a file's JSON (R35); none for bytes that are not one."""
+    texts = stream_events(data)
+    if texts is None:
+        return ()
+    events: list[Any] = []
+    for number, text in enumerate(texts):
+        value, problem = _strict_json(text)
+        if problem is not None:
+            if found is not None:
+                found.append((f"body, event {number}", problem))
+            continue
+        events.append(value)
+    return tuple(events)
 
 
 MAX_INFLATED = 32 * 1024 * 1024

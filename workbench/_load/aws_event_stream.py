@@ -1,0 +1,72 @@
+"""AWS event streams in cassettes: Bedrock's ``invoke-with-response-stream`` replies (R34).
+
+Bedrock streams a model's reply as binary event-stream frames
+(``application/vnd.amazon.eventstream``), which cassettes record as bytes (go-vcr's
+``!!binary``). A frame is its total length and its headers' length (4 bytes each, big-endian),
+a CRC-32 of those eight bytes, the headers, the payload and a CRC-32 of everything before it.
+An ``invoke-with-response-stream`` frame's payload is ``{"bytes": "<base64>"}``, the base64 of
+one event of the model's own stream: for Anthropic's models on Bedrock, the Messages API's
+server-sent events (``message_start``, ``content_block_start``, ...), which ``chat_streams``
+then puts together as for Anthropic's own API.
+
+``stream_events`` gives those events' JSON text, or ``None`` when the bytes are not whole,
+checked frames (any other binary body is none of this, and is not read).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+
+__all__ = ["stream_events"]
+
+_PRELUDE = 12
+"""Total length, headers length and the prelude's CRC."""
+_MAX_FRAMES = 100_000
+
+
+def stream_events(data: bytes) -> list[str] | None:
+    """The JSON text of each event the frames in ``data`` carry (see the module), or ``None``
+    when ``data`` is not a whole event stream whose checksums hold."""
+    if len(data) < _PRELUDE + 4:
+        return None
+    events: list[str] = []
+    at = 0
+    for _ in range(_MAX_FRAMES):
+        if at == len(data):
+            return events
+        if len(data) - at < _PRELUDE + 4:
+            return None
+        total = int.from_bytes(data[at : at + 4], "big")
+        headers = int.from_bytes(data[at + 4 : at + 8], "big")
+        prelude_crc = int.from_bytes(data[at + 8 : at + 12], "big")
+        end = at + total
+        if total < _PRELUDE + 4 + headers or end > len(data):
+            return None
+        if zlib.crc32(data[at : at + 8]) != prelude_crc:
+            return None
+        if zlib.crc32(data[at : end - 4]) != int.from_bytes(data[end - 4 : end], "big"):
+            return None
+        payload = data[at + _PRELUDE + headers : end - 4]
+        event = _event(payload)
+        if event is not None:
+            events.append(event)
+        at = end
+    return None  # more frames than any reply has
+
+
+def _event(payload: bytes) -> str | None:
+    """The model's event a frame's payload carries (``{"bytes": base64}``), as text."""
+    try:
+        wrapper = json.loads(payload)
+    except ValueError:
+        return None
+    chunk = wrapper.get("bytes") if isinstance(wrapper, dict) else None
+    if not isinstance(chunk, str):
+        return None
+    try:
+        return base64.b64decode(chunk, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
