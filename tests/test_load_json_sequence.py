@@ -119,3 +119,20 @@ def test_a_broken_or_hostile_record_is_a_problem_at_its_own_line(tmp_path: Path)
     path.write_text(good + '\n{\n  "b": \n', encoding="utf-8")
     result = wb.load_runs(path, strict=False)
     assert result.problems and result.problems[0].line == 1
+
+
+def test_indented_records_in_a_file_of_any_name_are_read(tmp_path: Path) -> None:
+    """R34: records indented one after another in a ``.json`` or ``.log`` file (what
+    OpenTelemetry's console exporter prints) are read as the JSONL they would be; a single
+    document followed by a broken one is still refused at its line."""
+    recording = next(r for r in _JSONL if r.path.name.startswith("1af7fc5e"))
+    records = _records(recording.path)
+    expected = wb.load_runs(recording.path)
+    for name in ("session.json", "session.log"):
+        path = tmp_path / name
+        path.write_text("\n".join(json.dumps(r, indent=4) for r in records), encoding="utf-8")
+        assert _facts(wb.load_runs(path)) == _facts(expected)
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(records[0], indent=4) + "\n{", encoding="utf-8")
+    result = wb.load_runs(broken, strict=False)
+    assert [p.message[:12] for p in result.problems] == ["invalid JSON"]

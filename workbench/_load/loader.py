@@ -377,10 +377,20 @@ def _load(
         problem = None  # a vcrpy JSON cassette: each message its requests resend decoded once
     else:
         value, problem = decode_json(data, file)
+    if problem is not None and starts_spread(data) and _records_follow(data, file):
+        # indented records one after another, whatever the file's name (a .json or .log of
+        # OpenTelemetry's console exporter, a JSONL log a formatter indented): read as JSONL
+        return _load_jsonl(data, file, chosen, rule)
     if problem is not None:
         fmt: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
         return [], [problem], fmt
     return _load_document(value, file, chosen, rule)
+
+
+def _records_follow(data: bytes, file: str) -> bool:
+    """Whether the data is more than one JSON record, one after another."""
+    found = json_sequence(data, file)
+    return found is not None and len(found[0]) + len(found[1]) > 1
 
 
 def _starts_like_yaml_cassette(data: bytes) -> bool:
