@@ -157,3 +157,55 @@ def test_no_call_is_lost_or_invented_whatever_the_order_of_observations(
     result = wb.load_runs(_export(tmp_path_factory.mktemp("lf"), observations), strict=False)
     expected = [f"obs-{n}" for n in range(count) if n % 3]
     assert [b.call_id for b in result.boundaries] == expected
+
+
+def test_the_downloads_metadata_as_json_text_names_the_call() -> None:
+    """R34: the UI's download keeps ``metadata`` as JSON text; the call id and tool name in its
+    OpenTelemetry attributes are read (the real ADK export's call id was its observation's)."""
+    result = wb.load_runs(FIXTURES / "langfuse" / "google-adk-2025-08-28.trace.json")
+    ((call_id, tool, extra),) = [(b.call_id, b.tool, dict(b.extra)) for b in result.boundaries]
+    assert (call_id, tool) == ("adk-8bd8dc65-717d-4102-858b-3a1dd6b75a00", "say_hello")
+    assert extra == {"observationId": "04290e4d82aba1bc"}
+
+
+def _snake(value: Any) -> Any:
+    names = {"traceId": "trace_id", "parentObservationId": "parent_observation_id"}
+    names |= {"startTime": "start_time", "endTime": "end_time", "projectId": "project_id"}
+    if isinstance(value, dict):
+        return {names.get(k, k): _snake(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_snake(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("shape", ["bare list", "api list", "jsonl", "snake case"])
+def test_lists_of_observations_load_a_run_a_trace(tmp_path: Path, shape: str) -> None:
+    """R34: what export scripts write: the API's list of observations (``{data, meta}``), a
+    bare list, JSONL, the Python SDK's ``model_dump()`` names; a run for each trace."""
+    first = [_observation(n) for n in range(2)]
+    second = [_observation(n, traceId="t2", id=f"other-{n}") for n in range(3)]
+    observations: list[Any] = [first[0], *second, first[1]]
+    path = tmp_path / ("observations.jsonl" if shape == "jsonl" else "observations.json")
+    if shape == "jsonl":
+        path.write_text("".join(json.dumps(o) + "\n" for o in observations), encoding="utf-8")
+    elif shape == "api list":
+        path.write_text(json.dumps({"data": observations, "meta": {"page": 1}}), encoding="utf-8")
+    elif shape == "snake case":
+        path.write_text(json.dumps(_snake({"data": observations})), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(observations), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert result.format == "langfuse"
+    assert [(r.run_id, [b.call_id for b in r.boundaries]) for r in result.runs] == [
+        ("t1", ["obs-0", "obs-1"]),
+        ("t2", ["other-0", "other-1", "other-2"]),
+    ]
+
+
+def test_a_start_with_a_zone_and_an_end_without_is_no_duration_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """R35: times that cannot be subtracted (one with a zone, one without) give no duration."""
+    observation = _observation(0, endTime="2026-01-01T00:00:00.250")
+    (boundary,) = wb.load_runs(_export(tmp_path, [observation])).boundaries
+    assert boundary.duration_ms is None

@@ -499,4 +499,6 @@ RECORDINGS: tuple[Recording, ...] = (
     ),
     _r("langfuse", "pydantic-ai-tools-2025-12-04.trace.json", "langfuse", 3, 0),
     _r("langfuse", "vercel-aisdk-2025-11-17.trace.json", "langfuse", 1, 0),
+    # the UI's download keeps metadata as JSON text: the call id is in its attributes
+    _r("langfuse", "google-adk-2025-08-28.trace.json", "langfuse", 1, 0),
 )

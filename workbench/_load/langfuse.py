@@ -34,7 +34,7 @@ from .pairing import CallPairer
 from .reading import decode_json
 from .records import ErrorRule, LoadProblem, PromotedRun
 
-__all__ = ["load_langfuse", "sniff_langfuse"]
+__all__ = ["is_observation", "load_langfuse", "sniff_langfuse"]
 
 _TYPES = frozenset(
     {
@@ -56,50 +56,116 @@ _PREFIXES = ("execute_tool ", "running tool: ")
 """What frameworks put before a tool's name in its observation's name (ADK, pydantic-ai)."""
 
 
-def _observations(data: Any) -> tuple[Mapping[str, Any], list[Any]] | None:
-    """The trace and its observations, in any of the export's shapes."""
+_CAMEL = {
+    "trace_id": "traceId",
+    "parent_observation_id": "parentObservationId",
+    "start_time": "startTime",
+    "end_time": "endTime",
+    "status_message": "statusMessage",
+    "project_id": "projectId",
+    "session_id": "sessionId",
+    "user_id": "userId",
+    "html_path": "htmlPath",
+}
+"""The Python SDK's ``model_dump()`` names (snake case) and the API's names for them."""
+
+
+def _camel(value: Any) -> Any:
+    """An object with the Python SDK's snake-case names renamed as the API names them."""
+    if not isinstance(value, Mapping) or not any(k in value for k in _CAMEL):
+        return value
+    return {_CAMEL.get(k, k): v for k, v in value.items()}
+
+
+def is_observation(value: Any) -> bool:
+    """One Langfuse observation: typed as Langfuse types them, with its trace or start."""
+    value = _camel(value)
+    return (
+        isinstance(value, Mapping)
+        and value.get("type") in _TYPES
+        and ("traceId" in value or "startTime" in value)
+        and "id" in value
+    )
+
+
+def _observations(data: Any) -> tuple[Mapping[str, Any], list[Any], str] | None:
+    """The trace, its observations and where they are, in any of the export's shapes: the
+    UI's download, the API's trace (its observations inside), the API's list of observations
+    (``{"data": [...], "meta": ...}``) or a bare list of them."""
+    if isinstance(data, list):
+        return ({}, data, "") if data and is_observation(data[0]) else None
     if not isinstance(data, Mapping):
         return None
-    trace = data.get("trace")
+    data = _camel(data)
+    trace = _camel(data.get("trace"))
     if isinstance(trace, Mapping):
-        found = data.get("observations", trace.get("observations"))
-        return (trace, found) if isinstance(found, list) else None
+        if isinstance(data.get("observations"), list):
+            return trace, data["observations"], "observations"
+        found = trace.get("observations")
+        return (trace, found, "trace.observations") if isinstance(found, list) else None
     found = data.get("observations")
-    if isinstance(found, list) and "id" in data and ("htmlPath" in data or "projectId" in data):
-        return data, found  # the public API's trace object
+    api_trace = isinstance(found, list) and isinstance(data.get("id"), str)
+    if api_trace and (not found or is_observation(found[0])):
+        return data, found, "observations"  # the public API's trace object
+    listed = data.get("data")
+    if isinstance(listed, list) and listed and is_observation(listed[0]):
+        return {}, listed, "data"
     return None
 
 
 def sniff_langfuse(data: Any) -> bool:
-    """A Langfuse trace export: a trace and its observations, the first of them typed as
-    Langfuse types them."""
+    """A Langfuse trace export or list of observations (see :func:`_observations`)."""
     found = _observations(data)
     if found is None:
         return False
-    trace, observations = found
-    first = observations[0] if observations else None
-    if first is None:
-        return isinstance(trace.get("id"), str) and "projectId" in trace
-    return isinstance(first, Mapping) and first.get("type") in _TYPES and "traceId" in first
+    trace, observations, _ = found
+    if observations:
+        return is_observation(observations[0])
+    return isinstance(trace.get("id"), str) and ("projectId" in trace or "htmlPath" in trace)
 
 
 def load_langfuse(
     data: Any, file: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """A run a trace: one for an export of a trace, one for each trace a list of observations
+    holds (in the order their first observations come)."""
     found = _observations(data)
     if found is None:
         return [], [LoadProblem(file, "(root)", "observations", "not a Langfuse trace export")]
-    trace, observations = found
-    base = "observations" if "observations" in data else "trace.observations"
+    trace, observations, base = found
+    if trace:
+        return _run(trace, list(enumerate(observations)), base, file, rule, 0, 1)
+    by_trace: dict[Any, list[tuple[int, Any]]] = {}
+    for index, observation in enumerate(observations):
+        key = _camel(observation).get("traceId") if isinstance(observation, Mapping) else None
+        by_trace.setdefault(key if isinstance(key, str) else "", []).append((index, observation))
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    for number, (key, listed) in enumerate(by_trace.items()):
+        more_runs, more = _run(
+            {"id": key} if key else {}, listed, base, file, rule, number, len(by_trace)
+        )
+        runs.extend(more_runs)
+        problems.extend(more)
+    return runs, problems
+
+
+def _run(
+    trace: Mapping[str, Any],
+    listed: list[tuple[int, Any]],
+    base: str,
+    file: str,
+    rule: ErrorRule,
+    number: int,
+    total: int,
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
     pairer = CallPairer(file)
     tally = RecordTally()
-    by_id = {o.get("id"): o for o in observations if isinstance(o, Mapping)}
-    ordered = sorted(
-        range(len(observations)),
-        key=lambda i: (_start(observations[i]), i),
-    )
-    for index in ordered:
-        observation = observations[index]
+    observations = [(index, _camel(o)) for index, o in listed]
+    by_id = {o.get("id"): o for _, o in observations if isinstance(o, Mapping)}
+    ordered = sorted(range(len(observations)), key=lambda i: (_start(observations[i][1]), i))
+    for position in ordered:
+        index, observation = observations[position]
         where = f"{base}[{index}]"
         if not isinstance(observation, Mapping):
             pairer.problem(where, "", "an observation must be an object")
@@ -121,15 +187,16 @@ def load_langfuse(
         k: trace[k] for k in ("name", "sessionId", "userId", "tags") if trace.get(k) is not None
     }
     metadata.update(tally.to_metadata())
+    fallback = f"trace-{number}" if total > 1 else "trace"
     run = PromotedRun(
-        run_id=trace_id or "trace",
+        run_id=trace_id or fallback,
         boundaries=boundaries,
         source=file,
         format="langfuse",
         error_rule=rule,
         outcome="completed",
         answer=_decoded(trace.get("output")),
-        task_key=f"trace-{trace_id[:8]}" if trace_id else "trace",
+        task_key=f"trace-{trace_id[:8]}" if trace_id else fallback,
         metadata=metadata,
     )
     return [run], pairer.problems
@@ -141,8 +208,10 @@ def _start(observation: Any) -> str:
 
 
 def _attributes(observation: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = observation.get("metadata")
-    attributes = metadata.get("attributes") if isinstance(metadata, Mapping) else None
+    """The OpenTelemetry attributes Langfuse kept on an observation's ``metadata`` (an object,
+    or its JSON text, as the UI's download writes it)."""
+    metadata = _decoded(observation.get("metadata"))
+    attributes = _decoded(metadata.get("attributes")) if isinstance(metadata, Mapping) else None
     return attributes if isinstance(attributes, Mapping) else {}
 
 
@@ -243,7 +312,7 @@ def _duration(start: Any, end: Any) -> int | None:
         return None
     try:
         took = datetime.fromisoformat(end) - datetime.fromisoformat(start)
-    except ValueError:
+    except (ValueError, TypeError):  # not a time, or one with a zone and one without
         return None
     milliseconds = round(took.total_seconds() * 1000)
     return milliseconds if milliseconds >= 0 else None

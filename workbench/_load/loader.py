@@ -84,7 +84,7 @@ from .httprr import HEADER as HTTPRR
 from .httprr import trace as httprr_trace
 from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
 from .json_sequence import json_sequence, starts_spread
-from .langfuse import load_langfuse, sniff_langfuse
+from .langfuse import is_observation, load_langfuse, sniff_langfuse
 from .mcp import (
     is_message_log_head,
     load_mcp,
@@ -232,6 +232,8 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return "openwop"
     if _openhands_event_lines(heads):
         return "openhands"  # an event a line (the agent SDK's events.jsonl)
+    if is_observation(first):
+        return "langfuse"  # Langfuse observations, one a line (an export script's JSONL)
     if _is_chat_line(first):
         return "chat"  # one of the chat formats, told apart by the chat loaders
     whole = detect_format(first)  # a line a recording (OpenHands' output.jsonl)
@@ -768,6 +770,9 @@ def _lines_loader(
         return load_mcp_messages([(f"line {n}", d) for n, d in docs], file)
     if fmt == "openwop":
         runs, problems = load_openwop([d for _, d in docs], file)
+        return runs, _relined(problems, docs, file)
+    if fmt == "langfuse" and is_observation(docs[0][1] if docs else None):
+        runs, problems = load_langfuse([d for _, d in docs], file, rule)
         return runs, _relined(problems, docs, file)
     if fmt == "openhands" and _openhands_event_lines([d for _, d in docs[:_HEAD_LINES]]):
         runs, problems = load_openhands([d for _, d in docs], file)
