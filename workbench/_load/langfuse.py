@@ -80,9 +80,11 @@ def _camel(value: Any) -> Any:
 def is_observation(value: Any) -> bool:
     """One Langfuse observation: typed as Langfuse types them, with its trace or start."""
     value = _camel(value)
+    kind = value.get("type") if isinstance(value, Mapping) else None
     return (
         isinstance(value, Mapping)
-        and value.get("type") in _TYPES
+        and isinstance(kind, str)
+        and kind in _TYPES
         and ("traceId" in value or "startTime" in value)
         and "id" in value
     )
