@@ -7,7 +7,9 @@ exporter writes one a line), or a trace as Grafana Tempo's API returns it (``{"b
 names OTLP had before 0.15), or a Jaeger JSON export (``{"data": [{"traceID", "spans": [{"spanID",
 "operationName", "references", "startTime", "duration", "tags"}]}]}``, as Jaeger's UI and API give
 it: its tags read as attributes, ``otel.status_code`` and ``error`` as the status, times in
-microseconds). A span whose ``gen_ai.operation.name`` is ``execute_tool`` is a
+microseconds), or spans as the OpenTelemetry SDK writes them (its console exporter's indented
+objects, a JSON array or JSONL of them; ``otel_sdk``). A span whose ``gen_ai.operation.name`` is
+``execute_tool`` is a
 tool call and its result in one: tool ``gen_ai.tool.name`` (else the span name after
 ``execute_tool ``), call id ``gen_ai.tool.call.id`` (else the span id), args
 ``gen_ai.tool.call.arguments`` (JSON text decoded), result ``gen_ai.tool.call.result``, or the
@@ -54,6 +56,7 @@ from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_han
 from .otel_claude import claude_execution, event_attribute
 from .otel_jaeger import is_jaeger, jaeger_spans
 from .otel_logs import Event, event_time, log_records
+from .otel_sdk import is_sdk_span, sdk_span
 from .otel_values import ERROR_CODES, attributes_of, span_nanos, tool_response
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -70,8 +73,12 @@ _CLAUDE_TOOL_SPAN = "claude_code.tool"  # Claude Code's own tool span (no GenAI 
 
 
 def sniff_otel(data: Any) -> bool:
+    if isinstance(data, list):  # spans as the SDK writes them (its in-memory exporter's dump)
+        return bool(data) and is_sdk_span(data[0])
     if not isinstance(data, dict):
         return False
+    if is_sdk_span(data):  # one a JSONL line, or the console exporter's indented objects
+        return True
     if isinstance(data.get("resourceSpans"), list) or is_jaeger(data):
         return True
     batches = data.get("batches")
@@ -80,6 +87,9 @@ def sniff_otel(data: Any) -> bool:
         and bool(batches)
         and all(isinstance(b, dict) and _scopes_key(b) is not None for b in batches)
     )
+
+
+_NOT_A_SPAN = "not a span as the OpenTelemetry SDK writes one (name, context, attributes)"
 
 
 def _resources_key(request: Mapping[str, Any]) -> str:
@@ -120,6 +130,16 @@ def load_otel(
     logs: dict[str, list[str]] = {}  # trace id -> its log records' event names
     events: dict[str, list[Event]] = {}  # ... and those holding calls or results
     for where, request in docs:
+        if isinstance(request, list) and request and is_sdk_span(request[0]):
+            for index, span in enumerate(request):
+                if is_sdk_span(span):
+                    spans.append((f"{where}[{index}]", *sdk_span(span)))
+                else:
+                    problems.append(LoadProblem(file, f"{where}[{index}]", "", _NOT_A_SPAN))
+            continue
+        if is_sdk_span(request):
+            spans.append((where, *sdk_span(request)))
+            continue
         if not isinstance(request, dict):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))
             continue

@@ -1,0 +1,76 @@
+"""OpenTelemetry spans as the SDK writes them, read as OTLP spans (``otel``).
+
+The OpenTelemetry SDK's own JSON of a span (``ReadableSpan.to_json``: what its console exporter
+prints, an indented object a span, and what tests dump from its in-memory exporter) is not
+OTLP: ``{"name", "context": {"trace_id": "0x...", "span_id": "0x..."}, "kind", "parent_id",
+"start_time", "end_time"`` (ISO 8601 times), ``"status": {"status_code": "ERROR",
+"description"}, "attributes": {...}`` (a plain object), ``"events", "links", "resource"}``.
+``sdk_span`` gives one in the shape ``otel`` reads OTLP's in, so one reader serves both: a
+file of such spans (a JSON array, JSONL, or the console's indented objects one after another)
+loads as a trace of OTLP spans would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+__all__ = ["is_sdk_span", "sdk_span"]
+
+
+def is_sdk_span(value: Any) -> bool:
+    """A span as the SDK's ``to_json`` writes it (its ``context`` holds the ids)."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
+        return False
+    context = value.get("context")
+    return (
+        isinstance(context, Mapping)
+        and isinstance(context.get("trace_id"), str)
+        and isinstance(context.get("span_id"), str)
+        and "attributes" in value
+        and ("start_time" in value or "parent_id" in value)
+    )
+
+
+def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The span in OTLP's shape (ids without ``0x``, times in nanoseconds, the status as a
+    code) and its attributes."""
+    context = span.get("context")
+    ids = context if isinstance(context, Mapping) else {}
+    raw_status = span.get("status")
+    status = raw_status if isinstance(raw_status, Mapping) else {}
+    attributes = span.get("attributes")
+    shaped: dict[str, Any] = {
+        "traceId": _hex(ids.get("trace_id")),
+        "spanId": _hex(ids.get("span_id")),
+        "parentSpanId": _hex(span.get("parent_id")),
+        "name": span.get("name"),
+        "startTimeUnixNano": _nanos(span.get("start_time")),
+        "endTimeUnixNano": _nanos(span.get("end_time")),
+        "status": {"code": "ERROR", "message": status.get("description")}
+        if status.get("status_code") == "ERROR"
+        else {},
+    }
+    return shaped, dict(attributes) if isinstance(attributes, Mapping) else {}
+
+
+def _hex(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith("0x"):
+        return value[2:]
+    return value
+
+
+def _nanos(value: Any) -> int | None:
+    """An ISO 8601 time (``2025-01-01T00:00:00.123456Z``) in nanoseconds since the epoch."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    whole = int(moment.timestamp())
+    nanos = whole * 1_000_000_000 + moment.microsecond * 1000
+    return nanos if 0 <= nanos < 1 << 64 else None
