@@ -501,4 +501,10 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("langfuse", "vercel-aisdk-2025-11-17.trace.json", "langfuse", 1, 0),
     # the UI's download keeps metadata as JSON text: the call id is in its attributes
     _r("langfuse", "google-adk-2025-08-28.trace.json", "langfuse", 1, 0),
+    # written by the newest releases of the tools themselves, driven by a scripted fake model
+    # (SYNTHETIC runs): the failures each tool words its own way
+    _r("inspect-ai", "generated-inspect-0.3.285-scripted.eval", "inspect-ai", 24, 16),
+    _r("codex", "generated-codex-0.171.0-unsupported-call.rollout.jsonl", "codex", 3, 2),
+    _r("codex", "generated-codex-0.171.0-bad-arguments.rollout.jsonl", "codex", 3, 2),
+    _r("gemini-cli", "generated-gemini-0.61.0-bad.stream.jsonl", "gemini-cli", 3, 3),
 )

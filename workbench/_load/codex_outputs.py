@@ -57,14 +57,29 @@ def codex_error(output: Any, text: str) -> str | None:
     """The error code of an output Codex itself wrote for a call it did not run or that
     failed before its command could (``None``: not one): a structured output's ``success:
     false``, the user's refusal (``patch rejected by user``, ``exec command rejected by user``,
-    the whole output) or a spawn error (``execution error: ...``, e.g. a working directory that
-    does not exist), as codex-rs words them."""
+    the whole output), a spawn error (``execution error: ...``, e.g. a working directory that
+    does not exist), a call to a tool Codex has not (``unsupported call: ...``) or arguments it
+    could not read (``failed to parse function arguments: ...``), as codex-rs words them."""
     if isinstance(output, dict) and output.get("success") is False:
         return "failed"
     refusal = _REJECTED.get(text.strip())
     if refusal is not None:
         return refusal
-    return "execution_error" if text.startswith("execution error: ") else None
+    for start, code in _NOT_RUN:
+        if text.startswith(start):
+            return code
+    return None
+
+
+_NOT_RUN = (
+    ("execution error: ", "execution_error"),
+    ("unsupported call: ", "unsupported_call"),
+    ("unsupported custom tool call: ", "unsupported_call"),
+    ("failed to parse function arguments: ", "invalid_arguments"),
+)
+"""What Codex answers for a call it could not run, and the error code each is given: its
+command could not start, the model called a tool Codex has not, its arguments were no JSON or
+lacked a member (codex-rs's router, which logs an error for each)."""
 
 
 def _text_exit(text: str) -> int | None:

@@ -16,11 +16,14 @@ A file may hold several sessions one after another (a harness appending each run
 one transcript): each ``init`` starts a run, and records after a ``result`` and before the next
 ``init`` (a harness's own prompt line) belong to the next run. Members a harness adds (such as
 a ``ts`` beside ``timestamp``) are left alone. Unlike the session files (``gemini_cli``), the
-stream carries no shell exit code: a shell command's failure is its ``status``.
+stream carries a shell command's exit code only when the command printed nothing (its output is
+then ``Command exited with code: N``, its status ``success``): that is a failure
+(``exit_code:N``, R36); otherwise a shell command's failure is its ``status``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -55,6 +58,7 @@ class _Run(StreamRun):
     init: dict[str, Any] = field(default_factory=dict)
     result: dict[str, Any] | None = None
     text: list[str] = field(default_factory=list)  # the model's streamed pieces, not yet said
+    shell: set[str] = field(default_factory=set)  # the ids of the shell calls made
 
 
 def load_gemini_cli_stream(
@@ -118,6 +122,10 @@ def _message(run: _Run, record: dict[str, Any], where: str) -> None:
         run.pairer.problem(where, "role", f"unknown role {role!r} (expected user or assistant)")
 
 
+_SHELL = "run_shell_command"
+_EXITED = re.compile(r"Command exited with code: (-?\d+)")
+
+
 def _tool_use(run: _Run, record: dict[str, Any], where: str) -> None:
     name, call_id = record.get("tool_name"), record.get("tool_id")
     if not isinstance(name, str) or not name:
@@ -128,6 +136,8 @@ def _tool_use(run: _Run, record: dict[str, Any], where: str) -> None:
         return
     args = record.get("parameters")
     run.pairer.call(call_id, name, args, where=where, field_name="tool_id")
+    if name == _SHELL:
+        run.shell.add(call_id)
     run.talk.assistant(None, [{"id": call_id, "name": name, "args": args}], turn=f"turn-{run.turn}")
     run.answer = None
 
@@ -158,7 +168,12 @@ def _tool_result(run: _Run, record: dict[str, Any], where: str) -> None:
     text = output if isinstance(output, str) else text_of(output) if output is not None else ""
     error = record.get("error")
     code = message = None
-    if failed:
+    exited = _EXITED.fullmatch(text.strip()) if call_id in run.shell else None
+    if not failed and exited is not None and int(exited.group(1)) != 0:
+        # a command that printed nothing and exited non-zero: the one exit code the stream
+        # carries, in the text the CLI shows for it (its status says success)
+        failed, code, message = True, f"exit_code:{exited.group(1)}", text.strip()
+    if failed and code is None:
         if isinstance(error, dict):
             code = error.get("type") if isinstance(error.get("type"), str) else None
             message = error.get("message") if isinstance(error.get("message"), str) else None

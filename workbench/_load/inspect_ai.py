@@ -11,7 +11,9 @@ arguments}``) are the calls; a ``tool`` message answers its ``tool_call_id`` and
 has an ``error`` (a ``ToolCallError`` ``{type, message}``: ``type`` is kept as the boundary's
 ``error_code``: ``parsing``, ``timeout``, ``unicode_decode``, ``permission``,
 ``file_not_found``, ``is_a_directory``, ``limit``, ``approval``, ``output_limit``,
-``unknown``). An ``error`` that is not an object or null is a problem (R35). Strings of the form
+``unknown``); Inspect leaves such a message's content empty and tells the model the error's
+``message``, which is then the boundary's response text too. An ``error`` that is not an
+object or null is a problem (R35). Strings of the form
 ``attachment://<hash>`` are resolved from the sample's ``attachments``.
 
 A sample's ``events[]`` also record each tool call (``{"event": "tool", id, function, arguments,
@@ -239,6 +241,10 @@ def _sample(
                 if isinstance(content, str)
                 else {"content": content if isinstance(content, list) else []}
             )
+            if failed and not text and isinstance(note, str) and note:
+                # Inspect leaves a failed call's content empty and gives the model its error
+                text = note
+                response = {"content": [{"type": "text", "text": note}]}
             _answer(pairer, call_id, response, failed, where, "tool_call_id", code, note, text)
             talk.tool(call_id, text, failed)
     events = sample.get("events")
@@ -312,6 +318,8 @@ def _tool_events(
         text = result if isinstance(result, str) else text_of(result)
         content = result if isinstance(result, list) else [{"type": "text", "text": text}]
         response = {"content": content if text or isinstance(result, list) else []}
+        if failed and not text and isinstance(note, str) and note:
+            response = {"content": [{"type": "text", "text": note}]}  # what the model was told
         _answer(pairer, call_id, response, failed, where, "id", code, note, text)
     return pending
 

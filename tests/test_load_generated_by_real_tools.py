@@ -1,0 +1,62 @@
+"""Logs the newest releases of the tools wrote themselves, driven by a scripted fake model
+(SPEC R34, R36; the files are SYNTHETIC runs, see each fixture folder's SOURCE.md).
+
+Each found a failure the tool words its own way that loaded as a success, or a failure's
+text lost on the way to the suite.
+"""
+
+from __future__ import annotations
+
+import workbench as wb
+from helpers.paths import FIXTURES
+
+
+def test_a_failed_inspect_call_serves_the_error_the_model_was_told() -> None:
+    """R36: Inspect leaves a failed tool message's content empty and gives the model the
+    error's message: that text is the boundary's response, and what the promoted suite serves
+    (it served an empty text)."""
+    result = wb.load_runs(FIXTURES / "inspect-ai" / "generated-inspect-0.3.285-scripted.eval")
+    failed = [b for b in result.boundaries if b.is_error]
+    assert len(failed) == 16
+    for boundary in failed:
+        (part,) = boundary.response["content"]
+        assert part["text"] == boundary.error_message and part["text"]
+    suite = wb.promote(result).suite
+    served = [r for t in suite.tasks for r in t["fixtures"]["toolResponses"] if r.get("isError")]
+    assert len(served) == 16
+    assert all(r["response"]["content"][0]["text"] for r in served)
+
+
+def test_codex_calls_it_could_not_run_are_failures() -> None:
+    """R36: ``unsupported call: <tool>`` and ``failed to parse function arguments: ...`` are
+    Codex's answers to calls it never ran."""
+    codes = {
+        name: [(b.tool, b.error_code) for b in wb.load_runs(FIXTURES / "codex" / name).boundaries]
+        for name in (
+            "generated-codex-0.171.0-unsupported-call.rollout.jsonl",
+            "generated-codex-0.171.0-bad-arguments.rollout.jsonl",
+        )
+    }
+    assert codes == {
+        "generated-codex-0.171.0-unsupported-call.rollout.jsonl": [
+            ("exec_command", None),
+            ("write_stdin", "exit_code:3"),
+            ("no_such_tool", "unsupported_call"),
+        ],
+        "generated-codex-0.171.0-bad-arguments.rollout.jsonl": [
+            ("exec_command", "invalid_arguments"),
+            ("exec_command", "invalid_arguments"),
+            ("exec_command", None),
+        ],
+    }
+
+
+def test_a_silent_shell_command_that_exits_non_zero_fails_in_gemini_s_stream() -> None:
+    """R36: the stream says ``success`` for ``exit 7`` and prints ``Command exited with code:
+    7``: the one exit code the stream carries."""
+    result = wb.load_runs(FIXTURES / "gemini-cli" / "generated-gemini-0.61.0-bad.stream.jsonl")
+    assert [(b.tool, b.is_error, b.error_code) for b in result.boundaries] == [
+        ("no_such_tool", True, "tool_not_registered"),
+        ("read_file", True, "invalid_tool_params"),
+        ("run_shell_command", True, "exit_code:7"),
+    ]
