@@ -209,3 +209,19 @@ def test_a_start_with_a_zone_and_an_end_without_is_no_duration_not_a_crash(
     observation = _observation(0, endTime="2026-01-01T00:00:00.250")
     (boundary,) = wb.load_runs(_export(tmp_path, [observation])).boundaries
     assert boundary.duration_ms is None
+
+
+def test_a_deep_tree_is_walked_once_and_a_list_for_an_id_is_a_problem(tmp_path: Path) -> None:
+    """A call under each of 3,000 nested spans finds the agent at the top without walking the
+    tree once a call (it took time that grew with the square of the depth); an observation
+    whose id or parent is a list is a problem at its place, not a crash (R35)."""
+    observations: list[Any] = [_observation(0, "AGENT", name="boss")]
+    for n in range(1, 3001):
+        parent = "obs-0" if n == 1 else f"span-{n - 1}"
+        observations.append(_observation(0, "SPAN", id=f"span-{n}", parentObservationId=parent))
+        observations.append(_observation(1, id=f"call-{n}", parentObservationId=f"span-{n}"))
+    observations.append(_observation(2, id=["x"], parentObservationId=["obs-0"]))
+    result = wb.load_runs(_export(tmp_path, observations), strict=False)
+    assert len(result.boundaries) == 3000
+    assert {b.agent_id for b in result.boundaries} == {"boss"}
+    assert [(p.where, p.field) for p in result.problems] == [("observations[6001]", "id")]

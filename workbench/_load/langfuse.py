@@ -164,7 +164,8 @@ def _run(
     pairer = CallPairer(file)
     tally = RecordTally()
     observations = [(index, _camel(o)) for index, o in listed]
-    by_id = {o.get("id"): o for _, o in observations if isinstance(o, Mapping)}
+    by_id = {o["id"]: o for _, o in observations if isinstance(o, Mapping) and _named(o)}
+    agents: dict[int, str | None] = {}
     ordered = sorted(range(len(observations)), key=lambda i: (_start(observations[i][1]), i))
     for position in ordered:
         index, observation = observations[position]
@@ -182,7 +183,7 @@ def _run(
             # the failure flag of a call: wrong-typed, it is a problem (R35)
             pairer.problem(where, "level", "not one of DEBUG, DEFAULT, WARNING, ERROR")
             continue
-        _tool(observation, where, by_id, pairer, rule)
+        _tool(observation, where, by_id, agents, pairer, rule)
     boundaries = pairer.finish()
     trace_id = trace.get("id") if isinstance(trace.get("id"), str) else None
     metadata: dict[str, Any] = {
@@ -202,6 +203,10 @@ def _run(
         metadata=metadata,
     )
     return [run], pairer.problems
+
+
+def _named(observation: Mapping[str, Any]) -> bool:
+    return isinstance(observation.get("id"), str)
 
 
 def _start(observation: Any) -> str:
@@ -226,7 +231,8 @@ def _is_tool(observation: Mapping[str, Any]) -> bool:
 def _tool(
     observation: Mapping[str, Any],
     where: str,
-    by_id: Mapping[Any, Any],
+    by_id: Mapping[str, Any],
+    agents: dict[int, str | None],
     pairer: CallPairer,
     rule: ErrorRule,
 ) -> None:
@@ -247,7 +253,7 @@ def _tool(
         pairer.problem(where, "id", "missing or not a string")
         return
     extra = {"observationId": observation.get("id")} if call_id != observation.get("id") else {}
-    agent = _agent(observation, by_id)
+    agent = _agent(observation, by_id, agents)
     args = _decoded(observation.get("input"))
     pairer.call(call_id, name, args, where=where, field_name="id", agent_id=agent, extra=extra)
     output = observation.get("output")
@@ -297,16 +303,36 @@ _JSON_STARTS = ("{", "[", '"')
 tool's output ``42`` or ``null`` stays the text it was."""
 
 
-def _agent(observation: Mapping[str, Any], by_id: Mapping[Any, Any]) -> str | None:
-    """The name of the nearest ``AGENT`` observation above this one."""
-    seen: set[Any] = set()
-    parent = by_id.get(observation.get("parentObservationId"))
-    while isinstance(parent, Mapping) and id(parent) not in seen:
-        seen.add(id(parent))
-        if parent.get("type") == "AGENT" and isinstance(parent.get("name"), str):
-            return str(parent["name"])
-        parent = by_id.get(parent.get("parentObservationId"))
-    return None
+def _agent(
+    observation: Mapping[str, Any], by_id: Mapping[str, Any], memo: dict[int, str | None]
+) -> str | None:
+    """The name of the nearest ``AGENT`` observation above this one. ``memo``: that name for
+    each observation walked so far, at or above it (a deep tree is walked once, not once a
+    call; a loop of parents ends the walk)."""
+    chain: list[int] = []
+    found: str | None = None
+    node = _parent(observation, by_id)
+    while node is not None:
+        key = id(node)
+        if key in memo:
+            found = memo[key]
+            break
+        if key in chain:
+            break
+        chain.append(key)
+        if node.get("type") == "AGENT" and isinstance(node.get("name"), str):
+            found = str(node["name"])
+            break
+        node = _parent(node, by_id)
+    for key in chain:
+        memo[key] = found
+    return found
+
+
+def _parent(observation: Mapping[str, Any], by_id: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    parent_id = observation.get("parentObservationId")
+    parent = by_id.get(parent_id) if isinstance(parent_id, str) else None
+    return parent if isinstance(parent, Mapping) else None
 
 
 def _duration(start: Any, end: Any) -> int | None:
