@@ -851,14 +851,32 @@ def test_an_azure_test_proxy_recording_reads_json_and_streamed_bodies() -> None:
     )
 
 
+def _chunked(body: bytes) -> bytes:
+    """An httprr record whose response has a chunked body of these bytes."""
+    request = b"POST /v1 HTTP/1.1\r\nHost: x\r\n\r\n"
+    response = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body
+    return f"{len(request)} {len(response)}\n".encode() + request + response
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
         (b"12 x\nabc", "line 2: not an httprr trace: a record must start with two byte counts"),
         (b"5 5\nabcde", "line 2: not an httprr trace: a record is cut short"),
         (b"5 5\nabcdefghij", "line 2: not an httprr trace: the request has no blank line"),
+        # chunked bodies: a negative size once looped for ever, eating memory
+        (_chunked(b"-6\r\n-6\r\n"), "line 2: not an httprr trace: a chunked body"),
+        (_chunked(b"ff\r\nabc\r\n0\r\n\r\n"), "line 2: not an httprr trace: a chunked body"),
+        (_chunked(b"3\r\nabc\r\n"), "line 2: not an httprr trace: a chunked body"),
     ],
-    ids=["counts", "short", "no-blank-line"],
+    ids=[
+        "counts",
+        "short",
+        "no-blank-line",
+        "negative-chunk",
+        "chunk-past-the-end",
+        "no-last-chunk",
+    ],
 )
 def test_a_broken_httprr_trace_is_refused_with_its_line(
     tmp_path: Path, text: bytes, message: str

@@ -11,6 +11,7 @@ HTTP cassette. A malformed record is refused with its line.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .records import LoadError, LoadProblem
@@ -59,19 +60,29 @@ def _message(raw: bytes, file: str, line: int, side: str) -> tuple[bytes, dict[s
 
 
 def _unchunked(body: bytes, file: str, line: int) -> bytes:
+    """A chunked body's content. Each chunk's size is hexadecimal digits; a size that is not
+    (``-6``), a chunk past the body's end, or a body with no last (empty) chunk is refused: the
+    loop always moves forward, so no body can hold it (a negative size once did, for ever)."""
     parts: list[bytes] = []
     at = 0
     while True:
         end = body.find(b"\r\n", at)
-        size_text = body[at:end].split(b";", 1)[0].strip() if end >= 0 else b""
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise _refused(file, line, "a chunked body's chunk has no size") from None
+        if end < 0:
+            raise _refused(file, line, "a chunked body ends before its last chunk")
+        size_text = body[at:end].split(b";", 1)[0].strip()
+        if not _HEX_SIZE.fullmatch(size_text):
+            raise _refused(file, line, "a chunked body's chunk has no size")
+        size = int(size_text, 16)
         if size == 0:
             return b"".join(parts)
+        if end + 2 + size > len(body):
+            raise _refused(file, line, "a chunked body's chunk runs past the body's end")
         parts.append(body[end + 2 : end + 2 + size])
         at = end + 2 + size + 2
+
+
+_HEX_SIZE = re.compile(rb"[0-9A-Fa-f]{1,15}")
+"""A chunk's size: hexadecimal digits (no sign, no spaces; fifteen at most, under 2**60)."""
 
 
 def _request(message: tuple[bytes, dict[str, str], bytes]) -> dict[str, Any]:
