@@ -166,7 +166,9 @@ def _is_text(part: Any) -> bool:
 
 def _text_of(content: Any) -> str:
     parts = content.get("parts") if isinstance(content, Mapping) else None
-    texts = [p.get("text") for p in parts or () if isinstance(p, Mapping)]
+    texts = (
+        [p.get("text") for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+    )
     return "\n".join(text for text in texts if isinstance(text, str))
 
 

@@ -1,0 +1,105 @@
+"""Mutated real recordings never crash a load (SPEC R35).
+
+A value swapped for one of another type (a list for a name, a number for a list, ...) at any
+place of a real recording loads what it can or is refused with places: nothing but a
+``LoadError`` is ever raised. The mutation fuzz of stop 28 and 29 found crashes this way (a
+Responses item typed as a list, a Gemini system instruction whose parts were a number); this
+property keeps trying it on the readers added last.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import workbench as wb
+from helpers.paths import FIXTURES
+
+_SOURCES = [
+    FIXTURES / "langfuse" / "google-adk-2025-08-28.trace.json",
+    FIXTURES / "codex" / "generated-codex-0.171.0-unsupported-call.rollout.jsonl",
+    FIXTURES / "gemini-cli" / "generated-gemini-0.61.0-bad.stream.jsonl",
+    FIXTURES / "chat-cassettes" / "fantasy_gemini-2.5-flash_multi_tool_streaming.go-vcr.yaml",
+    FIXTURES / "tau2-bench" / "blakeelias_tau2_airline_relaxed_grok-3-mini.json",
+]
+_ODD: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]], "Error: x"]
+
+
+def _read(path: Path) -> tuple[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return "jsonl", [json.loads(line) for line in text.splitlines() if line.strip()]
+    if path.suffix == ".yaml":
+        return "yaml", yaml.safe_load(text)
+    return "json", json.loads(text)
+
+
+def _places(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [here]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _places(item, (*here, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            out += _places(item, (*here, index))
+    return out
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.sampled_from(_SOURCES), st.data())
+def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
+    tmp_path: Path, source: Path, data: st.DataObject
+) -> None:
+    kind, value = _read(source)
+    value = copy.deepcopy(value)
+    for _ in range(data.draw(st.integers(1, 3))):
+        places = _places(value)[1:]
+        if not places:
+            break
+        place = data.draw(st.sampled_from(places))
+        holder = value
+        for key in place[:-1]:
+            holder = holder[key]
+        holder[place[-1]] = copy.deepcopy(data.draw(st.sampled_from(_ODD)))
+    path = tmp_path / source.name
+    if kind == "jsonl":
+        path.write_text("".join(json.dumps(v) + "\n" for v in value), encoding="utf-8")
+    elif kind == "yaml":
+        path.write_text(yaml.safe_dump(value), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(value), encoding="utf-8")
+    try:
+        result = wb.load_runs(path, strict=False)
+    except wb.LoadError as refused:
+        assert refused.problems and all(p.where for p in refused.problems)
+        return
+    for boundary in result.boundaries:
+        boundary.to_row()
+    assert all(p.where for p in result.problems)
+
+
+@pytest.mark.parametrize("parts", [7, True, "text", {"text": "x"}])
+def test_a_gemini_system_instruction_of_odd_parts_is_no_crash(tmp_path: Path, parts: Any) -> None:
+    """R35: ``systemInstruction.parts`` that is not a list crashed the Gemini reader."""
+    source = (
+        FIXTURES / "chat-cassettes" / "fantasy_gemini-2.5-flash_multi_tool_streaming.go-vcr.yaml"
+    )
+    cassette = yaml.safe_load(source.read_text(encoding="utf-8"))
+    request = cassette["interactions"][0]["request"]
+    body = json.loads(request["body"])
+    body["systemInstruction"] = {"parts": parts}
+    request["body"] = json.dumps(body)
+    path = tmp_path / source.name
+    path.write_text(yaml.safe_dump(cassette), encoding="utf-8")
+    assert len(wb.load_runs(path, strict=False).boundaries) == 2
