@@ -157,3 +157,91 @@ def test_no_sub_agent_call_is_lost_or_invented(
     assert [m["agentId"] for m in missing] == [
         _child_id(n) for n in range(len(calls)) if n not in written
     ]
+
+
+def test_a_rollout_is_never_its_own_sub_agent_nor_read_twice(tmp_path: Path) -> None:
+    """R2: a rollout whose spawn_agent names its own thread (and whose session names itself as
+    parent) joined its own calls a second time; an agent id that only ends another thread's
+    file name joined that thread's calls twice. A file is taken for a thread only when its
+    ``session_meta`` is that thread's."""
+    records = [_meta(PARENT, PARENT, "me")]
+    records += _call("spawn-0", "spawn_agent", {}, json.dumps({"agent_id": PARENT}))
+    records += _call("x", "exec_command", {}, "Exit code: 0")
+    path = _write(tmp_path / f"rollout-2026-06-19T12-29-48-{PARENT}.jsonl", records)
+    assert [b.call_id for b in wb.load_runs(path).boundaries] == ["spawn-0", "x"]
+    other = tmp_path / "other"
+    other.mkdir()
+    parent = _session(other, [1])
+    tail = _child_id(0).rsplit("-", 1)[1]  # the last piece of the child's id: not its id
+    records = json.loads("[" + ",".join(parent.read_text().splitlines()) + "]")
+    records[-2:-2] = _call("spawn-x", "spawn_agent", {}, json.dumps({"agent_id": tail}))
+    _write(parent, records)
+    result = wb.load_runs(parent)
+    assert [b.call_id for b in result.boundaries] == ["spawn-0", "c0-0", "spawn-x", "wait-0"]
+    assert result.runs[0].metadata["subagentsNotFound"] == [{"agentId": tail, "callId": "spawn-x"}]
+
+
+def test_a_sub_agents_own_sub_agents_are_joined_after_the_call_that_spawned_them(
+    tmp_path: Path,
+) -> None:
+    """R34: Codex records a spawn's depth; a sub-agent's sub-agent (its rollout beside the
+    others, naming the sub-agent as its parent) is read with it, to any depth up to eight."""
+    child, grandchild = _child_id(0), _child_id(1)
+    parent = [_meta(PARENT), *_call("spawn-0", "spawn_agent", {}, json.dumps({"agent_id": child}))]
+    first = [_meta(child, PARENT, "A"), *_call("a-0", "exec_command", {}, "Exit code: 0")]
+    first += _call("spawn-g", "spawn_agent", {}, json.dumps({"agent_id": grandchild}))
+    second = [_meta(grandchild, child, "B"), *_call("g-0", "exec_command", {}, "Exit code: 1")]
+    _write(tmp_path / f"rollout-2026-06-19T12-32-38-{child}.jsonl", first)
+    _write(tmp_path / f"rollout-2026-06-19T12-33-00-{grandchild}.jsonl", second)
+    path = _write(tmp_path / f"rollout-2026-06-19T12-29-48-{PARENT}.jsonl", parent)
+    result = wb.load_runs(path)
+    got = [(b.call_id, b.agent_id, b.is_error) for b in result.boundaries]
+    assert got == [
+        ("spawn-0", None, False),
+        ("a-0", f"agent-{child}", False),
+        ("spawn-g", f"agent-{child}", False),
+        ("g-0", f"agent-{grandchild}", True),
+    ]
+    assert [s["agentId"] for s in result.runs[0].metadata["subagents"]] == [child, grandchild]
+
+
+def test_a_sub_agents_rollout_that_does_not_read_is_said_with_its_own_places(
+    tmp_path: Path,
+) -> None:
+    """R35: a sub-agent's rollout indented by a formatter is read as any file is; one that
+    starts with a byte order mark is refused with its own file and line, not called missing."""
+    path = _session(tmp_path, [1])
+    (child,) = tmp_path.glob(f"*{_child_id(0)}.jsonl")
+    records = [json.loads(line) for line in child.read_text().splitlines()]
+    child.write_text("\n".join(json.dumps(r, indent=2) for r in records), encoding="utf-8")
+    assert [b.call_id for b in wb.load_runs(path).boundaries] == ["spawn-0", "c0-0", "wait-0"]
+    child.write_text("\ufeff" + "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert (problem.file, problem.line) == (str(child), 1)
+    assert "byte order mark" in problem.message
+
+
+def test_more_sub_agents_than_are_read_is_said(tmp_path: Path) -> None:
+    """R35: past the most sub-agents read beside one rollout, a problem says the rest are not."""
+    from workbench._load import codex_subagents
+
+    limit = codex_subagents._MAX_SPAWNED
+    try:
+        codex_subagents._MAX_SPAWNED = 2
+        result = wb.load_runs(_session(tmp_path, [1, 1, 1]), strict=False)
+    finally:
+        codex_subagents._MAX_SPAWNED = limit
+    assert [b.call_id for b in result.boundaries] == [
+        "spawn-0",
+        "c0-0",
+        "spawn-1",
+        "c1-0",
+        "spawn-2",
+        "wait-0",
+    ]
+    (problem,) = result.problems
+    assert "spawns 3 sub-agents, more than 2: the calls of those past it are not read" in (
+        problem.message
+    )

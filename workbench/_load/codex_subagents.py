@@ -29,10 +29,11 @@ from dataclasses import replace
 from typing import Any
 
 from .._common.toolresult import result_text
+from .json_sequence import json_sequence, starts_spread
 from .reading import decode_json_lines, read_file_bytes
 from .records import LoadError, LoadProblem, PromotedRun, ToolBoundary, set_boundary_index
 
-__all__ = ["as_subagent", "parent_thread", "with_codex_subagents"]
+__all__ = ["MAX_DEPTH", "as_subagent", "parent_thread", "with_codex_subagents"]
 
 Loaded = tuple[list[PromotedRun], list[LoadProblem]]
 
@@ -78,32 +79,66 @@ def with_codex_subagents(
     ``load_one(records, file)`` reads one rollout."""
     if len(runs) != 1:
         return runs, problems
-    run = runs[0]
-    session = run.metadata.get("session")
+    problems = list(problems)
+    session = runs[0].metadata.get("session")
     thread = session.get("id") if isinstance(session, Mapping) else None
-    spawned = _spawned(run)
-    if not spawned or not isinstance(thread, str):
+    if not isinstance(thread, str):
         return runs, problems
+    run = _joined(runs[0], thread, file, load_one, problems, {thread}, 0)
+    return [run], problems
+
+
+def _joined(
+    run: PromotedRun,
+    thread: str,
+    file: str,
+    load_one: Callable[[Sequence[tuple[int, Any]], str], Loaded],
+    problems: list[LoadProblem],
+    seen: set[str],
+    depth: int,
+) -> PromotedRun:
+    """``run`` (of ``thread``, read from ``file``) with the calls of the sub-agents it spawned
+    and theirs (to :data:`MAX_DEPTH` levels), each thread read once (``seen``)."""
+    spawned = _spawned(run)
+    if not spawned:
+        return run
     folder = os.path.dirname(file) or "."
     try:
         names = sorted(n for n in os.listdir(folder) if n.startswith("rollout-"))
     except OSError:
         names = []
-    problems = list(problems)
     joined: dict[str, list[ToolBoundary]] = {}  # spawning call id -> the sub-agent's calls
     listed: list[dict[str, Any]] = []
     missing: list[dict[str, str]] = []
+    if len(spawned) > _MAX_SPAWNED:
+        message = (
+            f"spawns {len(spawned):,} sub-agents, more than {_MAX_SPAWNED:,}: "
+            "the calls of those past it are not read"
+        )
+        problems.append(LoadProblem(file, "(file)", "", message))
     for agent_id, call_id in list(spawned.items())[:_MAX_SPAWNED]:
+        if agent_id in seen:  # the thread itself, or one read already (a loop of spawns)
+            continue
+        seen.add(agent_id)
         path = _rollout_of(folder, names, agent_id)
-        read = _read(path, load_one, problems) if path is not None else None
-        if read is None or _parent_of(read[0]) != thread:  # none, or another thread's
+        read = _read(path, load_one) if path is not None else None
+        child = read[0] if read is not None else None
+        child_session = child.metadata.get("session") if child is not None else None
+        if (
+            child is None
+            or not isinstance(child_session, Mapping)
+            or child_session.get("id") != agent_id  # a file whose name only ends so
+            or _parent_of(child) != thread
+        ):
+            if read is not None and not isinstance(child_session, Mapping):
+                problems.extend(read[1])  # the thread's file, which did not read (its places)
             missing.append({"agentId": agent_id, "callId": call_id})
             continue
-        child, found = read
-        problems.extend(found)
+        problems.extend(read[1] if read is not None else ())
         child = as_subagent(child)
+        if depth + 1 < MAX_DEPTH:
+            child = _joined(child, agent_id, str(path), load_one, problems, seen, depth + 1)
         joined[call_id] = list(child.boundaries)
-        child_session = child.metadata.get("session") or {}
         listed.append(
             {
                 "agentId": agent_id,
@@ -113,6 +148,8 @@ def with_codex_subagents(
                 "calls": len(child.boundaries),
             }
         )
+        listed.extend(child.metadata.get("subagents") or ())
+        missing.extend(child.metadata.get("subagentsNotFound") or ())
     merged: list[ToolBoundary] = []
     for boundary in run.boundaries:
         merged.append(boundary)
@@ -124,7 +161,11 @@ def with_codex_subagents(
         metadata["subagents"] = listed
     if missing:
         metadata["subagentsNotFound"] = missing
-    return [replace(run, boundaries=tuple(merged), metadata=metadata)], problems
+    return replace(run, boundaries=tuple(merged), metadata=metadata)
+
+
+MAX_DEPTH = 8
+"""How deep sub-agents of sub-agents are read (Codex itself limits the depth it spawns to)."""
 
 
 def _spawned(run: PromotedRun) -> dict[str, str]:
@@ -158,18 +199,18 @@ def _rollout_of(folder: str, names: list[str], thread: str) -> str | None:
 
 
 def _read(
-    path: str,
-    load_one: Callable[[Sequence[tuple[int, Any]], str], Loaded],
-    problems: list[LoadProblem],
-) -> tuple[PromotedRun, list[LoadProblem]] | None:
-    """A sub-agent's rollout and its problems (a refused file's are the caller's at once)."""
+    path: str, load_one: Callable[[Sequence[tuple[int, Any]], str], Loaded]
+) -> tuple[PromotedRun | None, list[LoadProblem]]:
+    """A sub-agent's rollout (``None`` when the file is refused or holds no one run) and its
+    problems, read as any file is (records indented over lines too)."""
     try:
-        docs, found = decode_json_lines(read_file_bytes(path), path)
+        data = read_file_bytes(path)
     except LoadError as refused:
-        problems.extend(refused.problems)
-        return None
+        return None, list(refused.problems)
+    spread = json_sequence(data, path) if starts_spread(data) else None
+    docs, found = spread if spread is not None else decode_json_lines(data, path)
     runs, more = load_one(docs, path)
-    return (runs[0], [*found, *more]) if len(runs) == 1 else None
+    return (runs[0] if len(runs) == 1 else None), [*found, *more]
 
 
 def _parent_of(run: PromotedRun) -> str | None:
