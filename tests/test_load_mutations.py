@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
