@@ -136,3 +136,20 @@ def test_indented_records_in_a_file_of_any_name_are_read(tmp_path: Path) -> None
     broken.write_text(json.dumps(records[0], indent=4) + "\n{", encoding="utf-8")
     result = wb.load_runs(broken, strict=False)
     assert [p.message[:12] for p in result.problems] == ["invalid JSON"]
+
+
+@pytest.mark.parametrize(
+    ("value", "field"), [("NaN", ""), ("-Infinity", ""), ("123456789012345678901", "xs[1]")]
+)
+def test_a_bad_number_on_a_line_of_its_own_is_named_at_that_line(
+    tmp_path: Path, value: str, field: str
+) -> None:
+    """R35: a formatter puts each array item on a line of its own; a NaN or a 21-digit
+    integer there was named at the line before it (the separator's), in any indented document
+    and in indented JSONL alike."""
+    text = '{\n  "type": "x",\n  "xs": [\n    1,\n    ' + value + "\n  ]\n}\n"
+    for name in ("doc.json", "spread.jsonl"):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        result = wb.load_runs(path, strict=False)
+        assert [(p.line, p.field) for p in result.problems][:1] == [(5, field)]

@@ -495,8 +495,8 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 def _find_token(data: bytes, pattern: bytes) -> int | None:
     """The line of the first match of ``pattern`` after a JSON value separator, if any."""
-    found = re.search(rb"[\[:,]\s*" + pattern, data)
-    return data.count(b"\n", 0, found.start()) + 1 if found else None
+    found = re.search(rb"[\[:,]\s*(" + pattern + rb")", data)
+    return data.count(b"\n", 0, found.start(1)) + 1 if found else None  # the token's own line
 
 
 def may_be_json(data: bytes) -> bool:
