@@ -116,6 +116,24 @@ def test_suite_save_refuses_an_unrelated_file(tmp_path: Path) -> None:
     assert wb.Suite.load(other) == suite
 
 
+def test_a_suite_the_workbench_wrote_is_replaced_by_a_rerun(tmp_path: Path) -> None:
+    """Issue 16: a suite keeps its members' order (R42), which the stable-JSON marker (sorted
+    keys) did not take for the workbench's: ``promote`` run twice to one ``-o`` refused the
+    suite it had written itself. A fresh suite's save, and the command, replace it now; a file
+    that is not a suite in the workbench's text is still kept."""
+    from workbench.cli import main
+
+    suite = wb.promote(wb.load_runs(BILLING)).suite
+    target = tmp_path / "suite.json"
+    suite.save(target)
+    wb.promote(wb.load_runs(BILLING)).suite.save(target)  # a fresh object: not its own file
+    assert main(["promote", str(BILLING), "-o", str(target)]) == 0
+    assert main(["promote", str(BILLING), "-o", str(target)]) == 0
+    target.write_text(target.read_text(encoding="utf-8").replace("\n  ", "\n   "), "utf-8")
+    with pytest.raises(OutputError, match="not written by the workbench"):
+        wb.promote(wb.load_runs(BILLING)).suite.save(target)
+
+
 def test_event_logs_are_recognised_by_their_first_line(tmp_path: Path) -> None:
     result = wb.replay(wb.promote(wb.load_runs(BILLING)).suite)
     log = tmp_path / "events.jsonl"

@@ -20,7 +20,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from .atomic import atomic_file
-from .markers import Recogniser, compact_json_line, is_stable_json_file, jsonl_recogniser
+from .markers import (
+    Recogniser,
+    compact_json_line,
+    is_stable_json_file,
+    is_suite_json_file,
+    jsonl_recogniser,
+)
 
 __all__ = [
     "JSONFileError",
@@ -29,6 +35,7 @@ __all__ = [
     "dumps_stable",
     "escape_surrogates",
     "is_stable_json_file",
+    "is_suite_json_file",
     "jsonl_recogniser",
     "parse_json_bytes",
     "read_input_bytes",

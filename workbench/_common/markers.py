@@ -40,6 +40,7 @@ __all__ = [
     "is_event_log_file",
     "is_report_folder",
     "is_stable_json_file",
+    "is_suite_json_file",
     "is_temp_name",
     "jsonl_recogniser",
     "stable_json_text",
@@ -113,6 +114,25 @@ def is_stable_json_file(path: Path) -> bool:
         data = Path(path).read_bytes()
         value = json.loads(data.decode("utf-8"), parse_constant=_refuse)
         return stable_json_text(value).encode("utf-8") == data
+    except (OSError, ValueError, TypeError, RecursionError, _Constant):
+        return False
+
+
+def is_suite_json_file(path: Path) -> bool:
+    """Whether the file is a suite as the workbench writes one: stable JSON text
+    (:func:`is_stable_json_file`), or that text with its members in their order (a suite
+    keeps its recorded payloads' member order, SPEC R42) of an object holding ``suiteId`` and
+    ``tasks``. A rerun of ``promote`` replaces the suite it wrote before (it was refused as a
+    file the workbench did not write)."""
+    if is_stable_json_file(path):
+        return True
+    try:
+        data = Path(path).read_bytes()
+        value = json.loads(data.decode("utf-8"), parse_constant=_refuse)
+        if not isinstance(value, dict) or "suiteId" not in value or "tasks" not in value:
+            return False
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return text.encode("utf-8") == data
     except (OSError, ValueError, TypeError, RecursionError, _Constant):
         return False
 
@@ -205,7 +225,7 @@ OutputKind = Literal["json", "events", "report", "chart"]
 stable JSON), ``events`` (an event log), ``report`` (a sweep's report folder), ``chart``."""
 
 KINDS: dict[str, tuple[Recogniser, bool, tuple[str, ...]]] = {
-    "json": (is_stable_json_file, False, ()),
+    "json": (is_suite_json_file, False, ()),
     "events": (is_event_log_file, False, ()),
     "report": (is_report_folder, True, REPORT_FILES),
     "chart": (is_chart_file, False, ()),

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .._common.jsonio import (
     JSONFileError,
     dumps_stable,
-    is_stable_json_file,
+    is_suite_json_file,
     parse_json_bytes,
     read_input_bytes,
     write_text_atomic,
@@ -224,7 +224,7 @@ class Suite:
             text,
             overwrite=overwrite or own_file,
             parents=parents,
-            recognise=is_stable_json_file,
+            recognise=is_suite_json_file,
             inputs=inputs,
         )
         self.path = target
