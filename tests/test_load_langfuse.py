@@ -225,3 +225,15 @@ def test_a_deep_tree_is_walked_once_and_a_list_for_an_id_is_a_problem(tmp_path: 
     assert len(result.boundaries) == 3000
     assert {b.agent_id for b in result.boundaries} == {"boss"}
     assert [(p.where, p.field) for p in result.problems] == [("observations[6001]", "id")]
+
+
+def test_calls_come_in_the_order_of_their_start_times_not_of_their_texts(tmp_path: Path) -> None:
+    """R2: start times of other precisions or zones are compared as times (as text, ``...00Z``
+    sorted after ``...00.500Z`` and a ``+02:00`` time out of place)."""
+    observations = [
+        _observation(0, id="late", startTime="2025-01-01T00:00:00.500Z"),
+        _observation(1, id="early", startTime="2025-01-01T00:00:00Z"),
+        _observation(2, id="tz", startTime="2025-01-01T01:59:59+02:00"),
+    ]
+    result = wb.load_runs(_export(tmp_path, observations))
+    assert [b.call_id for b in result.boundaries] == ["tz", "early", "late"]

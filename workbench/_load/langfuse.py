@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
@@ -209,9 +209,20 @@ def _named(observation: Mapping[str, Any]) -> bool:
     return isinstance(observation.get("id"), str)
 
 
-def _start(observation: Any) -> str:
+def _start(observation: Any) -> tuple[int, float, str]:
+    """An observation's place in start order: by its ``startTime`` as a time (a time with no
+    zone read as UTC; texts of other precisions or zones compare right), then as text for a
+    time that does not read (after those that do)."""
     start = observation.get("startTime") if isinstance(observation, Mapping) else None
-    return start if isinstance(start, str) else ""
+    if not isinstance(start, str):
+        return 2, 0.0, ""
+    try:
+        moment = datetime.fromisoformat(start)
+    except ValueError:
+        return 1, 0.0, start
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return 0, moment.timestamp(), start
 
 
 def _attributes(observation: Mapping[str, Any]) -> Mapping[str, Any]:
