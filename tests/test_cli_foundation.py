@@ -62,6 +62,31 @@ def test_boundaries_csv_has_a_row_a_boundary_under_the_table_columns(
     assert [r["isError"] for r in rows].count("True") == 1
 
 
+def test_boundaries_csv_shows_recorded_control_characters_as_escapes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Untrusted text is shown escaped in CSVs too: an escape sequence in a tool's name or
+    result never reaches the terminal that shows the file (it did, byte for byte), and a
+    cell a spreadsheet would run is text."""
+    from workbench._sweep.tables import csv_safe
+
+    chat = tmp_path / "chat.json"
+    call = {"id": "a", "type": "function", "function": {"name": "\x1b[31mred", "arguments": "{}"}}
+    messages = [
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "a", "content": "=cmd|' /C calc'!A0\x1b]0;pwned\x07"},
+    ]
+    chat.write_text(json.dumps(messages), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "boundaries", str(chat), "--csv")
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert row["tool"] == "\\x1b[31mred"
+    assert row["response"].startswith("'=cmd") and "\\x07" in row["response"]
+    assert csv_safe("ok\x1b[0m") == "ok\\x1b[0m"
+    assert csv_safe("+1") == "'+1"
+
+
 def test_boundaries_table_and_error_prefix(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .._common.step import Step
+from .._common.text import safe_text
 from .._common.vocab import BASELINE
 from .plan import TrialOutcome
 
@@ -26,10 +27,15 @@ _FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_safe(value: Any) -> Any:
-    """A CSV cell that no spreadsheet reads as a formula (OWASP's CSV injection rule): text
-    starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``.
+    """A CSV cell shown safely: its control, separator and format characters written as
+    visible escapes (``safe_text``: an escape sequence in recorded text never reaches a
+    terminal that shows the file), and text no spreadsheet reads as a formula (OWASP's CSV
+    injection rule: text starting with ``=``, ``+``, ``-`` or ``@`` gets a leading ``'``).
     Other values are returned as they are."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if not isinstance(value, str):
+        return value
+    value = safe_text(value)
+    if value.startswith(_FORMULA_START):
         return "'" + value
     return value
 

@@ -114,7 +114,7 @@ def _csv_cell(column: str, value: Any) -> str:
         return ""
     if column == "args":
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = str(value)
+    text = str(value) if column in _FIXED else terminal_text(str(value))  # escapes shown
     # A cell a spreadsheet would run as a formula is shown as text (OWASP CSV injection).
     if column not in _FIXED and text.startswith(_FORMULA_START):
         return "'" + text
