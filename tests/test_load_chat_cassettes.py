@@ -1062,3 +1062,28 @@ def test_a_model_call_with_no_response_recorded_is_a_problem() -> None:
     assert [(p.where, p.field) for p in result.problems] == [("interaction 1", "response")]
     exchanges[1]["response"] = {"status": {"code": 200}, "body": {"string": ""}}
     assert not _load(exchanges).problems
+
+
+def test_a_gemini_request_body_that_is_not_strict_json_is_named_at_its_exchange(
+    tmp_path: Path,
+) -> None:
+    """R35: a Gemini exchange's body that does not decode (a NaN) was never named: the file
+    was "no tool call found" (or a call "never answered", blaming another exchange)."""
+    body = b'{"contents": [{"role": "user", "parts": [{"text": NaN}]}]}'
+    request = (
+        b"POST /v1beta/models/gemini-2.5-flash:generateContent HTTP/1.1\r\n"
+        b"Host: generativelanguage.googleapis.com\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
+    reply = b'{"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}]}'
+    response = (
+        b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(reply)).encode() + b"\r\n\r\n" + reply
+    )
+    path = tmp_path / "TestNaN.httprr"
+    path.write_bytes(
+        b"httprr trace v1\n" + f"{len(request)} {len(response)}\n".encode() + request + response
+    )
+    result = wb.load_runs(path, strict=False)
+    assert [(p.where, p.field) for p in result.problems][:1] == [("interaction 0", "request.body")]

@@ -569,8 +569,8 @@ def _load_cassette(
         held = (
             f": {calls}, and no tool call"
             if calls
-            else ", none of them a Responses API, Chat Completions or Anthropic Messages call "
-            "or an MCP tools/call"
+            else ", none of them a Responses API, Chat Completions, Anthropic Messages or "
+            "Gemini API call or an MCP tools/call"
         )
         cassette = (
             f"an HTTP cassette of {len(exchanges)} exchange(s)"
@@ -603,7 +603,7 @@ def _load_api_exchanges(
     gemini = gemini_calls(exchanges)
     # a cassette of Gemini and another model API is one conversation carried from one to the
     # other (pydantic-ai's, Mirascope's tests): read as the other's, Gemini's left as before
-    alone = not apis and not any(_is_model_uri(e) for e in exchanges)
+    alone = not apis and not any(_is_model_uri(e, gemini=False) for e in exchanges)
     if any(gemini) and (chosen == "gemini-api" or (chosen == "auto" and alone)):
         written = [as_messages(e) if g else e for e, g in zip(exchanges, gemini, strict=True)]
         kinds_of: list[ChatApi | None] = ["anthropic" if g else None for g in gemini]
@@ -654,12 +654,22 @@ def _body_problems(
     return out
 
 
-def _is_model_uri(exchange: Exchange) -> bool:
-    """Whether an exchange went to a model API (by its path, whatever its body held)."""
-    return exchange.uri.split("?", 1)[0].rstrip("/").endswith(_MODEL_PATHS)
+def _is_model_uri(exchange: Exchange, *, gemini: bool = True) -> bool:
+    """Whether an exchange went to a model API (by its path, whatever its body held): a body
+    of such an exchange that does not decode is a problem named at it (R35). ``gemini``:
+    the Gemini API's methods count too."""
+    path = exchange.uri.split("?", 1)[0].rstrip("/")
+    return path.endswith(_MODEL_PATHS) or (gemini and path.endswith(_GEMINI_METHODS))
 
 
-_MODEL_PATHS = ("/responses", "/chat/completions", "/messages")
+_MODEL_PATHS = (
+    "/responses",
+    "/chat/completions",
+    "/messages",
+    "/invoke",
+    "/invoke-with-response-stream",
+)
+_GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 
 
 def _load_jsonl(
