@@ -60,3 +60,42 @@ def test_a_silent_shell_command_that_exits_non_zero_fails_in_gemini_s_stream() -
         ("read_file", True, "invalid_tool_params"),
         ("run_shell_command", True, "exit_code:7"),
     ]
+
+
+def test_codex_patch_mcp_and_sandbox_failures_are_failures() -> None:
+    """R36: a patch that did not apply or that the sandbox refused, and an MCP call whose result
+    says ``isError`` or whose server answered a JSON-RPC error (Codex's events record them
+    failed), read as successes; ``exec --json`` served a failed MCP call as an empty result."""
+    codex = FIXTURES / "codex"
+    rollout = wb.load_runs(codex / "generated-codex-0.171.0-patch-and-mcp.rollout.jsonl")
+    assert [(b.tool, b.error_code) for b in rollout.boundaries if b.is_error] == [
+        ("apply_patch", "patch_failed"),
+        ("flaky", "mcp_error"),
+        ("boom", "mcp_error"),
+    ]
+    sandbox = wb.load_runs(codex / "generated-codex-0.171.0-sandbox.rollout.jsonl")
+    assert [(b.tool, b.error_code) for b in sandbox.boundaries if b.is_error] == [
+        ("exec_command", "exit_code:1"),
+        ("apply_patch", "rejected"),
+    ]
+    exec_json = wb.load_runs(codex / "generated-codex-0.171.0-patch-and-mcp.exec.jsonl")
+    (boom,) = [b for b in exec_json.boundaries if b.tool == "boom"]
+    assert boom.is_error
+    assert boom.response["content"][0]["text"].startswith("tool call error: tool call failed")
+
+
+def test_mini_swe_agent_s_submission_and_refused_calls_are_read_as_they_went() -> None:
+    """R36: with a tool-calling model mini pads the submitting call's output as "action was
+    not executed" (it ran: the exit message, Submitted, answers it), and keeps a call it refused
+    (a tool it has not) only in the error message's ``extra.response`` (it was lost)."""
+    path = FIXTURES / "swe-agent" / "generated-mini-swe-agent-2.4.6-toolcall.traj.json"
+    result = wb.load_runs(path)
+    got = [(b.call_id, b.tool, b.is_error, b.error_code) for b in result.boundaries]
+    assert got[-3:] == [
+        ("call_m6", "python", True, "FormatError"),
+        ("call_m7", "bash", False, None),
+        ("call_m8", "bash", False, None),
+    ]
+    submit = result.boundaries[-1]
+    assert submit.response == result.runs[0].answer
+    assert result.runs[0].metadata["exitStatus"] == "Submitted"

@@ -507,4 +507,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("codex", "generated-codex-0.171.0-unsupported-call.rollout.jsonl", "codex", 3, 2),
     _r("codex", "generated-codex-0.171.0-bad-arguments.rollout.jsonl", "codex", 3, 2),
     _r("gemini-cli", "generated-gemini-0.61.0-bad.stream.jsonl", "gemini-cli", 3, 3),
+    _r("codex", "generated-codex-0.171.0-patch-and-mcp.rollout.jsonl", "codex", 6, 3),
+    _r("codex", "generated-codex-0.171.0-patch-and-mcp.exec.jsonl", "codex", 4, 2),
+    _r("codex", "generated-codex-0.171.0-sandbox.rollout.jsonl", "codex", 3, 2),
+    _r("swe-agent", "generated-mini-swe-agent-2.4.6-toolcall.traj.json", "swe-agent", 8, 4),
 )

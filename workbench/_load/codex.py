@@ -35,7 +35,7 @@ from typing import Any
 
 import msgspec
 
-from .codex_outputs import codex_error, output_text, still_running
+from .codex_outputs import MCP_FAILED, codex_error, failed_mcp_call, output_text, still_running
 from .codex_typed import TypedCall, TypedEvent, TypedItem, TypedOutput
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
@@ -281,7 +281,11 @@ def _typed_call(item: TypedCall, pairer: CallPairer, where: str) -> dict[str, An
 
 
 def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
-    """The exit codes of ``exec_command_end`` events by call id, in file order."""
+    """The exit codes of ``exec_command_end`` events by call id, in file order; an MCP call that
+    Codex's events say failed has ``MCP_FAILED`` among them (its result's ``isError``, or an
+    error the server or the connection gave: ``item_completed`` of a ``McpToolCall`` whose
+    ``status`` is ``failed``, an ``mcp_tool_call_end`` whose ``result`` is an ``Err`` or says
+    ``isError``)."""
     codes: dict[str, list[int]] = {}
     typed_event = TypedEvent
     for _, record in docs:
@@ -292,12 +296,18 @@ def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
         if type(record) is not dict or record.get("type") != "event_msg":
             continue
         payload = record.get("payload")
-        if type(payload) is not dict or payload.get("type") != "exec_command_end":
+        if type(payload) is not dict:
             continue
-        call_id = payload.get("call_id")
-        code = payload.get("exit_code")
-        if isinstance(call_id, str) and isinstance(code, int) and not isinstance(code, bool):
-            codes.setdefault(call_id, []).append(code)
+        kind = payload.get("type")
+        if kind == "exec_command_end":
+            call_id = payload.get("call_id")
+            code = payload.get("exit_code")
+            if isinstance(call_id, str) and isinstance(code, int) and not isinstance(code, bool):
+                codes.setdefault(call_id, []).append(code)
+        elif kind in ("item_completed", "mcp_tool_call_end"):
+            call_id = failed_mcp_call(payload)
+            if call_id is not None:
+                codes.setdefault(call_id, []).append(MCP_FAILED)
     return codes
 
 
@@ -313,6 +323,21 @@ def _answer(
     text, code = output_text(output)
     event_codes = exit_codes.get(call_id)
     event_code = event_codes.pop(0) if event_codes else None
+    if event_code == MCP_FAILED:  # an MCP call whose result or error the events record
+        failed = True
+        served = {"content": [{"type": "text", "text": text}]} if text else {"content": []}
+        pairer.result(
+            call_id,
+            served,
+            failed,
+            where=where,
+            field_name="payload.call_id",
+            error_code="mcp_error",
+            error_message=text or "tool call failed",
+            extra={"output": output} if not isinstance(output, str) else None,
+        )
+        talk.tool(call_id, text, failed)
+        return
     if event_code is not None and still_running(text):
         # the command outlived the call: the agent saw a running process, and the exit code
         # reaches it through a later ``write_stdin`` output, which is where it fails

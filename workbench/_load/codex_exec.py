@@ -211,7 +211,14 @@ def _result(run: _Run, item: Mapping[str, Any], kind: str, where: str) -> None:
             failed = True
             if isinstance(error, dict) and isinstance(error.get("message"), str):
                 message = error["message"]
+        if isinstance(result, dict) and result.get("isError") is True:
+            failed = True  # the server's own failure, in its result
         text = _text(response)
+        if failed and not text and message:
+            # an error with no result: the model is told the error's message (Codex sends
+            # it as the call's output), which the suite then serves
+            response = {"content": text_content(message)}
+            text = message
     else:
         response = {k: v for k, v in item.items() if k not in ("id", "type")}
         text = ""

@@ -11,11 +11,12 @@ run, or that failed before its command could, is a failure of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .common import json_args, text_of
 
-__all__ = ["codex_error", "output_text", "still_running"]
+__all__ = ["MCP_FAILED", "codex_error", "failed_mcp_call", "output_text", "still_running"]
 
 _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
 _RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
@@ -73,13 +74,16 @@ def codex_error(output: Any, text: str) -> str | None:
 
 _NOT_RUN = (
     ("execution error: ", "execution_error"),
+    ("apply_patch verification failed: ", "patch_failed"),
+    ("patch rejected: ", "rejected"),
     ("unsupported call: ", "unsupported_call"),
     ("unsupported custom tool call: ", "unsupported_call"),
     ("failed to parse function arguments: ", "invalid_arguments"),
 )
 """What Codex answers for a call it could not run, and the error code each is given: its
 command could not start, the model called a tool Codex has not, its arguments were no JSON or
-lacked a member (codex-rs's router, which logs an error for each)."""
+lacked a member (codex-rs's router, which logs an error for each), a patch that did not apply
+to the files, or one the sandbox or the approval settings refused."""
 
 
 def _text_exit(text: str) -> int | None:
@@ -88,3 +92,28 @@ def _text_exit(text: str) -> int | None:
         return None
     found = _EXIT_TEXT.search(head)
     return int(found.group(1)) if found else None
+
+
+MCP_FAILED = -(1 << 62)
+"""The mark an MCP call that failed leaves among the exit codes (no exit code is this)."""
+
+
+def failed_mcp_call(payload: Mapping[str, Any]) -> str | None:
+    """The call id of an MCP call an event says failed, else ``None``."""
+    if payload.get("type") == "item_completed":
+        item = payload.get("item")
+        if isinstance(item, dict) and item.get("type") == "McpToolCall":
+            result = item.get("result")
+            failed = item.get("status") == "failed" or (
+                isinstance(result, dict) and result.get("isError") is True
+            )
+            call_id = item.get("id")
+            return call_id if failed and isinstance(call_id, str) else None
+        return None
+    result = payload.get("result")
+    ok = result.get("Ok") if isinstance(result, dict) else None
+    failed = isinstance(result, dict) and (
+        "Err" in result or (isinstance(ok, dict) and ok.get("isError") is True)
+    )
+    call_id = payload.get("call_id")
+    return call_id if failed and isinstance(call_id, str) else None

@@ -11,13 +11,18 @@ member:
   parsed into ``extra.actions``; the ``user`` message after it is its output. Such a call is
   ``bash`` with args ``{"command": ...}`` and the id ``action-<message index>``. A reply with no
   command or with several runs nothing (mini-swe-agent answers with a format error): no call.
+  A tool-calling reply mini refuses (a tool it has not: a format error) keeps its calls only in
+  the error message's ``extra.response``: each is a call, failed (``FormatError``), answered by
+  that message.
 - **Failures** (R36): the output's ``extra.returncode`` other than 0, or its
   ``extra.exception_info`` or ``extra.interrupt_type`` (a timeout, a command not run); where
   ``extra`` is not recorded, the ``<returncode>N</returncode>`` the output starts with. An output
   that says neither is judged by the caller's error rule.
 - **The end.** The command that submits (its output starts with
   ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``) is answered by the ``exit`` message, whose content
-  is the submission (version 1: a last ``user`` message). An ``exit`` whose ``exit_status`` is
+  is the submission (version 1: a last ``user`` message; with a tool-calling model, mini first
+  pads the submitting call's output as "action was not executed", which is not its answer). An
+  ``exit`` whose ``exit_status`` is
   not ``Submitted`` (an error the agent raised) fails the call it answers; with no call open
   it only ends the run (``LimitsExceeded``). The run's answer is the submission, its
   ``info`` is kept in metadata, and a message of any other role in ``otherMessages``.
@@ -80,6 +85,7 @@ def load_mini_swe_agent(
     reader = _Reader(file, rule)
     for index, message in enumerate(messages):
         reader.read(index, message)
+    reader.finish()
     boundaries = reader.pairer.finish()
     metadata: dict[str, Any] = {}
     if isinstance(info, Mapping):
@@ -113,7 +119,17 @@ def load_mini_swe_agent(
 class _Reader:
     """The messages read in order: calls made, outputs paired, the conversation built."""
 
-    __slots__ = ("answer", "awaiting", "exit", "other", "pairer", "rule", "talk")
+    __slots__ = (
+        "answer",
+        "awaiting",
+        "commands",
+        "deferred",
+        "exit",
+        "other",
+        "pairer",
+        "rule",
+        "talk",
+    )
 
     def __init__(self, file: str, rule: ErrorRule) -> None:
         self.pairer = CallPairer(file)
@@ -124,6 +140,10 @@ class _Reader:
         self.exit: str | None = None
         self.answer: str | None = None
         self.other: list[Any] = []
+        self.commands: dict[str, str] = {}
+        """Each tool call's command (a submitting one is told by it)."""
+        self.deferred: dict[str, tuple[Mapping[str, Any], str, str]] = {}
+        """Submitting calls whose output is the 'not executed' padding: the exit answers them."""
 
     def read(self, index: int, message: Any) -> None:
         where = f"messages[{index}]"
@@ -142,6 +162,8 @@ class _Reader:
                 self.pairer.problem(where, "tool_call_id", "missing or not a string")
                 return
             self._output(call_id, message, text, where, "tool_call_id")
+        elif role == "user" and _rejected_calls(message):
+            self._rejected(message, text, where)
         elif role == "user":
             text_call = self.awaiting[-1] if self.awaiting else None
             if text_call is not None and text_call.startswith("action-"):
@@ -186,11 +208,19 @@ class _Reader:
         args = json_args(function.get("arguments"))
         self.pairer.call(call_id, name, args, where=where, field_name="id")
         self.awaiting.append(call_id)
+        command = args.get("command") if isinstance(args, Mapping) else None
+        if isinstance(command, str):
+            self.commands[call_id] = command
         return {"id": call_id, "name": name, "args": args}
 
     def _output(
         self, call_id: str, message: Mapping[str, Any], text: str, where: str, field: str
     ) -> None:
+        if _SUBMIT in self.commands.get(call_id, "") and _not_executed(message):
+            # mini pads every action of the reply that submitted, the submitting one too, as
+            # "not executed"; it ran, and the exit message (the submission) answers it
+            self.deferred[call_id] = (message, text, where)
+            return
         failed, code = _failure(message, text, self.rule)
         if call_id in self.awaiting:
             self.awaiting.remove(call_id)
@@ -202,11 +232,39 @@ class _Reader:
         self.exit = status if isinstance(status, str) else "Submitted"
         if not self.awaiting:
             return  # the run ended between calls (a limit reached)
-        call_id = self.awaiting.pop()  # the command that submitted, or that raised
+        submitted = [c for c in self.awaiting if c in self.deferred]
+        call_id = submitted[-1] if submitted else self.awaiting[-1]  # it submitted, or raised
+        self.awaiting.remove(call_id)
+        self.deferred.pop(call_id, None)
         failed = self.exit != "Submitted"
         self._answer(call_id, message, text, where, "role", failed, self.exit if failed else None)
         if not failed:
             self.answer = text
+
+    def _rejected(self, message: Mapping[str, Any], text: str, where: str) -> None:
+        """A reply mini refused before running it (a format error: a tool it has not, a call
+        with no command): its calls, kept only in this message's ``extra.response``, each
+        failed with the error the model was told (this message)."""
+        made: list[dict[str, Any]] = []
+        for c_index, call in enumerate(_rejected_calls(message)):
+            read = self._tool_call(call, f"{where}, extra.response tool call {c_index}")
+            if read is not None:
+                made.append(read)
+        self.talk.assistant(None, made, fresh=True)
+        for read in made:
+            self.awaiting.remove(read["id"])
+            self._answer(
+                read["id"], message, text, where, "extra.interrupt_type", True, "FormatError"
+            )
+
+    def finish(self) -> None:
+        """Answer a submitting call no exit message answered with its padding, as recorded."""
+        for call_id, (message, text, where) in self.deferred.items():
+            if call_id in self.awaiting:
+                self.awaiting.remove(call_id)
+                failed, code = _failure(message, text, self.rule)
+                self._answer(call_id, message, text, where, "tool_call_id", failed, code)
+        self.deferred.clear()
 
     def _answer(
         self,
@@ -229,6 +287,30 @@ class _Reader:
             error_code=code,
             error_message=text if failed else None,
         )
+
+
+def _rejected_calls(message: Mapping[str, Any]) -> list[Any]:
+    """The tool calls of the reply a format error refused, kept in its ``extra.response``."""
+    extra = message.get("extra")
+    if not isinstance(extra, Mapping) or extra.get("interrupt_type") != "FormatError":
+        return []
+    response = extra.get("response")
+    choices = response.get("choices") if isinstance(response, Mapping) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    said = first.get("message") if isinstance(first, Mapping) else None
+    calls = said.get("tool_calls") if isinstance(said, Mapping) else None
+    return calls if isinstance(calls, list) else []
+
+
+_SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+"""What the command that submits prints (mini-swe-agent's default configurations)."""
+
+
+def _not_executed(message: Mapping[str, Any]) -> bool:
+    """Whether an output is mini's padding for an action of a reply that ended the run."""
+    extra = message.get("extra")
+    info = extra.get("exception_info") if isinstance(extra, Mapping) else None
+    return isinstance(info, str) and "not executed" in info
 
 
 def _commands(message: Mapping[str, Any], text: str) -> list[str]:
