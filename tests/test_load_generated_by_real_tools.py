@@ -99,3 +99,24 @@ def test_mini_swe_agent_s_submission_and_refused_calls_are_read_as_they_went() -
     submit = result.boundaries[-1]
     assert submit.response == result.runs[0].answer
     assert result.runs[0].metadata["exitStatus"] == "Submitted"
+
+
+def test_the_openai_client_traced_alone_loads_its_calls_in_every_shape() -> None:
+    """R34, R36: the OpenAI client's OpenTelemetry instrumentation, nothing else traced: each
+    model call is a trace of its own (the traces a call answers are one run now: every call
+    was "never answered"), each result of calls made at once its own ``tool`` message (the
+    second was lost), and the GenAI events exported alone (refused)."""
+    otel = FIXTURES / "otel"
+    for name in (
+        "generated-openai-v2-clientonly.otlp-traces.json",
+        "generated-openai-v2-clientonly-onetrace.otlp-traces.json",
+        "generated-openai-v2-eventonly.otlp-logs.json",
+    ):
+        result = wb.load_runs(otel / name)
+        assert len(result.runs) == 1, name
+        got = [(b.call_id, b.tool, b.args, b.is_error) for b in result.boundaries]
+        assert got == [
+            ("call_o1", "get_weather", {"city": "Paris"}, False),
+            ("call_o2", "get_weather", {"city": "Atlantis"}, True),
+            ("call_o3", "add", {"a": 2, "b": 3}, False),
+        ], name

@@ -511,4 +511,9 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("codex", "generated-codex-0.171.0-patch-and-mcp.exec.jsonl", "codex", 4, 2),
     _r("codex", "generated-codex-0.171.0-sandbox.rollout.jsonl", "codex", 3, 2),
     _r("swe-agent", "generated-mini-swe-agent-2.4.6-toolcall.traj.json", "swe-agent", 8, 4),
+    # the OpenAI client's OpenTelemetry instrumentation alone: a trace a model call, results as
+    # separate tool messages, the GenAI events exported alone
+    _r("otel", "generated-openai-v2-clientonly.otlp-traces.json", "otel", 3, 1),
+    _r("otel", "generated-openai-v2-clientonly-onetrace.otlp-traces.json", "otel", 3, 1),
+    _r("otel", "generated-openai-v2-eventonly.otlp-logs.json", "otel", 3, 1),
 )

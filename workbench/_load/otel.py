@@ -55,8 +55,9 @@ from .common import RecordTally, json_args, read_flag
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
 from .otel_claude import claude_execution, event_attribute
 from .otel_jaeger import is_jaeger, jaeger_spans
-from .otel_logs import Event, event_time, log_records
-from .otel_sdk import is_sdk_span, sdk_span
+from .otel_links import linked
+from .otel_logs import Event, event_time, holds_genai_events, log_records
+from .otel_sdk import is_sdk_span, sdk_spans
 from .otel_values import ERROR_CODES, attributes_of, span_nanos, tool_response
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -81,15 +82,14 @@ def sniff_otel(data: Any) -> bool:
         return True
     if isinstance(data.get("resourceSpans"), list) or is_jaeger(data):
         return True
+    if isinstance(data.get("resourceLogs"), list) and holds_genai_events(data["resourceLogs"]):
+        return True  # GenAI events exported alone (their own pipeline, their own file)
     batches = data.get("batches")
     return (
         isinstance(batches, list)
         and bool(batches)
         and all(isinstance(b, dict) and _scopes_key(b) is not None for b in batches)
     )
-
-
-_NOT_A_SPAN = "not a span as the OpenTelemetry SDK writes one (name, context, attributes)"
 
 
 def _resources_key(request: Mapping[str, Any]) -> str:
@@ -130,15 +130,8 @@ def load_otel(
     logs: dict[str, list[str]] = {}  # trace id -> its log records' event names
     events: dict[str, list[Event]] = {}  # ... and those holding calls or results
     for where, request in docs:
-        if isinstance(request, list) and request and is_sdk_span(request[0]):
-            for index, span in enumerate(request):
-                if is_sdk_span(span):
-                    spans.append((f"{where}[{index}]", *sdk_span(span)))
-                else:
-                    problems.append(LoadProblem(file, f"{where}[{index}]", "", _NOT_A_SPAN))
-            continue
-        if is_sdk_span(request):
-            spans.append((where, *sdk_span(request)))
+        if is_sdk_span(request) or (isinstance(request, list) and request):
+            spans.extend(sdk_spans(request, where, problems, file))  # the SDK's own span JSON
             continue
         if not isinstance(request, dict):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))
@@ -148,6 +141,8 @@ def load_otel(
             continue
         resources_key = _resources_key(request)
         resources = request.get(resources_key)
+        if resources is None and isinstance(request.get("resourceLogs"), list):
+            resources = []  # a logs export alone: the GenAI events hold the calls
         if not isinstance(resources, list):
             problems.append(LoadProblem(file, where, resources_key, "missing or not a list"))
             continue
@@ -172,6 +167,9 @@ def load_otel(
         traces.setdefault(trace if isinstance(trace, str) else "", []).append(entry)
     if len(traces) == 1 and "" in events:  # events that name no trace, in a file of one
         events.setdefault(next(iter(traces)), []).extend(events.pop(""))
+    for trace in events:  # events of a trace no span of the file is of (a logs export)
+        traces.setdefault(trace, [])
+    traces = linked(traces, events)  # a model client traced alone: a trace a model call
     runs: list[PromotedRun] = []
     for number, (trace, entries) in enumerate(traces.items()):
         parts = ChatParts()

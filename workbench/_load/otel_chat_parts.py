@@ -84,7 +84,7 @@ class ChatParts:
             calls = [p for p in _parts(message) if p.get("type") == "tool_call"]
             if not calls or index + 1 >= len(sent):
                 continue
-            answers = [p for p in _parts(sent[index + 1]) if p.get("type") == "tool_call_response"]
+            answers = _answers(sent, index + 1)
             by_id = {a["id"]: a for a in answers if isinstance(a.get("id"), str)}
             for place, call in enumerate(calls):
                 call_id = call.get("id")
@@ -143,6 +143,19 @@ class ChatParts:
     def left(self) -> list[PartCall]:
         """The calls no tool span took, in the order the model made them."""
         return [call for call in self._order if id(call) not in self._taken]
+
+
+def _answers(sent: list[Any], start: int) -> list[Mapping[str, Any]]:
+    """The ``tool_call_response`` parts of the messages from ``start`` on that hold them: one
+    message of them all, or a message a result (the OpenAI instrumentation writes each result
+    of calls made at once as a ``tool`` message of its own)."""
+    out: list[Mapping[str, Any]] = []
+    for message in sent[start:]:
+        found = [p for p in _parts(message) if p.get("type") == "tool_call_response"]
+        if not found:
+            break
+        out.extend(found)
+    return out
 
 
 def _messages(value: Any) -> list[Any]:

@@ -11,7 +11,7 @@ from typing import Any
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts
 from .otel_values import any_value, attributes_of, span_nanos
 
-__all__ = ["Event", "event_time", "log_records"]
+__all__ = ["Event", "event_time", "holds_genai_events", "log_records"]
 
 Event = tuple[int, str, str | None, dict[str, Any], Any]
 """A log record that records tool calls or results: time, place, event name, attributes, body."""
@@ -56,3 +56,20 @@ def log_records(
                     events.setdefault(key, []).append(
                         (at, place, name if legacy else None, attrs, body)
                     )
+
+
+def holds_genai_events(resources: list[Any]) -> bool:
+    """Whether an OTLP logs export's first records are GenAI events (an event name or a
+    ``gen_ai.*`` attribute)."""
+    for resource in resources[:8]:
+        scopes = resource.get("scopeLogs") if isinstance(resource, dict) else None
+        for scope in scopes[:8] if isinstance(scopes, list) else ():
+            found = scope.get("logRecords") if isinstance(scope, dict) else None
+            for record in found[:8] if isinstance(found, list) else ():
+                attrs = attributes_of(record.get("attributes")) if isinstance(record, dict) else {}
+                name = record.get("eventName") if isinstance(record, dict) else None
+                if any(key.startswith("gen_ai.") for key in attrs) or (
+                    isinstance(name, str) and name.startswith("gen_ai.")
+                ):
+                    return True
+    return False

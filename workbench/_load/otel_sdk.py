@@ -16,7 +16,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-__all__ = ["is_sdk_span", "sdk_span"]
+from .records import LoadProblem
+
+__all__ = ["is_sdk_span", "sdk_span", "sdk_spans"]
+
+_NOT_A_SPAN = "not a span as the OpenTelemetry SDK writes one (name, context, attributes)"
 
 
 def is_sdk_span(value: Any) -> bool:
@@ -31,6 +35,22 @@ def is_sdk_span(value: Any) -> bool:
         and "attributes" in value
         and ("start_time" in value or "parent_id" in value)
     )
+
+
+def sdk_spans(
+    request: Any, where: str, problems: list[LoadProblem], file: str
+) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """One span as the SDK writes it, or a JSON array of them (an item that is not one is a
+    problem at its place), each as :func:`sdk_span` gives it, with its place."""
+    if not isinstance(request, list):
+        return [(where, *sdk_span(request))]
+    out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    for index, span in enumerate(request):
+        if is_sdk_span(span):
+            out.append((f"{where}[{index}]", *sdk_span(span)))
+        else:
+            problems.append(LoadProblem(file, f"{where}[{index}]", "", _NOT_A_SPAN))
+    return out
 
 
 def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -1,0 +1,125 @@
+"""Traces that are one conversation: a model client traced alone (for ``otel``).
+
+When only the model client is instrumented and nothing opens a span around the agent's loop,
+each model call is a trace of its own: the call the model makes is in one trace's output
+messages, and the result it was sent back in the next trace's input messages. Read a run a
+trace, every call was "never answered" though the file holds each answer. ``linked`` groups
+the traces whose model calls answer each other's calls (a tool call's id made in one, its
+``tool_call_response`` or ``gen_ai.tool.message`` in another) into one, in file order. Only
+traces with no tool span and no agent span are joined: a trace that traces the agent's loop
+is a run of its own, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .common import json_args
+from .otel_logs import Event
+
+__all__ = ["linked"]
+
+Entry = tuple[str, Mapping[str, Any], dict[str, Any]]
+
+_INPUT = "gen_ai.input.messages"
+_OUTPUT = "gen_ai.output.messages"
+_OWN_SPANS = ("execute_tool", "invoke_agent", "create_agent")
+
+
+def linked(
+    traces: dict[str, list[Entry]], events: dict[str, list[Event]]
+) -> dict[str, list[Entry]]:
+    """The traces with those of one conversation joined under the first's id (their spans and
+    events), in the order they first came; ``events`` is changed the same way."""
+    if len(traces) < 2:
+        return traces
+    made: dict[str, str] = {}  # call id -> the trace whose model call made it
+    parent = {trace: trace for trace in traces}
+
+    def root(trace: str) -> str:
+        while parent[trace] != trace:
+            parent[trace] = parent[parent[trace]]
+            trace = parent[trace]
+        return trace
+
+    client_only = {t for t, entries in traces.items() if not _traces_own_spans(entries)}
+    for trace in traces:
+        if trace not in client_only:
+            continue
+        for call_id in _made(traces[trace], events.get(trace, ())):
+            made.setdefault(call_id, trace)
+    for trace in traces:
+        if trace not in client_only:
+            continue
+        for call_id in _answered(traces[trace], events.get(trace, ())):
+            maker = made.get(call_id)
+            if maker is not None and maker != trace:
+                first, second = sorted((root(maker), root(trace)), key=list(traces).index)
+                parent[second] = first
+    groups: dict[str, list[Entry]] = {}
+    for trace, entries in traces.items():
+        top = root(trace)
+        groups.setdefault(top, []).extend(entries)
+        if top != trace and trace in events:
+            events.setdefault(top, []).extend(events.pop(trace))
+    return groups
+
+
+def _traces_own_spans(entries: Sequence[Entry]) -> bool:
+    return any(attrs.get("gen_ai.operation.name") in _OWN_SPANS for _, _, attrs in entries)
+
+
+def _made(entries: Sequence[Entry], events: Iterable[Event]) -> list[str]:
+    """The ids of the tool calls the trace's model calls made (their output messages)."""
+    out: list[str] = []
+    for attrs in _attributes(entries, events):
+        for message in _messages(attrs.get(_OUTPUT)):
+            out += [p["id"] for p in _parts(message, "tool_call") if isinstance(p.get("id"), str)]
+    for _, _, name, _, body in events:
+        message = (
+            body.get("message") if name == "gen_ai.choice" and isinstance(body, Mapping) else None
+        )
+        calls = message.get("tool_calls") if isinstance(message, Mapping) else None
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, Mapping) and isinstance(call.get("id"), str):
+                out.append(call["id"])
+    return out
+
+
+def _answered(entries: Sequence[Entry], events: Iterable[Event]) -> list[str]:
+    """The ids of the tool calls whose results the trace's model calls were sent."""
+    out: list[str] = []
+    for attrs in _attributes(entries, events):
+        for message in _messages(attrs.get(_INPUT)):
+            out += [
+                p["id"]
+                for p in _parts(message, "tool_call_response")
+                if isinstance(p.get("id"), str)
+            ]
+    for _, _, name, _, body in events:
+        said = (
+            body.get("id") if name == "gen_ai.tool.message" and isinstance(body, Mapping) else None
+        )
+        if isinstance(said, str):
+            out.append(said)
+    return out
+
+
+def _attributes(entries: Sequence[Entry], events: Iterable[Event]) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = [attrs for _, _, attrs in entries]
+    out += [attrs for _, _, _, attrs, _ in events]
+    return out
+
+
+def _messages(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        value = json_args(value)
+    return value if isinstance(value, list) else []
+
+
+def _parts(message: Any, kind: str) -> list[Mapping[str, Any]]:
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    if not isinstance(parts, list):
+        return []
+    return [p for p in parts if isinstance(p, Mapping) and p.get("type") == kind]
