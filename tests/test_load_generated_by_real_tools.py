@@ -120,3 +120,14 @@ def test_the_openai_client_traced_alone_loads_its_calls_in_every_shape() -> None
             ("call_o2", "get_weather", {"city": "Atlantis"}, True),
             ("call_o3", "add", {"a": 2, "b": 3}, False),
         ], name
+
+
+def test_claude_code_s_session_and_its_stream_name_the_sub_agent_alike() -> None:
+    """R34: 2.1's stream-json lines name the sub-agent (``agent_id``) beside the call that
+    spawned it; its calls were ``task-<call id>``'s there and ``agent-<id>``'s in the session."""
+    folder = FIXTURES / "claude-code" / "generated-2.1.332"
+    session = wb.load_runs(folder / "4a49ac7d-94be-41f4-a0a5-888fd16b7968.jsonl")
+    stream = wb.load_runs(folder / "stream-json.jsonl")
+    agents = [{b.call_id: b.agent_id for b in r.boundaries} for r in (session, stream)]
+    assert agents[0] == agents[1]
+    assert agents[0]["toolu_gen29_S2"] == "agent-af465bb221bf5e8d2"

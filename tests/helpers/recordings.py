@@ -511,6 +511,15 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("codex", "generated-codex-0.171.0-patch-and-mcp.exec.jsonl", "codex", 4, 2),
     _r("codex", "generated-codex-0.171.0-sandbox.rollout.jsonl", "codex", 3, 2),
     _r("swe-agent", "generated-mini-swe-agent-2.4.6-toolcall.traj.json", "swe-agent", 8, 4),
+    # Claude Code 2.1.332's session (its sub-agent's file beside it) and its stream-json output
+    _r(
+        "claude-code/generated-2.1.332",
+        "4a49ac7d-94be-41f4-a0a5-888fd16b7968.jsonl",
+        "claude-code",
+        4,
+        1,
+    ),
+    _r("claude-code/generated-2.1.332", "stream-json.jsonl", "claude-code", 4, 1),
     # the OpenAI client's OpenTelemetry instrumentation alone: a trace a model call, results as
     # separate tool messages, the GenAI events exported alone
     _r("otel", "generated-openai-v2-clientonly.otlp-traces.json", "otel", 3, 1),

@@ -20,7 +20,8 @@ A web session as the Claude API gives it (``{"loglines": [...]}``, saved by
 ``claude-code-transcripts``) holds the same records in a JSON document.
 Headless output (``claude -p --output-format stream-json``, and the Agent SDK's messages) has
 no sidechain flag: a sub-agent's records carry the id of the call that spawned it as
-``parent_tool_use_id``, and are ``task-<that id>``'s; its session id is ``session_id``.
+``parent_tool_use_id``, and are ``task-<that id>``'s, or ``agent-<agent_id>``'s where they name
+the sub-agent (2.1: the same agent as in the session's files); its session id is ``session_id``.
 Claude Code 2.x keeps sub-agents in files of their own beside the session
 (``claude_subagents``): loading the session reads them too. The whole file is one run, in call
 order. The conversation (R40) is the main thread's. A
@@ -171,6 +172,9 @@ def load_claude_code(
         else:  # headless stream-json names a sub-agent's records by the call that spawned it
             parent = record.get("parent_tool_use_id")
             agent = f"task-{parent}" if type(parent) is str and parent else "main"
+            named = record.get("agent_id")  # 2.1 names the sub-agent too, as its session does
+            if agent != "main" and type(named) is str and named:
+                agent = f"agent-{named}"
             if parent is not None and type(parent) is not str:
                 pairer.problem(where, "parent_tool_use_id", "not a string (nor null)")
         content = message.get("content")
