@@ -38,7 +38,15 @@ from .otel_values import tool_response
 from .pairing import CallPairer
 from .records import ErrorRule
 
-__all__ = ["LEGACY_EVENTS", "ChatParts", "PartCall", "calls_of_messages", "is_handoff"]
+__all__ = [
+    "LEGACY_EVENTS",
+    "ChatParts",
+    "PartCall",
+    "calls_of_messages",
+    "is_handoff",
+    "messages_of",
+    "parts_of",
+]
 
 _INPUT = "gen_ai.input.messages"
 _OUTPUT = "gen_ai.output.messages"
@@ -75,13 +83,13 @@ class ChatParts:
 
     def add(self, attrs: Mapping[str, Any], where: str) -> None:
         """Read one model call's messages (a ``chat`` span's attributes, or its event's)."""
-        for message in _messages(attrs.get(_OUTPUT)):
-            for part in _parts(message):
+        for message in messages_of(attrs.get(_OUTPUT)):
+            for part in parts_of(message):
                 if part.get("type") == "tool_call":
                     self._call(part.get("id"), part.get("name"), part.get("arguments"), where)
-        sent = _messages(attrs.get(_INPUT))
+        sent = messages_of(attrs.get(_INPUT))
         for index, message in enumerate(sent):
-            calls = [p for p in _parts(message) if p.get("type") == "tool_call"]
+            calls = [p for p in parts_of(message) if p.get("type") == "tool_call"]
             if not calls or index + 1 >= len(sent):
                 continue
             answers = _answers(sent, index + 1)
@@ -151,21 +159,21 @@ def _answers(sent: list[Any], start: int) -> list[Mapping[str, Any]]:
     of calls made at once as a ``tool`` message of its own)."""
     out: list[Mapping[str, Any]] = []
     for message in sent[start:]:
-        found = [p for p in _parts(message) if p.get("type") == "tool_call_response"]
+        found = [p for p in parts_of(message) if p.get("type") == "tool_call_response"]
         if not found:
             break
         out.extend(found)
     return out
 
 
-def _messages(value: Any) -> list[Any]:
+def messages_of(value: Any) -> list[Any]:
     """Messages recorded as JSON text (a span attribute) or as a structured list (an event)."""
     if isinstance(value, str):
         value = json_args(value)
     return value if isinstance(value, list) else []
 
 
-def _parts(message: Any) -> list[Mapping[str, Any]]:
+def parts_of(message: Any) -> list[Mapping[str, Any]]:
     parts = message.get("parts") if isinstance(message, Mapping) else None
     return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .common import json_args
+from .otel_chat_parts import messages_of, parts_of
 from .otel_logs import Event
 
 __all__ = ["linked"]
@@ -74,7 +74,7 @@ def _made(entries: Sequence[Entry], events: Iterable[Event]) -> list[str]:
     """The ids of the tool calls the trace's model calls made (their output messages)."""
     out: list[str] = []
     for attrs in _attributes(entries, events):
-        for message in _messages(attrs.get(_OUTPUT)):
+        for message in messages_of(attrs.get(_OUTPUT)):
             out += [p["id"] for p in _parts(message, "tool_call") if isinstance(p.get("id"), str)]
     for _, _, name, _, body in events:
         message = (
@@ -91,7 +91,7 @@ def _answered(entries: Sequence[Entry], events: Iterable[Event]) -> list[str]:
     """The ids of the tool calls whose results the trace's model calls were sent."""
     out: list[str] = []
     for attrs in _attributes(entries, events):
-        for message in _messages(attrs.get(_INPUT)):
+        for message in messages_of(attrs.get(_INPUT)):
             out += [
                 p["id"]
                 for p in _parts(message, "tool_call_response")
@@ -112,14 +112,5 @@ def _attributes(entries: Sequence[Entry], events: Iterable[Event]) -> list[Mappi
     return out
 
 
-def _messages(value: Any) -> list[Any]:
-    if isinstance(value, str):
-        value = json_args(value)
-    return value if isinstance(value, list) else []
-
-
 def _parts(message: Any, kind: str) -> list[Mapping[str, Any]]:
-    parts = message.get("parts") if isinstance(message, Mapping) else None
-    if not isinstance(parts, list):
-        return []
-    return [p for p in parts if isinstance(p, Mapping) and p.get("type") == kind]
+    return [part for part in parts_of(message) if part.get("type") == kind]
