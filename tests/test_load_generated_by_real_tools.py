@@ -7,8 +7,13 @@ text lost on the way to the suite.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 import workbench as wb
 from helpers.paths import FIXTURES
+from workbench.cli import main
 
 
 def test_a_failed_inspect_call_serves_the_error_the_model_was_told() -> None:
@@ -131,3 +136,31 @@ def test_claude_code_s_session_and_its_stream_name_the_sub_agent_alike() -> None
     agents = [{b.call_id: b.agent_id for b in r.boundaries} for r in (session, stream)]
     assert agents[0] == agents[1]
     assert agents[0]["toolu_gen29_S2"] == "agent-af465bb221bf5e8d2"
+
+
+def test_what_adk_and_pydantic_ai_traces_leave_out_is_said_or_read_from_elsewhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """R35, R36: ADK's default trace records no tool content (the call was served empty with
+    no word; now marked and said); a raising tool's span gives the placeholder id
+    ``<not specified>`` and its error only in its status and ``exception`` event (served
+    empty); pydantic-ai's output tool has no span (the run was refused as "never answered")
+    and a raising tool's error was "tool call failed"."""
+    otel = FIXTURES / "otel"
+    blank = otel / "generated-adk-2.13.0-default-no-content.otlp.json"
+    (call,) = wb.load_runs(blank).boundaries
+    assert call.extra["contentNotRecorded"] is True
+    assert main(["promote", str(blank), "-o", str(tmp_path / "s.json")]) == 0
+    assert "1 call with no arguments or result recorded" in capsys.readouterr().out
+    (raised,) = wb.load_runs(otel / "generated-adk-2.13.0-raising-tool.otlp.json").boundaries
+    assert raised.call_id != "<not specified>"
+    assert raised.response["content"][0]["text"] == "ZeroDivisionError: division by zero"
+    final = wb.load_runs(otel / "generated-pydantic-ai-2.78.0-final-result.otlp.json")
+    assert [c["tool"] for c in final.runs[0].metadata["terminalCalls"]] == ["final_result"]
+    (explode,) = wb.load_runs(
+        otel / "generated-pydantic-ai-2.78.0-raised-tool.otlp.json"
+    ).boundaries
+    assert (explode.error_code, explode.error_message) == (
+        "RuntimeError",
+        "RuntimeError: explode failed: test",
+    )

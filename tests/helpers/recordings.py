@@ -525,4 +525,18 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("otel", "generated-openai-v2-clientonly.otlp-traces.json", "otel", 3, 1),
     _r("otel", "generated-openai-v2-clientonly-onetrace.otlp-traces.json", "otel", 3, 1),
     _r("otel", "generated-openai-v2-eventonly.otlp-logs.json", "otel", 3, 1),
+    _r("otel", "generated-adk-2.13.0-default-no-content.otlp.json", "otel", 1, 0),
+    _r("otel", "generated-adk-2.13.0-raising-tool.otlp.json", "otel", 1, 1),
+    _r("otel", "generated-pydantic-ai-2.78.0-final-result.otlp.json", "otel", 1, 0),
+    _r("otel", "generated-pydantic-ai-2.78.0-raised-tool.otlp.json", "otel", 1, 1),
+    # pydantic-ai 2.x tells the model a retry as {"error": ...}: no flag, read by the rule
+    _r(
+        "chat-cassettes",
+        "generated-pydantic-ai-2.78.0-retry.cassette.yaml",
+        "openai-chat",
+        2,
+        0,
+        regex='^\\{"error":',
+        failed_with_regex=1,
+    ),
 )

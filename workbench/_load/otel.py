@@ -26,13 +26,11 @@ the inner one is counted as ``span:execute_tool:inner``. Google ADK's ``execute_
 span (tool name ``(merged tools)``, written beside or around the spans of calls the model made
 at once) records no call of its own: it is counted as ``span:execute_tool:merged``.
 
-Claude Code's own spans (scope ``com.anthropic.claude_code.tracing``) name no GenAI operation: a
-``claude_code.tool`` span is a call (tool ``tool_name``, call id ``tool_use_id``; no arguments
-recorded, its ``full_command``/``file_path`` attributes kept in ``extra``; result the ``output``
-of its ``tool.output`` event), whether or not a collector added ``gen_ai.operation.name``. Its
-child ``claude_code.tool.execution`` span says how it went: ``success: false`` or status ERROR
-is a failure (``error`` the text, ``error_class`` the ``error_code``). A sub-agent's calls carry
-its ``agent_id`` (``agent-<id>``, as in Claude Code's session files).
+Claude Code's own spans (``claude_code.tool``: a call, whether or not a collector added
+``gen_ai.operation.name``) are read as ``otel_claude`` says. A failed span's error text is its
+status message, else what its ``exception`` event says was raised; a failed call with no result
+is served that text. A call whose span records neither arguments nor result (its
+instrumentation captured no content) is marked ``extra.contentNotRecorded``.
 
 Spans are grouped into runs by ``traceId`` (in order of first appearance) and ordered by start
 time. Other spans (``chat``, ``invoke_agent``, HTTP, ...) are counted as non-tool records (R35),
@@ -51,14 +49,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import RecordTally, json_args, read_flag
+from .common import RecordTally, is_output_tool, json_args, read_flag
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
 from .otel_claude import claude_execution, event_attribute
 from .otel_jaeger import is_jaeger, jaeger_spans
 from .otel_links import linked
 from .otel_logs import Event, event_time, holds_genai_events, log_records
 from .otel_sdk import is_sdk_span, sdk_spans
-from .otel_values import ERROR_CODES, attributes_of, span_nanos, tool_response
+from .otel_tree import agent_of, inside_its_call
+from .otel_values import (
+    ERROR_CODES,
+    NO_CALL_ID,
+    attributes_of,
+    span_exception,
+    span_nanos,
+    tool_response,
+)
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
@@ -221,7 +227,7 @@ def _trace(
             parts.add(attrs, place)
     for _, (where, span, attrs) in ordered:
         operation = attrs.get("gen_ai.operation.name")
-        if operation == "execute_tool" and _inside_its_call(span, attrs, by_id):
+        if operation == "execute_tool" and inside_its_call(span, attrs, by_id):
             tally.add("span:execute_tool:inner")  # the server's side of the call above it
             continue
         if operation == "execute_tool" and attrs.get("gen_ai.tool.name") == _MERGED_TOOLS:
@@ -251,6 +257,8 @@ def _trace(
         raw_id = attrs.get("gen_ai.tool.call.id")
         if claude and (not isinstance(raw_id, str) or not raw_id):
             raw_id = attrs.get("tool_use_id")
+        if raw_id in NO_CALL_ID:  # an instrumentation's placeholder for none (ADK's)
+            raw_id = None
         call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
         spanned.add(call_id)
         args = json_args(_first(attrs, _ARGS_KEYS))
@@ -267,7 +275,7 @@ def _trace(
             result, from_messages = said[1], True
         if args is None and claude:
             args = {}  # Claude Code's spans record no arguments
-        agent = _agent(span, attrs, by_id)
+        agent = agent_of(span, attrs, by_id)
         sub_agent = attrs.get("agent_id") if claude else None
         if isinstance(sub_agent, str) and sub_agent:
             agent = f"agent-{sub_agent}"
@@ -279,6 +287,9 @@ def _trace(
         extra["spanId"] = span.get("spanId")
         if from_messages:
             extra["contentFrom"] = "gen_ai messages"  # see otel_chat_parts
+        elif args is None and result is None and not claude:
+            extra["contentNotRecorded"] = True  # the instrumentation captured no content
+            tally.add("call:contentNotRecorded")
         pairer.call(
             call_id,
             name,
@@ -300,6 +311,10 @@ def _trace(
             continue
         failed = error_type is not None or status.get("code") in ERROR_CODES or said_failed
         message = status.get("message") if isinstance(status.get("message"), str) else None
+        if failed:  # what the tool raised, where the span's status does not say it
+            error_type, message = span_exception(span, error_type, message)
+            if message and not response["content"]:
+                response = tool_response(message)  # the error the model was told
         if claude:
             outcome = claude_execution(span, children, pairer)
             if outcome is None:
@@ -330,7 +345,7 @@ def _trace(
             else None,
         )
     calls_of_messages(parts, spanned, pairer, rule or ErrorRule())
-    boundaries = pairer.finish(is_handoff)
+    boundaries = pairer.finish(_ends_the_run)
     key = f"trace-{trace[:12]}" if trace else f"trace-{number}"
     run = PromotedRun(
         run_id=trace or key,
@@ -347,46 +362,13 @@ def _trace(
     return run, pairer.problems
 
 
+def _ends_the_run(tool: str) -> bool:
+    """A call nothing answers by design (R36): a handoff, or pydantic-ai's output tool (which
+    has no tool span: the run ends with its arguments)."""
+    return is_handoff(tool) or is_output_tool(tool)
+
+
 def _elided(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
     """Whether a tool span holds, in place of its content, only Google ADK's ``"{}"`` (the
     GenAI attribute absent): ADK writes it where it does not capture content."""
     return attrs.get(keys[0]) is None and attrs.get(keys[1]) == "{}"
-
-
-def _inside_its_call(
-    span: Mapping[str, Any],
-    attrs: Mapping[str, Any],
-    by_id: Mapping[Any, tuple[str, Mapping[str, Any], dict[str, Any]]],
-) -> bool:
-    """Whether an ``execute_tool`` span is the inner side of the call its parent span records:
-    the MCP conventions trace one ``tools/call`` as a client span and, nested in it, the
-    server's span, both ``execute_tool`` of the same tool (and JSON-RPC request id)."""
-    parent_id = span.get("parentSpanId")
-    parent = by_id.get(parent_id) if isinstance(parent_id, str) else None
-    if parent is None:
-        return False
-    outer = parent[2]
-    if outer.get("gen_ai.operation.name") != "execute_tool":
-        return False
-    name = attrs.get("gen_ai.tool.name")
-    if not isinstance(name, str) or name != outer.get("gen_ai.tool.name"):
-        return False
-    inner_id, outer_id = attrs.get("jsonrpc.request.id"), outer.get("jsonrpc.request.id")
-    return inner_id is None or outer_id is None or inner_id == outer_id
-
-
-def _agent(
-    span: Mapping[str, Any],
-    attrs: Mapping[str, Any],
-    by_id: Mapping[Any, tuple[str, Mapping[str, Any], dict[str, Any]]],
-) -> str | None:
-    name = attrs.get("gen_ai.agent.name")
-    seen = 0
-    parent = span.get("parentSpanId")
-    while not isinstance(name, str) and isinstance(parent, str) and parent in by_id and seen < 64:
-        _, parent_span, parent_attrs = by_id[parent]
-        if parent_attrs.get("gen_ai.operation.name") == "invoke_agent":
-            name = parent_attrs.get("gen_ai.agent.name")
-        parent = parent_span.get("parentSpanId")
-        seen += 1
-    return name if isinstance(name, str) else None

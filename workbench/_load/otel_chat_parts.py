@@ -86,7 +86,10 @@ class ChatParts:
         for message in messages_of(attrs.get(_OUTPUT)):
             for part in parts_of(message):
                 if part.get("type") == "tool_call":
-                    self._call(part.get("id"), part.get("name"), part.get("arguments"), where)
+                    arguments = part.get("arguments")  # an object, or its JSON text (pydantic-ai)
+                    if isinstance(arguments, str):
+                        arguments = json_args(arguments)
+                    self._call(part.get("id"), part.get("name"), arguments, where)
         sent = messages_of(attrs.get(_INPUT))
         for index, message in enumerate(sent):
             calls = [p for p in parts_of(message) if p.get("type") == "tool_call"]

@@ -1,10 +1,12 @@
 """How a Claude Code tool span went, for the OpenTelemetry loader (``otel``).
 
-Claude Code's own spans (scope ``com.anthropic.claude_code.tracing``) record a tool call as a
-``claude_code.tool`` span whose result is the ``output`` of its ``tool.output`` event
-(``event_attribute``), and how the tool ran in its ``claude_code.tool.execution`` child spans
-(``claude_execution``): ``success: false`` or status ERROR is a failure, ``error`` its text and
-``error_class`` its code.
+Claude Code's own spans (scope ``com.anthropic.claude_code.tracing``) name no GenAI operation:
+a ``claude_code.tool`` span is a call (tool ``tool_name``, call id ``tool_use_id``; no arguments
+recorded, its ``full_command``/``file_path`` attributes kept in ``extra``) whose result is the
+``output`` of its ``tool.output`` event (``event_attribute``), and how the tool ran is in its
+``claude_code.tool.execution`` child spans (``claude_execution``): ``success: false`` or status
+ERROR is a failure, ``error`` its text and ``error_class`` its code. A sub-agent's calls carry
+its ``agent_id`` (``agent-<id>``, as in Claude Code's session files).
 """
 
 from __future__ import annotations

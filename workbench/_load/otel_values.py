@@ -7,12 +7,21 @@ recorded result as a boundary's response (``tool_response``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import text_content
 from .common import json_args
 
-__all__ = ["ERROR_CODES", "any_value", "attributes_of", "span_nanos", "tool_response"]
+__all__ = [
+    "ERROR_CODES",
+    "NO_CALL_ID",
+    "any_value",
+    "attributes_of",
+    "span_exception",
+    "span_nanos",
+    "tool_response",
+]
 
 ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 """A span status ``code`` that means ERROR (OTLP's number or enum name, Jaeger's tag)."""
@@ -73,3 +82,25 @@ def tool_response(result: Any) -> dict[str, Any]:
     if result is None:
         return {"content": []}
     return {"content": text_content(json.dumps(result, ensure_ascii=False))}
+
+
+NO_CALL_ID = ("<not specified>",)
+"""Call ids that are an instrumentation's placeholder for none (Google ADK's)."""
+
+
+def span_exception(
+    span: Mapping[str, Any], kind: Any, message: str | None
+) -> tuple[Any, str | None]:
+    """A failed span's error type and message, completed from its ``exception`` event (what
+    the tool raised: ``exception.type``, ``exception.message``) where they are missing."""
+    events = span.get("events")
+    for event in events if isinstance(events, list) else []:
+        if isinstance(event, dict) and event.get("name") == "exception":
+            attrs = attributes_of(event.get("attributes"))
+            raised, said = attrs.get("exception.type"), attrs.get("exception.message")
+            if kind is None and isinstance(raised, str) and raised:
+                kind = raised
+            if message is None and isinstance(said, str) and said:
+                message = f"{raised}: {said}" if isinstance(raised, str) and raised else said
+            break
+    return kind, message

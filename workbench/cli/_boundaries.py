@@ -94,6 +94,13 @@ def run(args: argparse.Namespace) -> int:
                 f"{plural(unread, 'sub-agent')} named by a call's result had no transcript "
                 "beside the session: their calls are not here (metadata.subagentsNotFound)"
             )
+        blank = sum(1 for run in loaded.runs for b in run if b.extra.get("contentNotRecorded"))
+        if blank:
+            print(
+                f"{plural(blank, 'call')} with no arguments or result recorded: the "
+                "instrumentation captured no content, and a suite would serve it empty "
+                "(extra.contentNotRecorded)"
+            )
         kept = sum(len(run.metadata.get("otherMessages") or ()) for run in loaded.runs)
         if kept:
             print(

@@ -12,7 +12,14 @@ import argparse
 import json
 from typing import Any
 
-from ._common import add_output_arguments, add_run_arguments, check_outputs, fail, load_run_file
+from ._common import (
+    add_output_arguments,
+    add_run_arguments,
+    check_outputs,
+    fail,
+    load_run_file,
+    plural,
+)
 
 
 def register(sub: Any) -> None:
@@ -99,6 +106,12 @@ def run(args: argparse.Namespace) -> int:
     )
     for line in promotion.summary_lines():
         print(line)
+    blank = sum(1 for run in loaded.runs for b in run if b.extra.get("contentNotRecorded"))
+    if blank:  # R35: said, not served silently
+        print(
+            f"warning: {plural(blank, 'call')} with no arguments or result recorded (the "
+            "instrumentation captured no content): their fixtures serve an empty result"
+        )
     report = promotion.self_test
     if report is not None and report.error is not None:
         return fail(f"{args.output}: not written: the promoted suite cannot be replayed")
