@@ -245,3 +245,26 @@ def test_more_sub_agents_than_are_read_is_said(tmp_path: Path) -> None:
     assert "spawns 3 sub-agents, more than 2: the calls of those past it are not read" in (
         problem.message
     )
+
+
+def test_sub_agents_past_the_deepest_level_read_are_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R35: a sub-agent that spawns sub-agents below the deepest level read is a problem at
+    its file (their calls were dropped with no word)."""
+    from workbench._load import codex_subagents
+
+    monkeypatch.setattr(codex_subagents, "MAX_DEPTH", 1)
+    child, grandchild = _child_id(0), _child_id(1)
+    parent = [_meta(PARENT), *_call("spawn-0", "spawn_agent", {}, json.dumps({"agent_id": child}))]
+    first = [_meta(child, PARENT, "A")]
+    first += _call("spawn-g", "spawn_agent", {}, json.dumps({"agent_id": grandchild}))
+    second = [_meta(grandchild, child, "B"), *_call("g-0", "exec_command", {}, "Exit code: 0")]
+    first_path = _write(tmp_path / f"rollout-2026-06-19T12-32-38-{child}.jsonl", first)
+    _write(tmp_path / f"rollout-2026-06-19T12-33-00-{grandchild}.jsonl", second)
+    path = _write(tmp_path / f"rollout-2026-06-19T12-29-48-{PARENT}.jsonl", parent)
+    result = wb.load_runs(path, strict=False)
+    assert [b.call_id for b in result.boundaries] == ["spawn-0", "spawn-g"]
+    (problem,) = result.problems
+    assert problem.file == str(first_path)
+    assert "more than 1 levels below the rollout read" in problem.message

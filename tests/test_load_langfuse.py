@@ -237,3 +237,12 @@ def test_calls_come_in_the_order_of_their_start_times_not_of_their_texts(tmp_pat
     ]
     result = wb.load_runs(_export(tmp_path, observations))
     assert [b.call_id for b in result.boundaries] == ["tz", "early", "late"]
+
+
+def test_an_observation_listed_twice_is_one_call(tmp_path: Path) -> None:
+    """R2: export files put together list an observation twice: one call, counted once more
+    as ``observation:repeated`` (it was two calls of one id)."""
+    observations = [_observation(0), _observation(1), _observation(1)]
+    result = wb.load_runs(_export(tmp_path, observations))
+    assert [b.call_id for b in result.boundaries] == ["obs-0", "obs-1"]
+    assert result.runs[0].metadata["records"]["observation:repeated"] == 1

@@ -85,3 +85,14 @@ def test_an_item_that_is_no_span_is_a_problem_at_its_place(tmp_path: Path) -> No
     result = wb.load_runs(path, strict=False)
     assert _facts(result) == EXPECTED
     assert [p.where for p in result.problems] == ["(root)[3]"]
+
+
+def test_a_span_exported_twice_is_one_call(tmp_path: Path) -> None:
+    """R2: an exporter's retry (or files put together) lists a span twice: one call, the other
+    counted as ``span:repeated`` (it was two calls of one id)."""
+    spans = _spans()
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps([*spans, spans[0]]), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert _facts(result) == EXPECTED
+    assert result.runs[0].metadata["records"]["span:repeated"] == 1

@@ -138,6 +138,12 @@ def _joined(
         child = as_subagent(child)
         if depth + 1 < MAX_DEPTH:
             child = _joined(child, agent_id, str(path), load_one, problems, seen, depth + 1)
+        elif _spawned(child):  # R35: said, not dropped
+            message = (
+                f"spawns sub-agents more than {MAX_DEPTH} levels below the rollout read: "
+                "their calls are not read"
+            )
+            problems.append(LoadProblem(str(path), "(file)", "", message))
         joined[call_id] = list(child.boundaries)
         listed.append(
             {

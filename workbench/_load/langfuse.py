@@ -167,12 +167,18 @@ def _run(
     by_id = {o["id"]: o for _, o in observations if isinstance(o, Mapping) and _named(o)}
     agents: dict[int, str | None] = {}
     ordered = sorted(range(len(observations)), key=lambda i: (_start(observations[i][1]), i))
+    read: set[str] = set()
     for position in ordered:
         index, observation = observations[position]
         where = f"{base}[{index}]"
         if not isinstance(observation, Mapping):
             pairer.problem(where, "", "an observation must be an object")
             continue
+        if _named(observation):
+            if observation["id"] in read:  # the same observation twice (exports put together)
+                tally.add("observation:repeated")
+                continue
+            read.add(observation["id"])
         kind = observation.get("type")
         if not _is_tool(observation):
             tally.add(f"observation:{kind}" if isinstance(kind, str) else "observation")

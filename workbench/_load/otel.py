@@ -71,6 +71,8 @@ from .records import ErrorRule, LoadProblem, PromotedRun
 __all__ = ["load_otel", "sniff_otel"]
 
 
+Entry = tuple[str, Mapping[str, Any], dict[str, Any]]
+"""A span read: its place, the span, its attributes."""
 _RESOURCE_KEYS = ("resourceSpans", "batches")  # OTLP; Grafana Tempo's trace API
 _SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")  # OTLP; before OTLP 0.15
 _ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
@@ -212,6 +214,7 @@ def _trace(
     tally = RecordTally()
     for log_name in logs:
         tally.add(log_name)
+    entries = _once(entries, tally)
     by_id = {e[1].get("spanId"): e for e in entries if isinstance(e[1].get("spanId"), str)}
     children: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
     for entry in entries:
@@ -360,6 +363,22 @@ def _trace(
         },
     )
     return run, pairer.problems
+
+
+def _once(entries: list[Entry], tally: RecordTally) -> list[Entry]:
+    """The trace's spans, each once: a span exported twice (an exporter's retry, files put
+    together) is counted as ``span:repeated``, not read as a second call (R2)."""
+    seen: set[str] = set()
+    out: list[Entry] = []
+    for entry in entries:
+        span_id = entry[1].get("spanId")
+        if isinstance(span_id, str) and span_id:
+            if span_id in seen:
+                tally.add("span:repeated")
+                continue
+            seen.add(span_id)
+        out.append(entry)
+    return out
 
 
 def _ends_the_run(tool: str) -> bool:
