@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from pathlib import Path
 from typing import Any
 
+import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,9 +30,12 @@ def _header(name: str, value: str) -> bytes:
     return bytes([len(name)]) + name.encode() + b"\x07" + len(raw).to_bytes(2, "big") + raw
 
 
-def _frame(event: Any) -> bytes:
+def _frame(event: Any, *, exception: str | None = None) -> bytes:
     payload = json.dumps({"bytes": base64.b64encode(json.dumps(event).encode()).decode()})
     headers = _header(":event-type", "chunk") + _header(":message-type", "event")
+    if exception is not None:  # what Bedrock sends when the model's stream fails
+        payload = json.dumps({"message": event})
+        headers = _header(":exception-type", exception) + _header(":message-type", "exception")
     total = 12 + len(headers) + len(payload) + 4
     prelude = total.to_bytes(4, "big") + len(headers).to_bytes(4, "big")
     head = prelude + zlib.crc32(prelude).to_bytes(4, "big") + headers + payload.encode()
@@ -41,9 +46,11 @@ def _frame(event: Any) -> bytes:
 @given(st.lists(st.dictionaries(st.text(max_size=6), st.integers() | st.text(), max_size=3)))
 def test_every_event_a_stream_carries_is_read_in_order(events: list[dict[str, Any]]) -> None:
     data = b"".join(_frame(e) for e in events)
-    got = stream_events(data) if events else []
+    got = stream_events(data) if events else ([], [])
     assert got is not None
-    assert [json.loads(text) for text in got] == events
+    texts, errors = got
+    assert [json.loads(text) for text in texts] == events
+    assert errors == []
 
 
 def test_bytes_that_are_not_whole_checked_frames_are_none_of_it() -> None:
@@ -69,3 +76,27 @@ def test_a_streamed_bedrock_reply_is_read_as_anthropic_messages() -> None:
         False,
     )
     assert boundary.call_id == "toolu_bdrk_01J3qB12vH7tghDJ74pNzgp8"
+
+
+def test_a_stream_cut_short_or_ended_by_an_exception_is_named_at_its_exchange(
+    tmp_path: Path,
+) -> None:
+    """R35: a reply whose frames do not hold (cut short) was dropped with no word, and an
+    exception frame (the model's stream failed) left a cut answer read as complete."""
+    good = [_frame({"type": "message_start", "message": {"role": "assistant", "content": []}})]
+    cut = b"".join(good) + _frame({"type": "message_stop"})[:-3]
+    failed = b"".join(good) + _frame(
+        "Model stream timed out", exception="modelStreamErrorException"
+    )
+    assert stream_events(cut) is None
+    assert stream_events(failed) == (
+        [json.dumps({"type": "message_start", "message": {"role": "assistant", "content": []}})],
+        ["modelStreamErrorException: Model stream timed out"],
+    )
+    cassette = yaml.safe_load(REAL.read_text(encoding="utf-8"))
+    for body, said in ((cut, "not a whole AWS event stream"), (failed, "stream failed")):
+        cassette["interactions"][0]["response"]["body"] = body
+        path = tmp_path / "bedrock.yaml"
+        path.write_text(yaml.safe_dump(cassette), encoding="utf-8")
+        result = wb.load_runs(path, strict=False)
+        assert any(p.where == "interaction 0" and said in p.message for p in result.problems), said

@@ -9,8 +9,9 @@ one event of the model's own stream: for Anthropic's models on Bedrock, the Mess
 server-sent events (``message_start``, ``content_block_start``, ...), which ``chat_streams``
 then puts together as for Anthropic's own API.
 
-``stream_events`` gives those events' JSON text, or ``None`` when the bytes are not whole,
-checked frames (any other binary body is none of this, and is not read).
+``stream_events`` gives those events' JSON text and what went wrong in the stream (an exception
+frame Bedrock sends when the model's stream fails; a payload that is no event), or ``None`` when
+the bytes are not whole, checked frames (``cassettes`` then says so: R35).
 """
 
 from __future__ import annotations
@@ -27,16 +28,19 @@ _PRELUDE = 12
 _MAX_FRAMES = 100_000
 
 
-def stream_events(data: bytes) -> list[str] | None:
-    """The JSON text of each event the frames in ``data`` carry (see the module), or ``None``
-    when ``data`` is not a whole event stream whose checksums hold."""
+def stream_events(data: bytes) -> tuple[list[str], list[str]] | None:
+    """The JSON text of each event the frames in ``data`` carry (see the module), and what
+    went wrong in the stream (an exception frame, as Bedrock sends when the model's stream
+    fails: its type and message; a payload that is no event), or ``None`` when ``data`` is
+    not a whole event stream whose checksums hold."""
     if len(data) < _PRELUDE + 4:
         return None
     events: list[str] = []
+    errors: list[str] = []
     at = 0
     for _ in range(_MAX_FRAMES):
         if at == len(data):
-            return events
+            return events, errors
         if len(data) - at < _PRELUDE + 4:
             return None
         total = int.from_bytes(data[at : at + 4], "big")
@@ -49,12 +53,55 @@ def stream_events(data: bytes) -> list[str] | None:
             return None
         if zlib.crc32(data[at : end - 4]) != int.from_bytes(data[end - 4 : end], "big"):
             return None
+        named = _headers(data[at + _PRELUDE : at + _PRELUDE + headers])
         payload = data[at + _PRELUDE + headers : end - 4]
-        event = _event(payload)
-        if event is not None:
-            events.append(event)
+        if named.get(":message-type", "event") != "event":
+            kind = (
+                named.get(":exception-type")
+                or named.get(":error-code")
+                or named.get(":event-type")
+                or "exception"
+            )
+            errors.append(f"{kind}: {_said(payload)}")
+        else:
+            event = _event(payload)
+            if event is not None:
+                events.append(event)
+            elif payload.strip():
+                errors.append(f"frame {len(events) + len(errors)}: a payload that is no event")
         at = end
     return None  # more frames than any reply has
+
+
+def _headers(raw: bytes) -> dict[str, str]:
+    """A frame's string headers (``:message-type``, ``:event-type``, ``:exception-type``)."""
+    out: dict[str, str] = {}
+    at = 0
+    while at < len(raw):
+        size = raw[at]
+        name = raw[at + 1 : at + 1 + size].decode("utf-8", "replace")
+        at += 1 + size
+        if at >= len(raw):
+            break
+        kind = raw[at]
+        at += 1
+        if kind == 7 and at + 2 <= len(raw):  # a string: two bytes of length, then it
+            length = int.from_bytes(raw[at : at + 2], "big")
+            out[name] = raw[at + 2 : at + 2 + length].decode("utf-8", "replace")
+            at += 2 + length
+        else:
+            break  # another type: the headers read so far are the ones this reads
+    return out
+
+
+def _said(payload: bytes) -> str:
+    """An exception frame's message (its payload's ``message``, else its text)."""
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return payload.decode("utf-8", "replace")[:500]
+    message = value.get("message") if isinstance(value, dict) else None
+    return message if isinstance(message, str) else json.dumps(value)[:500]
 
 
 def _event(payload: bytes) -> str | None:

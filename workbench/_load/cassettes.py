@@ -201,9 +201,14 @@ def _body(
 def _stream_events(data: bytes, found: list[tuple[str, str]] | None) -> tuple[Any, ...]:
     """The events of an AWS event stream (Bedrock's streamed reply), each decoded as strictly
     as a file's JSON (R35); none for bytes that are not one."""
-    texts = stream_events(data)
-    if texts is None:
+    read = stream_events(data)
+    if read is None:
+        if found is not None:
+            found.append(("body", _NOT_A_STREAM))
         return ()
+    texts, errors = read
+    if found is not None:
+        found += [("body", f"the model's stream failed: {error}") for error in errors]
     events: list[Any] = []
     for number, text in enumerate(texts):
         value, problem = _strict_json(text)
@@ -214,6 +219,11 @@ def _stream_events(data: bytes, found: list[tuple[str, str]] | None) -> tuple[An
         events.append(value)
     return tuple(events)
 
+
+_NOT_A_STREAM = (
+    "binary frames that are not a whole AWS event stream (a frame cut short, or a checksum "
+    "that does not hold): not read"
+)
 
 MAX_INFLATED = 32 * 1024 * 1024
 """The most a cassette's compressed bodies may inflate to, in all (32 MiB): the bodies past it
