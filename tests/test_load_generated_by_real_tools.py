@@ -7,7 +7,9 @@ text lost on the way to the suite.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,3 +166,46 @@ def test_what_adk_and_pydantic_ai_traces_leave_out_is_said_or_read_from_elsewher
         "RuntimeError",
         "RuntimeError: explode failed: test",
     )
+
+
+def _chat_span(trace: str, sent: list[Any], said: list[Any]) -> dict[str, Any]:
+    """A ``chat`` span of a model client traced alone (SYNTHETIC, in the real fixture's shape)."""
+    attributes = [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+        {"key": "gen_ai.input.messages", "value": {"stringValue": json.dumps(sent)}},
+        {"key": "gen_ai.output.messages", "value": {"stringValue": json.dumps(said)}},
+    ]
+    return {"traceId": trace, "spanId": trace[:16], "name": "chat m", "attributes": attributes}
+
+
+def test_conversations_that_reuse_call_ids_are_not_joined(tmp_path: Path) -> None:
+    """A client traced alone names its calls ``call_0``, ``call_1`` in every conversation:
+    traces are joined when the call one answers was made in an earlier one with the same tool
+    and arguments (they were joined by the id alone, and a call lost)."""
+
+    def conversation(prefix: str, city: str) -> list[dict[str, Any]]:
+        call = {"type": "tool_call", "id": "call_0", "name": "weather", "arguments": {"c": city}}
+        ask = {"role": "user", "parts": [{"type": "text", "content": city}]}
+        made = {"role": "assistant", "parts": [call]}
+        answer = {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": "call_0", "response": city}],
+        }
+        done = {"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}
+        return [
+            _chat_span(f"{prefix}1" + "0" * 30, [ask], [made]),
+            _chat_span(f"{prefix}2" + "0" * 30, [ask, made, answer], [done]),
+        ]
+
+    first, second = conversation("a", "Paris"), conversation("b", "Rome")
+    spans = [first[0], second[0], first[1], second[1]]  # interleaved, as two clients run
+    path = tmp_path / "trace.json"
+    document = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert [
+        [(b.args, b.response["content"][0]["text"]) for b in r.boundaries] for r in result.runs
+    ] == [
+        [({"c": "Paris"}, "Paris")],
+        [({"c": "Rome"}, "Rome")],
+    ]

@@ -12,9 +12,11 @@ is a run of its own, as before.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .common import json_args
 from .otel_chat_parts import messages_of, parts_of
 from .otel_logs import Event
 
@@ -31,10 +33,16 @@ def linked(
     traces: dict[str, list[Entry]], events: dict[str, list[Event]]
 ) -> dict[str, list[Entry]]:
     """The traces with those of one conversation joined under the first's id (their spans and
-    events), in the order they first came; ``events`` is changed the same way."""
+    events), in the order they first came; ``events`` is changed the same way.
+
+    A trace continues the one that made a call it answers: the nearest earlier trace whose
+    model call made a call of that id, with the same tool and arguments where the answering
+    trace resends the call (its input messages hold the conversation so far). Unrelated
+    conversations that reuse call ids (``call_0``) are not joined."""
     if len(traces) < 2:
         return traces
-    made: dict[str, str] = {}  # call id -> the trace whose model call made it
+    order = {trace: index for index, trace in enumerate(traces)}
+    made: dict[str, list[tuple[int, str, Call]]] = {}  # call id -> who made it, what it was
     parent = {trace: trace for trace in traces}
 
     def root(trace: str) -> str:
@@ -43,19 +51,21 @@ def linked(
             trace = parent[trace]
         return trace
 
-    client_only = {t for t, entries in traces.items() if not _traces_own_spans(entries)}
-    for trace in traces:
-        if trace not in client_only:
-            continue
-        for call_id in _made(traces[trace], events.get(trace, ())):
-            made.setdefault(call_id, trace)
-    for trace in traces:
-        if trace not in client_only:
-            continue
+    client_only = [t for t, entries in traces.items() if not _traces_own_spans(entries)]
+    for trace in client_only:
+        for call_id, call in _made(traces[trace], events.get(trace, ())):
+            made.setdefault(call_id, []).append((order[trace], trace, call))
+    for trace in client_only:
+        resent = dict(_resent(traces[trace], events.get(trace, ())))
         for call_id in _answered(traces[trace], events.get(trace, ())):
-            maker = made.get(call_id)
-            if maker is not None and maker != trace:
-                first, second = sorted((root(maker), root(trace)), key=list(traces).index)
+            said = resent.get(call_id)
+            makers = [
+                maker
+                for at, maker, call in made.get(call_id, ())
+                if at < order[trace] and (said is None or call == said)
+            ]
+            if makers:  # the nearest earlier trace that made this very call
+                first, second = sorted((root(makers[-1]), root(trace)), key=order.__getitem__)
                 parent[second] = first
     groups: dict[str, list[Entry]] = {}
     for trace, entries in traces.items():
@@ -66,24 +76,49 @@ def linked(
     return groups
 
 
+Call = tuple[Any, str]
+"""A tool call as the model made it: its tool's name and its arguments as canonical JSON."""
+
+
+def _call_of(name: Any, arguments: Any) -> Call:
+    if isinstance(arguments, str):
+        arguments = json_args(arguments)
+    return name, json.dumps(arguments, sort_keys=True, default=str)
+
+
 def _traces_own_spans(entries: Sequence[Entry]) -> bool:
     return any(attrs.get("gen_ai.operation.name") in _OWN_SPANS for _, _, attrs in entries)
 
 
-def _made(entries: Sequence[Entry], events: Iterable[Event]) -> list[str]:
-    """The ids of the tool calls the trace's model calls made (their output messages)."""
-    out: list[str] = []
+def _made(entries: Sequence[Entry], events: Iterable[Event]) -> list[tuple[str, Call]]:
+    """The tool calls the trace's model calls made (their output messages), by id."""
+    out: list[tuple[str, Call]] = []
     for attrs in _attributes(entries, events):
         for message in messages_of(attrs.get(_OUTPUT)):
-            out += [p["id"] for p in _parts(message, "tool_call") if isinstance(p.get("id"), str)]
+            for part in _parts(message, "tool_call"):
+                if isinstance(part.get("id"), str):
+                    out.append((part["id"], _call_of(part.get("name"), part.get("arguments"))))
     for _, _, name, _, body in events:
         message = (
             body.get("message") if name == "gen_ai.choice" and isinstance(body, Mapping) else None
         )
         calls = message.get("tool_calls") if isinstance(message, Mapping) else None
         for call in calls if isinstance(calls, list) else ():
+            function = call.get("function") if isinstance(call, Mapping) else None
             if isinstance(call, Mapping) and isinstance(call.get("id"), str):
-                out.append(call["id"])
+                said = function if isinstance(function, Mapping) else {}
+                out.append((call["id"], _call_of(said.get("name"), said.get("arguments"))))
+    return out
+
+
+def _resent(entries: Sequence[Entry], events: Iterable[Event]) -> list[tuple[str, Call]]:
+    """The tool calls the trace's model calls were sent again (their input messages), by id."""
+    out: list[tuple[str, Call]] = []
+    for attrs in _attributes(entries, events):
+        for message in messages_of(attrs.get(_INPUT)):
+            for part in _parts(message, "tool_call"):
+                if isinstance(part.get("id"), str):
+                    out.append((part["id"], _call_of(part.get("name"), part.get("arguments"))))
     return out
 
 
