@@ -209,3 +209,21 @@ def test_conversations_that_reuse_call_ids_are_not_joined(tmp_path: Path) -> Non
         [({"c": "Paris"}, "Paris")],
         [({"c": "Rome"}, "Rome")],
     ]
+
+
+def test_messages_that_do_not_decode_are_named_at_their_span(tmp_path: Path) -> None:
+    """R35: a chat span's messages nested past the limit were skipped with no word (their
+    call was nowhere); the attribute is named at its span."""
+    deep: Any = "x"
+    for _ in range(300):
+        deep = [deep]
+    call = {"type": "tool_call", "id": "c1", "name": "t", "arguments": {"v": deep}}
+    said = [{"role": "assistant", "parts": [call]}]
+    span = _chat_span("c" * 32, [], said)
+    document = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [span]}]}]}
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert [(p.field, p.message[:30]) for p in result.problems] == [
+        ("gen_ai.output.messages", "messages that do not decode as")
+    ]

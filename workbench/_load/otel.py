@@ -189,6 +189,7 @@ def load_otel(
         run, found = _trace(
             trace, entries, file, number, len(traces), logs.pop(trace, []), parts, rule
         )
+        found = [*found, *(LoadProblem(file, at, key, _UNREAD) for at, key in parts.unread)]
         runs.append(run)
         problems.extend(found)
     if runs and logs:  # log records of traces with no span: counted on the first run
@@ -363,6 +364,9 @@ def _trace(
         },
     )
     return run, pairer.problems
+
+
+_UNREAD = "messages that do not decode as a file's JSON would (nested too deep, NaN): not read"
 
 
 def _once(entries: list[Entry], tally: RecordTally) -> list[Entry]:

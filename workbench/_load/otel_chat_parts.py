@@ -67,7 +67,7 @@ class ChatParts:
     """A trace's calls by tool name (in the order the model made them) and its results by
     call id."""
 
-    __slots__ = ("_calls", "_made", "_order", "_responses", "_taken")
+    __slots__ = ("_calls", "_made", "_order", "_responses", "_taken", "unread")
 
     def __init__(self) -> None:
         self._calls: dict[str, deque[PartCall]] = {}
@@ -75,6 +75,9 @@ class ChatParts:
         self._taken: set[int] = set()  # id() of the calls a tool span took
         self._made: set[str] = set()
         self._responses: dict[str, Any] = {}
+        self.unread: list[tuple[str, str]] = []
+        """Messages recorded as JSON text that does not decode as a file's would (nested past
+        the limit, a NaN): their place and attribute, for the loader to name (R35)."""
 
     @staticmethod
     def holds_messages(attrs: Mapping[str, Any]) -> bool:
@@ -83,6 +86,14 @@ class ChatParts:
 
     def add(self, attrs: Mapping[str, Any], where: str) -> None:
         """Read one model call's messages (a ``chat`` span's attributes, or its event's)."""
+        for key in (_OUTPUT, _INPUT):
+            value = attrs.get(key)
+            if (
+                isinstance(value, str)
+                and value.lstrip().startswith("[")
+                and isinstance(json_args(value), str)
+            ):  # kept as the text it is: it does not decode
+                self.unread.append((where, key))
         for message in messages_of(attrs.get(_OUTPUT)):
             for part in parts_of(message):
                 if part.get("type") == "tool_call":
