@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
@@ -72,7 +73,10 @@ _CAMEL = {
 
 def _camel(value: Any) -> Any:
     """An object with the Python SDK's snake-case names renamed as the API names them."""
-    if not isinstance(value, Mapping) or not any(k in value for k in _CAMEL):
+    if type(value) is dict:
+        if value.keys().isdisjoint(_CAMEL):  # the usual case: the API's names (C, no loop)
+            return value
+    elif not isinstance(value, Mapping) or not any(k in value for k in _CAMEL):
         return value
     return {_CAMEL.get(k, k): v for k, v in value.items()}
 
@@ -171,7 +175,7 @@ def _run(
     for position in ordered:
         index, observation = observations[position]
         where = f"{base}[{index}]"
-        if not isinstance(observation, Mapping):
+        if type(observation) is not dict and not isinstance(observation, Mapping):
             pairer.problem(where, "", "an observation must be an object")
             continue
         if _named(observation):
@@ -212,14 +216,14 @@ def _run(
 
 
 def _named(observation: Mapping[str, Any]) -> bool:
-    return isinstance(observation.get("id"), str)
+    return type(observation.get("id")) is str
 
 
 def _start(observation: Any) -> tuple[int, float, str]:
     """An observation's place in start order: by its ``startTime`` as a time (a time with no
     zone read as UTC; texts of other precisions or zones compare right), then as text for a
     time that does not read (after those that do)."""
-    start = observation.get("startTime") if isinstance(observation, Mapping) else None
+    start = observation.get("startTime") if type(observation) is dict else None
     if not isinstance(start, str):
         return 2, 0.0, ""
     try:
@@ -234,9 +238,15 @@ def _start(observation: Any) -> tuple[int, float, str]:
 def _attributes(observation: Mapping[str, Any]) -> Mapping[str, Any]:
     """The OpenTelemetry attributes Langfuse kept on an observation's ``metadata`` (an object,
     or its JSON text, as the UI's download writes it)."""
-    metadata = _decoded(observation.get("metadata"))
+    metadata = observation.get("metadata")
+    if not metadata:  # none, or empty: no attributes (most observations of a large trace)
+        return _NO_ATTRIBUTES
+    metadata = _decoded(metadata)
     attributes = _decoded(metadata.get("attributes")) if isinstance(metadata, Mapping) else None
-    return attributes if isinstance(attributes, Mapping) else {}
+    return attributes if isinstance(attributes, Mapping) else _NO_ATTRIBUTES
+
+
+_NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
 
 
 def _is_tool(observation: Mapping[str, Any]) -> bool:
@@ -309,7 +319,7 @@ def _content(response: Any) -> Any:
 def _decoded(value: Any) -> Any:
     """An export's input or output: JSON text decoded (as strictly as a file, R35), other text
     as it is."""
-    if not isinstance(value, str) or not value.lstrip().startswith(_JSON_STARTS):
+    if type(value) is not str or not value.lstrip().startswith(_JSON_STARTS):
         return value
     decoded, problem = decode_json(value.encode("utf-8", "surrogatepass"), "")
     return value if problem is not None else decoded
