@@ -227,3 +227,21 @@ def test_messages_that_do_not_decode_are_named_at_their_span(tmp_path: Path) -> 
     assert [(p.field, p.message[:30]) for p in result.problems] == [
         ("gen_ai.output.messages", "messages that do not decode as")
     ]
+
+
+def test_a_refused_reply_whose_calls_are_not_a_list_is_said(tmp_path: Path) -> None:
+    """R35: a format error's message whose ``extra.response`` holds the refused calls as
+    something other than a list dropped them unsaid; it is a problem at its message."""
+    path = FIXTURES / "swe-agent" / "generated-mini-swe-agent-2.4.6-toolcall.traj.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for message in data["messages"]:
+        extra = message.get("extra") or {}
+        if extra.get("interrupt_type") == "FormatError" and "response" in extra:
+            said = extra["response"]["choices"][0]["message"]
+            said["tool_calls"] = {"id": "call_m6"}
+    broken = tmp_path / "trajectory.traj.json"
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    result = wb.load_runs(broken, strict=False)
+    assert [b.call_id for b in result.boundaries if b.tool == "python"] == []
+    (problem,) = result.problems
+    assert problem.field == "extra.response.choices[0].message.tool_calls"

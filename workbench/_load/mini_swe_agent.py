@@ -164,6 +164,10 @@ class _Reader:
             self._output(call_id, message, text, where, "tool_call_id")
         elif role == "user" and _rejected_calls(message):
             self._rejected(message, text, where)
+        elif role == "user" and _rejected_unreadable(message):
+            path = "extra.response.choices[0].message.tool_calls"
+            self.pairer.problem(where, path, "a refused reply's calls, not a list: not read")
+            self.talk.user(text)
         elif role == "user":
             text_call = self.awaiting[-1] if self.awaiting else None
             if text_call is not None and text_call.startswith("action-"):
@@ -300,6 +304,19 @@ def _rejected_calls(message: Mapping[str, Any]) -> list[Any]:
     said = first.get("message") if isinstance(first, Mapping) else None
     calls = said.get("tool_calls") if isinstance(said, Mapping) else None
     return calls if isinstance(calls, list) else []
+
+
+def _rejected_unreadable(message: Mapping[str, Any]) -> bool:
+    """Whether a format error's message keeps the refused reply's calls as something other
+    than a list (R35: said, not dropped)."""
+    extra = message.get("extra")
+    if not isinstance(extra, Mapping) or extra.get("interrupt_type") != "FormatError":
+        return False
+    response = extra.get("response")
+    choices = response.get("choices") if isinstance(response, Mapping) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    said = first.get("message") if isinstance(first, Mapping) else None
+    return isinstance(said, Mapping) and said.get("tool_calls") not in (None, [])
 
 
 _SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
