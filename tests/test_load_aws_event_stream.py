@@ -100,3 +100,15 @@ def test_a_stream_cut_short_or_ended_by_an_exception_is_named_at_its_exchange(
         path.write_text(yaml.safe_dump(cassette), encoding="utf-8")
         result = wb.load_runs(path, strict=False)
         assert any(p.where == "interaction 0" and said in p.message for p in result.problems), said
+
+
+def test_a_payload_nested_past_what_json_reads_is_no_crash() -> None:
+    """R35: a frame whose payload nests 200,000 deep raised RecursionError out of the load
+    (a review of stop 29); it is a payload that is no event."""
+    deep = b"[" * 200_000
+    headers = _header(":event-type", "chunk") + _header(":message-type", "event")
+    total = 12 + len(headers) + len(deep) + 4
+    prelude = total.to_bytes(4, "big") + len(headers).to_bytes(4, "big")
+    head = prelude + zlib.crc32(prelude).to_bytes(4, "big") + headers + deep
+    frame = head + zlib.crc32(head).to_bytes(4, "big")
+    assert stream_events(frame) == ([], ["frame 0: a payload that is no event"])

@@ -268,3 +268,16 @@ def test_sub_agents_past_the_deepest_level_read_are_said(
     (problem,) = result.problems
     assert problem.file == str(first_path)
     assert "more than 1 levels below the rollout read" in problem.message
+
+
+def test_a_file_whose_name_only_ends_like_the_thread_does_not_hide_the_thread_s_own(
+    tmp_path: Path,
+) -> None:
+    """R34: two files end with the sub-agent's id (another thread's id ends the same way):
+    the one whose session is the sub-agent's is read (the first by name was taken, failed the
+    check, and the sub-agent was called missing)."""
+    path = _session(tmp_path, [1])
+    decoy = [_meta("zz-" + _child_id(0), PARENT, "X"), *_call("d0", "exec_command", {}, "ok")]
+    _write(tmp_path / f"rollout-2026-06-19T00-00-00-zz-{_child_id(0)}.jsonl", decoy)
+    result = wb.load_runs(path)
+    assert [b.call_id for b in result.boundaries] == ["spawn-0", "c0-0", "wait-0"]

@@ -96,3 +96,21 @@ def test_a_span_exported_twice_is_one_call(tmp_path: Path) -> None:
     result = wb.load_runs(path)
     assert _facts(result) == EXPECTED
     assert result.runs[0].metadata["records"]["span:repeated"] == 1
+
+
+def test_a_failed_span_s_exception_event_is_read_as_in_otlp(tmp_path: Path) -> None:
+    """R36: the SDK's span JSON keeps its events; a failed span's ``exception`` event gives its
+    error text, as the same span in OTLP does (the events were dropped: "tool call failed")."""
+    spans = _spans()
+    for span in spans:
+        if span["name"] == "execute_tool book":
+            span["status"] = {"status_code": "ERROR"}
+            attributes = {"exception.type": "KeyError", "exception.message": "no seat 1A"}
+            span["events"] = [
+                {"name": "exception", "timestamp": span["start_time"], "attributes": attributes}
+            ]
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(spans), encoding="utf-8")
+    (failed,) = [b for b in wb.load_runs(path).boundaries if b.is_error]
+    assert failed.error_message == "KeyError: no seat 1A"
+    assert failed.response["content"][0]["text"] == "KeyError: no seat 1A"

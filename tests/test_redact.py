@@ -157,6 +157,12 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ("password: hunter2,", "password header"),
         ("api_key: [1234abcd]", "api_key header"),
         ("X-Auth-Token: Abcdefgh.Ijklmnop", "X-Auth-Token header"),
+        # credentials shaped a little like code, with no "," or ";" ending a member (a
+        # review of stop 29 found these left in place by the first code rule)
+        ("password: Abc123$xyz (rotated)", "password header"),
+        ("password: P4ss(w0rd)", "password header"),
+        ("api_key: sk_live_51Habc[0]", "api_key header"),
+        ("secret: hunter2 || backup", "secret header"),
     ],
 )
 def test_credentials_that_look_a_little_like_code_are_still_redacted(

@@ -98,7 +98,7 @@ def _said(payload: bytes) -> str:
     """An exception frame's message (its payload's ``message``, else its text)."""
     try:
         value = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past what json reads
         return payload.decode("utf-8", "replace")[:500]
     message = value.get("message") if isinstance(value, dict) else None
     return message if isinstance(message, str) else json.dumps(value)[:500]
@@ -108,7 +108,7 @@ def _event(payload: bytes) -> str | None:
     """The model's event a frame's payload carries (``{"bytes": base64}``), as text."""
     try:
         wrapper = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past what json reads
         return None
     chunk = wrapper.get("bytes") if isinstance(wrapper, dict) else None
     if not isinstance(chunk, str):

@@ -102,6 +102,8 @@ def _joined(
     spawned = _spawned(run)
     if not spawned:
         return run
+    if not os.path.isfile(file):  # standard input, or a file gone: nothing beside it to read
+        return run
     folder = os.path.dirname(file) or "."
     try:
         names = sorted(n for n in os.listdir(folder) if n.startswith("rollout-"))
@@ -120,21 +122,12 @@ def _joined(
         if agent_id in seen:  # the thread itself, or one read already (a loop of spawns)
             continue
         seen.add(agent_id)
-        path = _rollout_of(folder, names, agent_id)
-        read = _read(path, load_one) if path is not None else None
-        child = read[0] if read is not None else None
-        child_session = child.metadata.get("session") if child is not None else None
-        if (
-            child is None
-            or not isinstance(child_session, Mapping)
-            or child_session.get("id") != agent_id  # a file whose name only ends so
-            or _parent_of(child) != thread
-        ):
-            if read is not None and not isinstance(child_session, Mapping):
-                problems.extend(read[1])  # the thread's file, which did not read (its places)
+        found = _rollout(folder, names, agent_id, thread, load_one, problems)
+        if found is None:
             missing.append({"agentId": agent_id, "callId": call_id})
             continue
-        problems.extend(read[1] if read is not None else ())
+        path, child, child_session, more = found
+        problems.extend(more)
         child = as_subagent(child)
         if depth + 1 < MAX_DEPTH:
             child = _joined(child, agent_id, str(path), load_one, problems, seen, depth + 1)
@@ -194,13 +187,31 @@ def _spawned(run: PromotedRun) -> dict[str, str]:
     return out
 
 
-def _rollout_of(folder: str, names: list[str], thread: str) -> str | None:
-    """The rollout file of a thread in ``folder`` (named after its id), if there is one."""
+def _rollout(
+    folder: str,
+    names: list[str],
+    agent_id: str,
+    thread: str,
+    load_one: Callable[[Sequence[tuple[int, Any]], str], Loaded],
+    problems: list[LoadProblem],
+) -> tuple[str, PromotedRun, Mapping[str, Any], list[LoadProblem]] | None:
+    """The rollout of sub-agent ``agent_id`` of ``thread`` in ``folder``: of the files named
+    after it (``rollout-...-<id>.jsonl``; another thread's id may end the same way), the one
+    whose ``session_meta`` is that thread's and names ``thread`` as its parent, read, with its
+    problems. A file named after it that does not read gives its problems (its own places)."""
     for name in names:
-        if name.endswith((f"-{thread}.jsonl", f"-{thread}.jsonl.gz")):
-            path = os.path.join(folder, name)
-            if os.path.isfile(path) and not os.path.islink(path):
-                return path
+        if not name.endswith((f"-{agent_id}.jsonl", f"-{agent_id}.jsonl.gz")):
+            continue
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        child, found = _read(path, load_one)
+        session = child.metadata.get("session") if child is not None else None
+        if child is None or not isinstance(session, Mapping):
+            problems.extend(found)  # this thread's file by its name, which did not read
+            continue
+        if session.get("id") == agent_id and _parent_of(child) == thread:
+            return path, child, session, found
     return None
 
 

@@ -337,6 +337,7 @@ def _agent(
     each observation walked so far, at or above it (a deep tree is walked once, not once a
     call; a loop of parents ends the walk)."""
     chain: list[int] = []
+    walked: set[int] = set()  # the chain's keys, looked up in constant time (a loop ends it)
     found: str | None = None
     node = _parent(observation, by_id)
     while node is not None:
@@ -344,9 +345,10 @@ def _agent(
         if key in memo:
             found = memo[key]
             break
-        if key in chain:
+        if key in walked:
             break
         chain.append(key)
+        walked.add(key)
         if node.get("type") == "AGENT" and isinstance(node.get("name"), str):
             found = str(node["name"])
             break

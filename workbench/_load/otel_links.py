@@ -13,6 +13,7 @@ is a run of its own, as before.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -42,7 +43,11 @@ def linked(
     if len(traces) < 2:
         return traces
     order = {trace: index for index, trace in enumerate(traces)}
-    made: dict[str, list[tuple[int, str, Call]]] = {}  # call id -> who made it, what it was
+    # who made each call, in file order: by its id and what it was, and by its id alone (for
+    # an answer whose trace does not resend the call); found by bisection, not a scan
+    made: dict[tuple[str, Call], list[int]] = {}
+    made_id: dict[str, list[int]] = {}
+    names = list(traces)
     parent = {trace: trace for trace in traces}
 
     def root(trace: str) -> str:
@@ -54,18 +59,17 @@ def linked(
     client_only = [t for t, entries in traces.items() if not _traces_own_spans(entries)]
     for trace in client_only:
         for call_id, call in _made(traces[trace], events.get(trace, ())):
-            made.setdefault(call_id, []).append((order[trace], trace, call))
+            made.setdefault((call_id, call), []).append(order[trace])
+            made_id.setdefault(call_id, []).append(order[trace])
     for trace in client_only:
         resent = dict(_resent(traces[trace], events.get(trace, ())))
         for call_id in _answered(traces[trace], events.get(trace, ())):
             said = resent.get(call_id)
-            makers = [
-                maker
-                for at, maker, call in made.get(call_id, ())
-                if at < order[trace] and (said is None or call == said)
-            ]
-            if makers:  # the nearest earlier trace that made this very call
-                first, second = sorted((root(makers[-1]), root(trace)), key=order.__getitem__)
+            makers = made.get((call_id, said), ()) if said is not None else made_id.get(call_id, ())
+            at = bisect_left(makers, order[trace])
+            if at:  # the nearest earlier trace that made this very call
+                maker = names[makers[at - 1]]
+                first, second = sorted((root(maker), root(trace)), key=order.__getitem__)
                 parent[second] = first
     groups: dict[str, list[Entry]] = {}
     for trace, entries in traces.items():

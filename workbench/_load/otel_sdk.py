@@ -7,7 +7,7 @@ OTLP: ``{"name", "context": {"trace_id": "0x...", "span_id": "0x..."}, "kind", "
 "description"}, "attributes": {...}`` (a plain object), ``"events", "links", "resource"}``.
 ``sdk_span`` gives one in the shape ``otel`` reads OTLP's in, so one reader serves both: a
 file of such spans (a JSON array, JSONL, or the console's indented objects one after another)
-loads as a trace of OTLP spans would.
+loads as a trace of OTLP spans would (its events, an ``exception``'s type and message, too).
 """
 
 from __future__ import annotations
@@ -71,8 +71,36 @@ def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "status": {"code": "ERROR", "message": status.get("description")}
         if status.get("status_code") == "ERROR"
         else {},
+        "events": [_event(event) for event in events if isinstance(event, Mapping)]
+        if isinstance(events := span.get("events"), list)
+        else [],
     }
     return shaped, dict(attributes) if isinstance(attributes, Mapping) else {}
+
+
+def _event(event: Mapping[str, Any]) -> dict[str, Any]:
+    """A span event (``exception``, ``tool.output``) in OTLP's shape: its attributes as OTLP
+    key-value pairs, as ``otel`` reads them."""
+    attributes = event.get("attributes")
+    pairs = attributes.items() if isinstance(attributes, Mapping) else ()
+    return {
+        "name": event.get("name"),
+        "timeUnixNano": _nanos(event.get("timestamp")),
+        "attributes": [{"key": key, "value": _any_value(value)} for key, value in pairs],
+    }
+
+
+def _any_value(value: Any) -> dict[str, Any]:
+    """A plain attribute value as an OTLP ``AnyValue``."""
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
+    return {"stringValue": value if isinstance(value, str) else str(value)}
 
 
 def _hex(value: Any) -> Any:

@@ -112,15 +112,20 @@ _ATTRIBUTE_PATH = re.compile(r"[A-Za-z_][A-Za-z_]{0,40}(?:\.[A-Za-z_][A-Za-z_]{0
 
 
 _CODE_VALUE = re.compile(
-    r"(?:(?:await\s+|new\s+)?[A-Za-z_$][\w$.]*\s*[(<\[]"  # a call, type arguments, an index
-    r"|[A-Za-z_]{1,40}(?:\.[A-Za-z_]{1,40}){1,5}\s*(?:$|[,;)(<\[]|\|\||\?\?|&&)"  # config.key,
-    r"|[A-Za-z_$][\w$.]*\s*(?:\|\||\?\?|&&)"  # token || "", key ?? fallback
+    r"(?:"
+    r"(?:await\s+|new\s+)?[A-Za-z_$][\w$.]*(?:<.*>)?\(.*\)[\w$.()]*"  # a call: getToken()
+    r"|[A-Za-z_$][\w$.]*<.*>"  # a type with arguments: React.Dispatch<...>
+    r"|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$]+)+"  # an attribute path: process.env.API_KEY
+    r"|[A-Za-z_$][\w$.]*\s*(?:\|\||\?\?|&&)\s*\S.*"  # token || "", key ?? fallback
     r"|(?:string|number|boolean|any|unknown|object|String|Number|Boolean)"
-    r"(?:\s*\|\s*(?:null|undefined|string|number))*\s*[,;]?$)"  # a type: apiKey: string;
+    r"(?:\s*\|\s*(?:null|undefined|string|number))*"  # a type: apiKey: string;
+    r")\s*[,;]"
 )
 """A ``name: value`` line's value that is code, not a secret: source text an agent read (a
-TypeScript interface member, an object literal's ``apiKey: options.apiKey || ""``). Only
-read so after a name that is an identifier: an HTTP header's name has a hyphen."""
+TypeScript interface member, an object literal's ``apiKey: options.apiKey || "",``), told by
+its whole shape and the ``,`` or ``;`` that ends a member or a statement (a credential written
+``password: P4ss(w0rd)`` or ``secret: hunter2 || backup`` has none, and is redacted). Only read
+so after a name that is an identifier: an HTTP header's name has a hyphen."""
 
 
 def _is_code(key: str, match: re.Match[str]) -> bool:
@@ -197,7 +202,7 @@ def _header_spans(match: re.Match[str]) -> list[Span | None]:
         return []
     if PLACEHOLDER.match(value) or value == REDACTED:
         return []
-    if "-" not in name and _CODE_VALUE.match(value):
+    if "-" not in name and _CODE_VALUE.fullmatch(value.rstrip()):
         return []
     if not credential and not _ONE_TOKEN.fullmatch(value):
         # a signed-URL or session name (``Signature``, ``Sid``) holds a secret as one opaque
