@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .json_sequence import jsonl_records
 from .reading import MAX_LINE_BYTES, decode_json_lines, read_file_bytes
 from .records import LoadError, LoadProblem, PromotedRun, ToolBoundary, set_boundary_index
 
@@ -74,7 +75,7 @@ def with_subagents(
     for name in names:
         path = os.path.join(folder, name)
         try:
-            sub_docs, found = decode_json_lines(read_file_bytes(path), path)
+            sub_docs, found = jsonl_records(read_file_bytes(path), path)
         except LoadError as refused:
             problems.extend(refused.problems)
             continue

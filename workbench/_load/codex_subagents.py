@@ -29,8 +29,8 @@ from dataclasses import replace
 from typing import Any
 
 from .._common.toolresult import result_text
-from .json_sequence import json_sequence, starts_spread
-from .reading import decode_json_lines, read_file_bytes
+from .json_sequence import jsonl_records
+from .reading import read_file_bytes
 from .records import LoadError, LoadProblem, PromotedRun, ToolBoundary, set_boundary_index
 
 __all__ = ["MAX_DEPTH", "as_subagent", "parent_thread", "with_codex_subagents"]
@@ -224,8 +224,7 @@ def _read(
         data = read_file_bytes(path)
     except LoadError as refused:
         return None, list(refused.problems)
-    spread = json_sequence(data, path) if starts_spread(data) else None
-    docs, found = spread if spread is not None else decode_json_lines(data, path)
+    docs, found = jsonl_records(data, path)
     runs, more = load_one(docs, path)
     return (runs[0] if len(runs) == 1 else None), [*found, *more]
 

@@ -19,10 +19,10 @@ import json
 import re
 from typing import Any
 
-from .reading import decode_json
+from .reading import decode_json, decode_json_lines
 from .records import LoadProblem
 
-__all__ = ["MAX_SEQUENCE_BYTES", "json_sequence", "starts_spread"]
+__all__ = ["MAX_SEQUENCE_BYTES", "json_sequence", "jsonl_records", "starts_spread"]
 
 MAX_SEQUENCE_BYTES = 256 << 20
 """Larger files are read as JSONL only (the whole text is decoded at once here)."""
@@ -72,3 +72,12 @@ def json_sequence(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[L
         line += piece.count("\n")
         position = end
     return docs, problems
+
+
+def jsonl_records(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[LoadProblem]]:
+    """A JSONL file's records and problems, read as any JSONL file is: records indented over
+    lines (:func:`json_sequence`) where the first line is a brace alone, else a record a line
+    (``reading.decode_json_lines``). For the files a loader reads beside the one it was given
+    (sub-agents' transcripts and rollouts)."""
+    spread = json_sequence(data, file) if starts_spread(data) else None
+    return spread if spread is not None else decode_json_lines(data, file)

@@ -30,9 +30,8 @@ from types import MappingProxyType
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .common import RecordTally
+from .common import RecordTally, json_args
 from .pairing import CallPairer
-from .reading import decode_json
 from .records import ErrorRule, LoadProblem, PromotedRun
 
 __all__ = ["is_observation", "load_langfuse", "sniff_langfuse"]
@@ -321,8 +320,7 @@ def _decoded(value: Any) -> Any:
     as it is."""
     if type(value) is not str or not value.lstrip().startswith(_JSON_STARTS):
         return value
-    decoded, problem = decode_json(value.encode("utf-8", "surrogatepass"), "")
-    return value if problem is not None else decoded
+    return json_args(value)  # the text kept where it does not decode as strictly as a file
 
 
 _JSON_STARTS = ("{", "[", '"')

@@ -379,20 +379,15 @@ def _load(
         problem = None  # a vcrpy JSON cassette: each message its requests resend decoded once
     else:
         value, problem = decode_json(data, file)
-    if problem is not None and starts_spread(data) and _records_follow(data, file):
+    spread = json_sequence(data, file) if problem is not None and starts_spread(data) else None
+    if spread is not None and len(spread[0]) + len(spread[1]) > 1:
         # indented records one after another, whatever the file's name (a .json or .log of
         # OpenTelemetry's console exporter, a JSONL log a formatter indented): read as JSONL
-        return _load_jsonl(data, file, chosen, rule)
+        return _load_jsonl(data, file, chosen, rule, spread)
     if problem is not None:
         fmt: RunFormat = _as_format(chosen) if chosen != "auto" else "openwop"
         return [], [problem], fmt
     return _load_document(value, file, chosen, rule)
-
-
-def _records_follow(data: bytes, file: str) -> bool:
-    """Whether the data is more than one JSON record, one after another."""
-    found = json_sequence(data, file)
-    return found is not None and len(found[0]) + len(found[1]) > 1
 
 
 def _starts_like_yaml_cassette(data: bytes) -> bool:
@@ -673,9 +668,15 @@ _GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 
 
 def _load_jsonl(
-    data: bytes, file: str, chosen: str, rule: ErrorRule
+    data: bytes,
+    file: str,
+    chosen: str,
+    rule: ErrorRule,
+    spread: tuple[list[tuple[int, Any]], list[LoadProblem]] | None = None,
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
-    spread = json_sequence(data, file) if starts_spread(data) else None
+    """A JSONL file (``spread``: its indented records, when the caller has read them)."""
+    if spread is None and starts_spread(data):
+        spread = json_sequence(data, file)
     if spread is not None:  # records indented over lines (a formatter ran over the JSONL)
         docs, problems = spread
         told, found = False, None

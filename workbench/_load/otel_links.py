@@ -62,7 +62,7 @@ def linked(
             made.setdefault((call_id, call), []).append(order[trace])
             made_id.setdefault(call_id, []).append(order[trace])
     for trace in client_only:
-        resent = dict(_resent(traces[trace], events.get(trace, ())))
+        resent = dict(_message_calls(traces[trace], events.get(trace, ()), _INPUT))
         for call_id in _answered(traces[trace], events.get(trace, ())):
             said = resent.get(call_id)
             makers = made.get((call_id, said), ()) if said is not None else made_id.get(call_id, ())
@@ -96,12 +96,7 @@ def _traces_own_spans(entries: Sequence[Entry]) -> bool:
 
 def _made(entries: Sequence[Entry], events: Iterable[Event]) -> list[tuple[str, Call]]:
     """The tool calls the trace's model calls made (their output messages), by id."""
-    out: list[tuple[str, Call]] = []
-    for attrs in _attributes(entries, events):
-        for message in messages_of(attrs.get(_OUTPUT)):
-            for part in _parts(message, "tool_call"):
-                if isinstance(part.get("id"), str):
-                    out.append((part["id"], _call_of(part.get("name"), part.get("arguments"))))
+    out = _message_calls(entries, events, _OUTPUT)
     for _, _, name, _, body in events:
         message = (
             body.get("message") if name == "gen_ai.choice" and isinstance(body, Mapping) else None
@@ -115,11 +110,14 @@ def _made(entries: Sequence[Entry], events: Iterable[Event]) -> list[tuple[str, 
     return out
 
 
-def _resent(entries: Sequence[Entry], events: Iterable[Event]) -> list[tuple[str, Call]]:
-    """The tool calls the trace's model calls were sent again (their input messages), by id."""
+def _message_calls(
+    entries: Sequence[Entry], events: Iterable[Event], key: str
+) -> list[tuple[str, Call]]:
+    """The ``tool_call`` parts of the messages the trace's model calls record under ``key``
+    (their output: the calls made; their input: the calls sent again), by id."""
     out: list[tuple[str, Call]] = []
     for attrs in _attributes(entries, events):
-        for message in messages_of(attrs.get(_INPUT)):
+        for message in messages_of(attrs.get(key)):
             for part in _parts(message, "tool_call"):
                 if isinstance(part.get("id"), str):
                     out.append((part["id"], _call_of(part.get("name"), part.get("arguments"))))
