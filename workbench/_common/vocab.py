@@ -52,6 +52,7 @@ RunFormat = Literal[
     "mcp",
     "otel",
     "langfuse",
+    "copilot-cli",
 ]
 """The promoted-run formats the workbench reads (R1, R34)."""
 

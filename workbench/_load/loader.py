@@ -75,6 +75,7 @@ from .codex import load_codex, sniff_codex
 from .codex_exec import load_codex_exec, sniff_codex_exec
 from .codex_subagents import as_subagent, with_codex_subagents
 from .codex_typed import TYPED_LINE as CODEX_TYPED_LINE
+from .copilot_cli import load_copilot_cli, sniff_copilot_cli
 from .document_lines import load_document_lines
 from .gemini_api import as_messages, gemini_calls
 from .gemini_cli import load_gemini_cli, sniff_gemini_cli
@@ -145,6 +146,7 @@ FORMAT_LABELS: dict[str, str] = {
     "agentdojo": "an AgentDojo result",
     "mcp": "an MCP JSON-RPC recording",
     "langfuse": "a Langfuse trace export",
+    "copilot-cli": "a GitHub Copilot CLI session",
     "otel": "OpenTelemetry spans (OTLP JSON)",
 }
 """What each format is called in messages."""
@@ -164,6 +166,7 @@ _ALIASES = {
     "swe": "swe-agent",
     "gemini": "gemini-cli",
     "opentelemetry": "otel",
+    "copilot": "copilot-cli",
 }
 
 Loaded = tuple[list[PromotedRun], list[LoadProblem]]
@@ -208,6 +211,8 @@ def detect_format(data: Any) -> RunFormat | None:
         return "claude-code"  # headless stream-json saved as one array (claude-code-action)
     if sniff_claude_code_loglines(data):
         return "claude-code"  # a web session from the Claude API
+    if isinstance(data, list) and sniff_copilot_cli(data[:_HEAD_LINES]):
+        return "copilot-cli"  # the events saved as one JSON array
     if is_responses_data(data):
         return "openai-responses"
     return detect_chat_format(data)
@@ -223,6 +228,8 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return "codex"
     if sniff_gemini_cli_lines(heads) or sniff_gemini_cli_stream(heads):
         return "gemini-cli"
+    if sniff_copilot_cli(heads):
+        return "copilot-cli"
     first = heads[0]
     if sniff_otel(first):
         return "otel"
@@ -519,6 +526,8 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
         return load_claude_code(list(enumerate(value)), file, unit="item")
     if fmt == "claude-code" and isinstance(value, Mapping) and type(value.get("loglines")) is list:
         return load_claude_code(list(enumerate(value["loglines"])), file, unit="logline")
+    if fmt == "copilot-cli" and isinstance(value, list):
+        return load_copilot_cli(list(enumerate(value)), file, unit="item")
     # a line-based format (claude-code, codex) named for a JSON document
     return [], []
 
@@ -777,6 +786,8 @@ def _lines_loader(
         return load_gemini_cli_lines(docs, file)
     if fmt == "otel":
         return load_otel([(f"line {n}", d) for n, d in docs], file, rule)
+    if fmt == "copilot-cli":
+        return load_copilot_cli(docs, file)
     if fmt == "mcp":
         return load_mcp_messages([(f"line {n}", d) for n, d in docs], file)
     if fmt == "openwop":

@@ -1,0 +1,343 @@
+"""GitHub Copilot CLI session event logs as promoted runs (SPEC R34-R36).
+
+Copilot CLI writes each session's events to ``~/.copilot/session-state/<id>/events.jsonl``,
+and ``copilot -p PROMPT --output-format json`` prints the same events, one JSON object a line:
+``{"type": "<area>.<event>", "data": {...}, "id", "timestamp", "parentId"}``, with
+``"ephemeral": true`` on streaming pieces and ``agentId`` on a sub-agent's events (the event
+schema is the Copilot SDK's ``session-events``). What is read:
+
+- ``session.start`` begins a run (``sessionId``, ``copilotVersion``, ``selectedModel``); a file
+  holding several sessions one after another is one run per session;
+- ``tool.execution_start`` is a call (``toolCallId``, ``toolName``, ``arguments``; an MCP
+  tool's ``mcpServerName`` and ``mcpToolName`` kept on ``extra``), and
+  ``tool.execution_complete`` its result: ``success: false`` is a failure whose
+  ``error.message`` the model was told (``error.code`` kept as ``error_code``); a shell
+  command that exited non-zero (a ``terminal`` or ``shell_exit`` block of ``result.contents``
+  with its ``exitCode``) is a failure too (``exit_code:N``, R36). The fixture serves the text
+  the model was sent (``result.content``, else the error's message);
+- a call an ``assistant.message`` requested (``toolRequests``) whose execution never started
+  and yet completed (a permission denied before it ran) is read from the request;
+- a sub-agent's calls keep the sub-agent's name (``subagent.started`` names the agent of an
+  ``agentId``, and of the ``task`` call that started it, which older versions name on each
+  event as ``parentToolCallId``);
+- the root agent's ``user.message`` (what the model was sent: ``transformedContent``, else
+  ``content``), ``assistant.message`` and tool results are the run's conversation (R40); its
+  last text with no call is the answer;
+- ``result`` (the ``-p`` output's last line) and ``session.shutdown``: a non-zero ``exitCode``
+  or a shutdown of type ``error`` makes the run ``failed``.
+
+Every other event is a known non-tool record, counted by type (R35). A log whose arguments and
+results were redacted (``"[REDACTED]"``, as Copilot's own content exclusion writes them) loads
+with each such call marked ``extra.contentNotRecorded``: a suite would serve the placeholder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from .._common.toolresult import text_content
+from .common import StreamRun, json_args, promote_runs, text_of
+from .records import LoadProblem, PromotedRun
+
+__all__ = ["load_copilot_cli", "sniff_copilot_cli"]
+
+_AREAS = frozenset(
+    {
+        "session",
+        "user",
+        "assistant",
+        "tool",
+        "subagent",
+        "hook",
+        "skill",
+        "permission",
+        "model",
+        "system",
+        "external_tool",
+        "pending_messages",
+        "user_input",
+        "elicitation",
+        "sampling",
+        "mcp",
+        "command",
+        "commands",
+        "capabilities",
+        "exit_plan_mode",
+        "auto_mode_switch",
+        "session_limits_exhausted",
+        "factory",
+        "tool_search",
+        "ui",
+        "mcp_app",
+    }
+)
+"""The areas Copilot's event types begin with (``tool.execution_start``: ``tool``)."""
+_TELLING = frozenset(
+    {
+        "session.start",
+        "session.resume",
+        "user.message",
+        "assistant.message",
+        "assistant.turn_start",
+        "tool.execution_start",
+        "tool.execution_complete",
+    }
+)
+"""Event types one of which a Copilot log's first records hold."""
+_REDACTED = "[REDACTED]"
+_EXIT_BLOCKS = ("terminal", "shell_exit")
+_EXITED = re.compile(r"<exited with exit code (-?\d+)>\s*\Z")
+"""How the CLI's shell tool ends its text when a command exited (older versions' only sign)."""
+_START_READ = frozenset({"toolCallId", "toolName", "arguments"})
+_REQUEST_READ = frozenset({"toolCallId", "name", "arguments"})
+_COMPLETE_READ = frozenset({"toolCallId", "success", "result", "error"})
+
+
+def sniff_copilot_cli(heads: Sequence[Any]) -> bool:
+    """Whether a JSONL file's first records are Copilot CLI events: every one an object whose
+    ``type`` is ``<area>.<event>`` of an area Copilot has and whose ``data`` is an object (the
+    ``-p`` output's ``result`` line aside), one of them a session, message or tool event."""
+    if not heads:
+        return False
+    telling = False
+    for record in heads:
+        if not isinstance(record, dict):
+            return False
+        kind = record.get("type")
+        if kind == "result" and "data" not in record:
+            continue
+        if not _copilot_type(kind) or not isinstance(record.get("data"), dict):
+            return False
+        telling = telling or kind in _TELLING
+    return telling
+
+
+def _copilot_type(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.partition(".")[0] in _AREAS and "." in kind
+
+
+@dataclass(slots=True)
+class _Run(StreamRun):
+    start: dict[str, Any] = field(default_factory=dict)
+    requests: dict[str, tuple[str, Any, dict[str, Any]]] = field(default_factory=dict)
+    """Calls the model requested, by id: their tool, arguments and what else was said."""
+    agents: dict[str, str] = field(default_factory=dict)
+    """Sub-agent names by their instance id (``agentId``) and by the call that started them."""
+    exit_code: Any = None
+    failed_shutdown: bool = False
+
+
+def load_copilot_cli(
+    docs: Sequence[tuple[int, Any]], file: str, *, unit: str = "line"
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """A run per session from the log's records ``(line, record)`` (``unit``: ``item``, for
+    the events saved as one JSON array, each numbered by its index)."""
+    runs: list[_Run] = []
+    run = _Run(file)
+    problems: list[LoadProblem] = []
+    lines = unit == "line"
+    for number, record in docs:
+        where = f"{unit} {number}"
+        line = number if lines else None
+        if not isinstance(record, dict):
+            problems.append(LoadProblem(file, where, "", "a record must be an object", line))
+            continue
+        kind = record.get("type")
+        if kind == "session.start" and (run.start or run.tally.counts):
+            runs.append(run)
+            run = _Run(file)
+        run.pairer.current_line = line
+        if not isinstance(kind, str):
+            run.pairer.problem(where, "type", "missing or not a string")
+            continue
+        if kind == "result" and "data" not in record:  # the -p output's last line
+            run.tally.add(kind)
+            run.exit_code = record.get("exitCode")
+            continue
+        data = record.get("data")
+        if not isinstance(data, dict):
+            run.pairer.problem(where, "data", "missing or not an object")
+            continue
+        run.tally.add(kind)
+        if record.get("ephemeral") is True:
+            continue  # a streaming piece: its whole is another event
+        if kind == "tool.execution_start":
+            _start(run, record, data, where)
+        elif kind == "tool.execution_complete":
+            _complete(run, record, data, where)
+        elif kind == "assistant.message":
+            _assistant(run, record, data)
+        elif kind == "user.message":
+            if _agent(run, record, data) is None:
+                said = data.get("transformedContent")
+                run.talk.user(said if isinstance(said, str) else text_of(data.get("content")))
+                run.turn += 1
+        elif kind == "subagent.started":
+            name = data.get("agentName")
+            if isinstance(name, str) and name:
+                for key in (record.get("agentId"), data.get("toolCallId")):
+                    if isinstance(key, str) and key:
+                        run.agents[key] = name
+        elif kind == "session.start":
+            run.start = {k: v for k, v in data.items() if k != "context"}
+        elif kind == "session.shutdown":
+            run.failed_shutdown = data.get("shutdownType") == "error"
+    runs.append(run)
+    return promote_runs(
+        runs,
+        lambda r: bool(r.start) or bool(r.tally.counts),
+        partial(_promoted, file=file),
+        problems,
+    )
+
+
+def _agent(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+    """The sub-agent an event is of (``None``: the root agent)."""
+    for key in (record.get("agentId"), data.get("parentToolCallId")):
+        if isinstance(key, str) and key:
+            return run.agents.get(key, key)
+    return None
+
+
+def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    requested = data.get("toolRequests")
+    calls: list[dict[str, Any]] = []
+    for request in requested if isinstance(requested, list) else ():
+        if not isinstance(request, dict):
+            continue
+        call_id, name = request.get("toolCallId"), request.get("name")
+        if isinstance(call_id, str) and call_id and isinstance(name, str) and name:
+            args = json_args(request.get("arguments"))
+            rest = {k: v for k, v in request.items() if k not in _REQUEST_READ}
+            run.requests[call_id] = (name, args, rest)
+            calls.append({"id": call_id, "name": name, "args": args})
+    if _agent(run, record, data) is not None:
+        return  # a sub-agent's turn: its calls are boundaries, its talk is not the run's
+    content = data.get("content")
+    text = content if isinstance(content, str) else text_of(content)
+    run.talk.assistant(text or None, calls, turn=f"turn-{run.turn}")
+    if text and not calls:
+        run.answer = text
+    elif calls:
+        run.answer = None
+
+
+def _start(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], where: str) -> None:
+    call_id, name = data.get("toolCallId"), data.get("toolName")
+    if not isinstance(call_id, str) or not call_id:
+        run.pairer.problem(where, "data.toolCallId", "missing or not a string")
+        return
+    if not isinstance(name, str) or not name:
+        run.pairer.problem(where, "data.toolName", "missing or not a string")
+        return
+    raw = data.get("arguments")
+    extra = {k: v for k, v in data.items() if k not in _START_READ}
+    if raw == _REDACTED:
+        extra["contentNotRecorded"] = True
+    run.pairer.call(
+        call_id,
+        name,
+        json_args(raw),
+        where=where,
+        field_name="data.toolCallId",
+        agent_id=_agent(run, record, data),
+        extra=extra,
+    )
+
+
+def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], where: str) -> None:
+    call_id, success = data.get("toolCallId"), data.get("success")
+    if not isinstance(call_id, str) or not call_id:
+        run.pairer.problem(where, "data.toolCallId", "missing or not a string")
+        return
+    if not run.pairer.is_open(call_id) and call_id in run.requests:
+        name, args, rest = run.requests[call_id]  # requested, never started (denied)
+        run.pairer.call(
+            call_id,
+            name,
+            args,
+            where=where,
+            field_name="data.toolCallId",
+            agent_id=_agent(run, record, data),
+            extra={**rest, "executionStarted": False},
+        )
+    if not isinstance(success, bool):
+        run.pairer.problem(where, "data.success", "missing or not true or false")
+        run.pairer.discard(call_id)
+        return
+    result = data.get("result")
+    result = result if isinstance(result, dict) else {}
+    error = data.get("error")
+    error = error if isinstance(error, dict) else {}
+    content = result.get("content")
+    text = content if isinstance(content, str) else text_of(result.get("contents"))
+    failed = not success
+    code: str | None = None
+    message: str | None = None
+    exit_code = _exit_code(result, text)
+    if failed:
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+        told = error.get("message")
+        message = told if isinstance(told, str) and told else text or "tool call failed"
+        text = text or message  # what the model was told of the failure
+    elif exit_code not in (None, 0):
+        failed, code, message = True, f"exit_code:{exit_code}", text or f"exit code {exit_code}"
+    extra = {k: v for k, v in data.items() if k not in _COMPLETE_READ}
+    if text == _REDACTED or message == _REDACTED:
+        extra["contentNotRecorded"] = True
+    run.pairer.result(
+        call_id,
+        {"content": text_content(text) if text else []},
+        failed,
+        where=where,
+        field_name="data.success",
+        error_code=code,
+        error_message=message,
+        extra=extra,
+    )
+    if _agent(run, record, data) is None:
+        run.talk.tool(call_id, text, failed)
+        run.turn += 1
+
+
+def _exit_code(result: Mapping[str, Any], text: str) -> int | None:
+    """A shell command's exit code: from the result's ``terminal`` or ``shell_exit`` block,
+    else from the text's ``<exited with exit code N>`` ending."""
+    blocks = result.get("contents")
+    for block in blocks if isinstance(blocks, list) else ():
+        if isinstance(block, dict) and block.get("type") in _EXIT_BLOCKS:
+            code = block.get("exitCode")
+            if type(code) is int:
+                return code
+    found = _EXITED.search(text) if text else None
+    return int(found.group(1)) if found else None
+
+
+def _promoted(run: _Run, number: int, file: str) -> tuple[PromotedRun, list[LoadProblem]]:
+    boundaries = run.pairer.finish()
+    session = run.start.get("sessionId")
+    run_id = session if isinstance(session, str) and session else f"session-{number}"
+    metadata: dict[str, Any] = {"session": run.start, **run.tally.to_metadata()}
+    blank = sum(1 for b in boundaries if b.extra.get("contentNotRecorded"))
+    if blank:
+        metadata["records"]["call:contentNotRecorded"] = blank
+    failed = run.failed_shutdown or (type(run.exit_code) is int and run.exit_code != 0)
+    if run.exit_code is not None:
+        metadata["exitCode"] = run.exit_code
+    model = run.start.get("selectedModel")
+    promoted = PromotedRun(
+        run_id=run_id,
+        boundaries=boundaries,
+        source=file,
+        format="copilot-cli",
+        outcome="failed" if failed else "completed",
+        answer=run.answer,
+        task_key=f"session-{run_id[:8]}",
+        metadata=metadata,
+        conversation=run.talk.build(None, model if isinstance(model, str) else None),
+    )
+    return promoted, run.pairer.problems
