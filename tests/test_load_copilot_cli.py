@@ -16,6 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.paths import FIXTURES
+
+GENERATED = FIXTURES / "copilot-cli"
 
 
 def _event(kind: str, data: dict[str, Any], number: int, **more: Any) -> dict[str, Any]:
@@ -286,3 +289,27 @@ def test_parallel_calls_completed_in_any_order_lose_and_invent_nothing(
     assert [(b.call_id, b.is_error) for b in result.boundaries] == [
         (f"call_{i}", i == calls - 1) for i in range(calls)
     ]
+
+
+def test_the_cli_s_own_files_agree_and_keep_what_the_cli_said() -> None:
+    """R34, R36 on the files Copilot CLI 1.0.102 wrote itself (SYNTHETIC: a scripted model; see
+    fixtures/copilot-cli/SOURCE.md): its session log and its -p output give the same calls; the
+    shell command that exited 3 (a success to the CLI) fails, the MCP call keeps its server, the
+    sub-agent's call its name."""
+    stem = "generated-copilot-1.0.102-mcp-subagent"
+    events = wb.load_runs(GENERATED / f"{stem}.events.jsonl").run
+    stdout = wb.load_runs(GENERATED / f"{stem}.stdout.jsonl").run
+    facts = [(b.call_id, b.tool, b.args, b.is_error, b.agent_id) for b in events.boundaries]
+    assert facts == [(b.call_id, b.tool, b.args, b.is_error, b.agent_id) for b in stdout.boundaries]
+    by_tool = {b.tool: b for b in events.boundaries}
+    exited = events.boundaries[1]
+    assert (exited.is_error, exited.error_code) == (True, "exit_code:3")
+    assert (
+        by_tool["fakemcp-boom"].is_error
+        and by_tool["fakemcp-add"].extra["mcpServerName"] == "fakemcp"
+    )
+    assert events.boundaries[-1].agent_id == "general-purpose"
+    assert events.run_id == events.metadata["session"]["sessionId"]
+    assert stdout.metadata["exitCode"] == 0
+    assert events.conversation is not None
+    assert events.conversation.messages[0]["role"] == "system"

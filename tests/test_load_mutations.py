@@ -28,6 +28,7 @@ _SOURCES = [
     FIXTURES / "gemini-cli" / "generated-gemini-0.61.0-bad.stream.jsonl",
     FIXTURES / "chat-cassettes" / "fantasy_gemini-2.5-flash_multi_tool_streaming.go-vcr.yaml",
     FIXTURES / "tau2-bench" / "blakeelias_tau2_airline_relaxed_grok-3-mini.json",
+    FIXTURES / "copilot-cli" / "generated-copilot-1.0.102-denials.events.jsonl",
 ]
 _ODD: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]], "Error: x"]
 
@@ -103,3 +104,15 @@ def test_a_gemini_system_instruction_of_odd_parts_is_no_crash(tmp_path: Path, pa
     path = tmp_path / source.name
     path.write_text(yaml.safe_dump(cassette), encoding="utf-8")
     assert len(wb.load_runs(path, strict=False).boundaries) == 2
+
+
+def test_a_resent_call_named_by_a_list_is_no_crash(tmp_path: Path) -> None:
+    """R35: a model call's input message resending a call whose name is a list (a mutant the
+    stop-30 fuzz found) made the joining of client traces raise ``TypeError``."""
+    source = FIXTURES / "otel" / "generated-openai-v2-eventonly.otlp-logs.json"
+    text = source.read_text(encoding="utf-8")
+    assert '"stringValue": "get_weather"' in text
+    path = tmp_path / source.name
+    path.write_text(text.replace('"stringValue": "get_weather"', '"stringValue": [[]]'), "utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert all(p.where for p in result.problems)

@@ -539,4 +539,12 @@ RECORDINGS: tuple[Recording, ...] = (
         regex='^\\{"error":',
         failed_with_regex=1,
     ),
+    # GitHub Copilot CLI 1.0.102 (SYNTHETIC, scripted model): denials and failures by the CLI's
+    # success flag; a shell exit code the CLI calls a success; MCP and a sub-agent
+    _r("copilot-cli", "generated-copilot-1.0.102-denials.events.jsonl", "copilot-cli", 6, 5),
+    _r("copilot-cli", "generated-copilot-1.0.102-denials.stdout.jsonl", "copilot-cli", 6, 5),
+    _r("copilot-cli", "generated-copilot-1.0.102-mcp-subagent.events.jsonl", "copilot-cli", 10, 5),
+    _r("copilot-cli", "generated-copilot-1.0.102-mcp-subagent.stdout.jsonl", "copilot-cli", 10, 5),
+    # the same script through Copilot CLI's own OpenTelemetry file exporter (JavaScript spans)
+    _r("otel", "generated-copilot-cli-1.0.102-file-exporter.jsonl", "otel", 10, 5),
 )

@@ -12,17 +12,18 @@ schema is the Copilot SDK's ``session-events``). What is read:
   tool's ``mcpServerName`` and ``mcpToolName`` kept on ``extra``), and
   ``tool.execution_complete`` its result: ``success: false`` is a failure whose
   ``error.message`` the model was told (``error.code`` kept as ``error_code``); a shell
-  command that exited non-zero (a ``terminal`` or ``shell_exit`` block of ``result.contents``
-  with its ``exitCode``) is a failure too (``exit_code:N``, R36). The fixture serves the text
-  the model was sent (``result.content``, else the error's message);
+  command that exited non-zero, which the CLI reports a success (its ``shellExecution`` or a
+  ``terminal``/``shell_exit`` block of ``result.contents`` says the ``exitCode``, older
+  versions only the text's ending), is a failure too (``exit_code:N``, R36). The fixture
+  serves the text the model was sent (``result.content``, else the error's message);
 - a call an ``assistant.message`` requested (``toolRequests``) whose execution never started
   and yet completed (a permission denied before it ran) is read from the request;
 - a sub-agent's calls keep the sub-agent's name (``subagent.started`` names the agent of an
   ``agentId``, and of the ``task`` call that started it, which older versions name on each
   event as ``parentToolCallId``);
-- the root agent's ``user.message`` (what the model was sent: ``transformedContent``, else
-  ``content``), ``assistant.message`` and tool results are the run's conversation (R40); its
-  last text with no call is the answer;
+- the root agent's ``system.message`` (the system prompt), ``user.message`` (what the model was
+  sent: ``transformedContent``, else ``content``), ``assistant.message`` and tool results are the
+  run's conversation (R40); its last text with no call is the answer;
 - ``result`` (the ``-p`` output's last line) and ``session.shutdown``: a non-zero ``exitCode``
   or a shutdown of type ``error`` makes the run ``failed``.
 
@@ -43,7 +44,7 @@ from .._common.toolresult import text_content
 from .common import StreamRun, json_args, promote_runs, text_of
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["load_copilot_cli", "sniff_copilot_cli"]
+__all__ = ["SHELL_EXITED", "load_copilot_cli", "sniff_copilot_cli"]
 
 _AREAS = frozenset(
     {
@@ -90,7 +91,7 @@ _TELLING = frozenset(
 """Event types one of which a Copilot log's first records hold."""
 _REDACTED = "[REDACTED]"
 _EXIT_BLOCKS = ("terminal", "shell_exit")
-_EXITED = re.compile(r"<exited with exit code (-?\d+)>\s*\Z")
+SHELL_EXITED = re.compile(r"<(?:exited|shellId: \d+ completed) with exit code (-?\d+)>\s*\Z")
 """How the CLI's shell tool ends its text when a command exited (older versions' only sign)."""
 _START_READ = frozenset({"toolCallId", "toolName", "arguments"})
 _REQUEST_READ = frozenset({"toolCallId", "name", "arguments"})
@@ -129,6 +130,9 @@ class _Run(StreamRun):
     """Sub-agent names by their instance id (``agentId``) and by the call that started them."""
     exit_code: Any = None
     failed_shutdown: bool = False
+    held: list[str] = field(default_factory=list)
+    """User messages before the first reply, put after the system prompt the CLI logs later."""
+    replied: bool = False
 
 
 def load_copilot_cli(
@@ -174,8 +178,13 @@ def load_copilot_cli(
         elif kind == "user.message":
             if _agent(run, record, data) is None:
                 said = data.get("transformedContent")
-                run.talk.user(said if isinstance(said, str) else text_of(data.get("content")))
-                run.turn += 1
+                run.held.append(said if isinstance(said, str) else text_of(data.get("content")))
+                if run.replied:
+                    _flush(run)
+        elif kind == "system.message":
+            if _agent(run, record, data) is None and data.get("role") in (None, "system"):
+                run.talk.system(text_of(data.get("content")))
+                _flush(run)
         elif kind == "subagent.started":
             name = data.get("agentName")
             if isinstance(name, str) and name:
@@ -187,12 +196,22 @@ def load_copilot_cli(
         elif kind == "session.shutdown":
             run.failed_shutdown = data.get("shutdownType") == "error"
     runs.append(run)
+    for each in runs:
+        _flush(each)
     return promote_runs(
         runs,
         lambda r: bool(r.start) or bool(r.tally.counts),
         partial(_promoted, file=file),
         problems,
     )
+
+
+def _flush(run: _Run) -> None:
+    """The user messages held back, said (the CLI logs the system prompt after the first)."""
+    for text in run.held:
+        run.talk.user(text)
+        run.turn += 1
+    run.held.clear()
 
 
 def _agent(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
@@ -217,6 +236,8 @@ def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) ->
             calls.append({"id": call_id, "name": name, "args": args})
     if _agent(run, record, data) is not None:
         return  # a sub-agent's turn: its calls are boundaries, its talk is not the run's
+    _flush(run)
+    run.replied = True
     content = data.get("content")
     text = content if isinstance(content, str) else text_of(content)
     run.talk.assistant(text or None, calls, turn=f"turn-{run.turn}")
@@ -278,7 +299,7 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     failed = not success
     code: str | None = None
     message: str | None = None
-    exit_code = _exit_code(result, text)
+    exit_code = _exit_code(data, result, text)
     if failed:
         code = error.get("code") if isinstance(error.get("code"), str) else None
         told = error.get("message")
@@ -300,20 +321,24 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
         extra=extra,
     )
     if _agent(run, record, data) is None:
+        _flush(run)
         run.talk.tool(call_id, text, failed)
         run.turn += 1
 
 
-def _exit_code(result: Mapping[str, Any], text: str) -> int | None:
-    """A shell command's exit code: from the result's ``terminal`` or ``shell_exit`` block,
-    else from the text's ``<exited with exit code N>`` ending."""
+def _exit_code(data: Mapping[str, Any], result: Mapping[str, Any], text: str) -> int | None:
+    """A shell command's exit code: the event's ``shellExecution.exitCode``, else the result's
+    ``terminal`` or ``shell_exit`` block's, else the text's ``<... with exit code N>`` ending."""
+    shell = data.get("shellExecution")
+    if isinstance(shell, dict) and type(shell.get("exitCode")) is int:
+        return int(shell["exitCode"])
     blocks = result.get("contents")
     for block in blocks if isinstance(blocks, list) else ():
         if isinstance(block, dict) and block.get("type") in _EXIT_BLOCKS:
             code = block.get("exitCode")
             if type(code) is int:
                 return code
-    found = _EXITED.search(text) if text else None
+    found = SHELL_EXITED.search(text) if text else None
     return int(found.group(1)) if found else None
 
 

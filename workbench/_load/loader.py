@@ -101,6 +101,7 @@ from .openhands import load_openhands, sniff_openhands
 from .openhands_sdk import is_sdk_events
 from .openwop import NOT_EVENTS, load_openwop, load_openwop_bytes, load_openwop_lines
 from .otel import load_otel, sniff_otel
+from .otel_js import is_js_record, is_js_span
 from .reading import (
     decode_json,
     decode_json_lines,
@@ -231,8 +232,8 @@ def _detect_lines(heads: list[Any]) -> str | None:
     if sniff_copilot_cli(heads):
         return "copilot-cli"
     first = heads[0]
-    if sniff_otel(first):
-        return "otel"
+    if sniff_otel(first) or (is_js_record(first) and any(is_js_span(h) for h in heads)):
+        return "otel"  # (a JavaScript exporter's file may open with a metric line)
     if is_message_log_head(heads):
         return "mcp"
     if _looks_like_event(first):

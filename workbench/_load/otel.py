@@ -8,9 +8,9 @@ names OTLP had before 0.15), or a Jaeger JSON export (``{"data": [{"traceID", "s
 "operationName", "references", "startTime", "duration", "tags"}]}]}``, as Jaeger's UI and API give
 it: its tags read as attributes, ``otel.status_code`` and ``error`` as the status, times in
 microseconds), or spans as the OpenTelemetry SDK writes them (its console exporter's indented
-objects, a JSON array or JSONL of them; ``otel_sdk``). A span whose ``gen_ai.operation.name`` is
-``execute_tool`` is a
-tool call and its result in one: tool ``gen_ai.tool.name`` (else the span name after
+objects, a JSON array or JSONL of them; ``otel_sdk``), or as JavaScript exporters write them
+(Copilot CLI's file exporter; ``otel_js``). A span of ``execute_tool`` is a tool call and its
+result in one: tool ``gen_ai.tool.name`` (else the span name after
 ``execute_tool ``), call id ``gen_ai.tool.call.id`` (else the span id), args
 ``gen_ai.tool.call.arguments`` (JSON text decoded), result ``gen_ai.tool.call.result``, or the
 attributes Google ADK writes in their place (``gcp.vertex.agent.tool_call_args`` and
@@ -38,9 +38,8 @@ and so are the log records of a ``resourceLogs`` section in the same document (G
 in the run of their trace. Where a tool span holds no arguments or result, or only Google ADK's
 ``"{}"`` placeholder, they are read from the model calls' messages on their spans or events
 (``otel_chat_parts``; the boundary's ``extra.contentFrom`` says so), and the calls those
-messages record that no tool span does are read from them (an instrumentation of the model
-client alone traces no tool; their failures by the caller's error rule). A handoff
-(``transfer_to_*``) that nothing answers ends its agent's run (R36): a terminal call.
+messages record that no tool span does are read from them (a model client traced alone; their
+failures by the error rule). An unanswered handoff (``transfer_to_*``) ends its run (R36).
 """
 
 from __future__ import annotations
@@ -53,6 +52,7 @@ from .common import RecordTally, is_output_tool, json_args, read_flag
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
 from .otel_claude import claude_execution, event_attribute
 from .otel_jaeger import is_jaeger, jaeger_spans
+from .otel_js import is_js_record, is_js_span
 from .otel_links import linked
 from .otel_logs import Event, event_time, holds_genai_events, log_records
 from .otel_sdk import is_sdk_span, sdk_spans
@@ -83,10 +83,10 @@ _CLAUDE_TOOL_SPAN = "claude_code.tool"  # Claude Code's own tool span (no GenAI 
 
 def sniff_otel(data: Any) -> bool:
     if isinstance(data, list):  # spans as the SDK writes them (its in-memory exporter's dump)
-        return bool(data) and is_sdk_span(data[0])
+        return bool(data) and (is_sdk_span(data[0]) or is_js_span(data[0]))
     if not isinstance(data, dict):
         return False
-    if is_sdk_span(data):  # one a JSONL line, or the console exporter's indented objects
+    if is_sdk_span(data) or is_js_span(data):  # a JSONL line, or the console's indented objects
         return True
     if isinstance(data.get("resourceSpans"), list) or is_jaeger(data):
         return True
@@ -138,8 +138,11 @@ def load_otel(
     logs: dict[str, list[str]] = {}  # trace id -> its log records' event names
     events: dict[str, list[Event]] = {}  # ... and those holding calls or results
     for where, request in docs:
-        if is_sdk_span(request) or (isinstance(request, list) and request):
-            spans.extend(sdk_spans(request, where, problems, file))  # the SDK's own span JSON
+        if is_js_record(request):  # a JavaScript exporter's metric or log line: counted
+            logs.setdefault("", []).append(str(request["type"]))
+            continue
+        if is_sdk_span(request) or is_js_span(request) or (isinstance(request, list) and request):
+            spans.extend(sdk_spans(request, where, problems, file))  # an SDK's own span JSON
             continue
         if not isinstance(request, dict):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))

@@ -80,14 +80,16 @@ def linked(
     return groups
 
 
-Call = tuple[Any, str]
-"""A tool call as the model made it: its tool's name and its arguments as canonical JSON."""
+Call = tuple[str, str]
+"""A tool call as the model made it: its tool's name and its arguments as canonical JSON (a
+name that is no string, as canonical JSON too: a key, whatever the file held)."""
 
 
 def _call_of(name: Any, arguments: Any) -> Call:
     if isinstance(arguments, str):
         arguments = json_args(arguments)
-    return name, json.dumps(arguments, sort_keys=True, default=str)
+    named = name if isinstance(name, str) else json.dumps(name, sort_keys=True, default=str)
+    return named, json.dumps(arguments, sort_keys=True, default=str)
 
 
 def _traces_own_spans(entries: Sequence[Entry]) -> bool:

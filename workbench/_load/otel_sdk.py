@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from .otel_js import is_js_span, js_span
+from .otel_values import as_any_value
 from .records import LoadProblem
 
 __all__ = ["is_sdk_span", "sdk_span", "sdk_spans"]
@@ -43,11 +45,13 @@ def sdk_spans(
     """One span as the SDK writes it, or a JSON array of them (an item that is not one is a
     problem at its place), each as :func:`sdk_span` gives it, with its place."""
     if not isinstance(request, list):
-        return [(where, *sdk_span(request))]
+        return [(where, *(js_span(request) if is_js_span(request) else sdk_span(request)))]
     out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     for index, span in enumerate(request):
         if is_sdk_span(span):
             out.append((f"{where}[{index}]", *sdk_span(span)))
+        elif is_js_span(span):  # a JavaScript exporter's
+            out.append((f"{where}[{index}]", *js_span(span)))
         else:
             problems.append(LoadProblem(file, f"{where}[{index}]", "", _NOT_A_SPAN))
     return out
@@ -86,21 +90,8 @@ def _event(event: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "name": event.get("name"),
         "timeUnixNano": _nanos(event.get("timestamp")),
-        "attributes": [{"key": key, "value": _any_value(value)} for key, value in pairs],
+        "attributes": [{"key": key, "value": as_any_value(value)} for key, value in pairs],
     }
-
-
-def _any_value(value: Any) -> dict[str, Any]:
-    """A plain attribute value as an OTLP ``AnyValue``."""
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, list):
-        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
-    return {"stringValue": value if isinstance(value, str) else str(value)}
 
 
 def _hex(value: Any) -> Any:

@@ -17,6 +17,7 @@ __all__ = [
     "ERROR_CODES",
     "NO_CALL_ID",
     "any_value",
+    "as_any_value",
     "attributes_of",
     "span_exception",
     "span_nanos",
@@ -104,3 +105,16 @@ def span_exception(
                 message = f"{raised}: {said}" if isinstance(raised, str) and raised else said
             break
     return kind, message
+
+
+def as_any_value(value: Any) -> dict[str, Any]:
+    """A plain attribute value as an OTLP ``AnyValue``."""
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [as_any_value(v) for v in value]}}
+    return {"stringValue": value if isinstance(value, str) else str(value)}

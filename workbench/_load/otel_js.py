@@ -1,0 +1,120 @@
+"""OpenTelemetry spans as JavaScript exporters write them to a file, read as OTLP spans (``otel``).
+
+GitHub Copilot CLI's OpenTelemetry file exporter (``COPILOT_OTEL_FILE_EXPORTER_PATH``) writes a
+JSON object a line: ``{"type": "span", "traceId", "spanId", "parentSpanId", "name", "kind",
+"startTime": [seconds, nanoseconds], "endTime", "attributes": {...}`` (a plain object),
+``"status": {"code": 0 | 1 | 2, "message"}, "events": [{"name", "attributes", "time"}],
+"resource", "instrumentationScope"}``, beside ``{"type": "metric"}`` and ``{"type": "log"}``
+lines. The JavaScript SDK's own ``ReadableSpan`` turned into JSON keeps the ids in a
+``_spanContext`` (or ``spanContext``) object and the parent in ``parentSpanContext`` (2.x) or
+``parentSpanId`` (1.x), with the same ``[seconds, nanoseconds]`` times. ``js_span`` gives either
+in the shape ``otel`` reads OTLP's in, so one reader serves them all: a span of
+``execute_tool`` is a call (``gen_ai.tool.call.arguments`` and ``.result`` when the exporter
+captured content; status 2, ERROR, or ``error.type``: a failure; a Copilot shell command that
+exited non-zero, as ``copilot_cli`` reads it: ``exit_code:N``). Metric and log lines are
+counted (R35).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .copilot_cli import SHELL_EXITED
+from .otel_values import as_any_value
+
+__all__ = ["is_js_record", "is_js_span", "js_span"]
+
+_RECORD_TYPES = frozenset({"metric", "log"})
+
+
+def is_js_span(value: Any) -> bool:
+    """A span as a JavaScript exporter writes it: a ``name``, its ids (at its top, or in its
+    span context) and its ``attributes`` a plain object (OTLP's are a list of pairs)."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
+        return False
+    if not isinstance(value.get("attributes"), Mapping):
+        return False
+    if value.get("type") not in (None, "span"):
+        return False
+    ids = _ids(value)
+    return isinstance(ids.get("traceId"), str) and isinstance(ids.get("spanId"), str)
+
+
+def is_js_record(value: Any) -> bool:
+    """A metric or log line of such a file (counted beside its spans)."""
+    if not isinstance(value, Mapping):
+        return False
+    kind = value.get("type")
+    return isinstance(kind, str) and kind in _RECORD_TYPES
+
+
+def _ids(span: Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(span.get("traceId"), str):
+        return span
+    for key in ("_spanContext", "spanContext"):
+        context = span.get(key)
+        if isinstance(context, Mapping):
+            return context
+    return {}
+
+
+def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The span in OTLP's shape (times in nanoseconds) and its attributes."""
+    ids = _ids(span)
+    parent = span.get("parentSpanId")
+    if not isinstance(parent, str):
+        context = span.get("parentSpanContext")
+        parent = context.get("spanId") if isinstance(context, Mapping) else None
+    raw_status = span.get("status")
+    status = raw_status if isinstance(raw_status, Mapping) else {}
+    events = span.get("events")
+    shaped: dict[str, Any] = {
+        "traceId": ids.get("traceId"),
+        "spanId": ids.get("spanId"),
+        "parentSpanId": parent if isinstance(parent, str) else None,
+        "name": span.get("name"),
+        "startTimeUnixNano": _nanos(span.get("startTime", span.get("startTimeUnixNano"))),
+        "endTimeUnixNano": _nanos(span.get("endTime", span.get("endTimeUnixNano"))),
+        "status": {"code": status.get("code"), "message": status.get("message")},
+        "events": [_event(e) for e in events if isinstance(e, Mapping)]
+        if isinstance(events, list)
+        else [],
+    }
+    return shaped, _attributes(span)
+
+
+def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
+    """The span's attributes; Copilot CLI's shell call that exited non-zero, which its span
+    reports a success (the result's text ends ``<shellId: N completed with exit code K>``),
+    given ``error.type`` ``exit_code:K`` as its session log's reader gives it (R36)."""
+    attributes = dict(span["attributes"])
+    scope = span.get("instrumentationScope")
+    if isinstance(scope, Mapping) and scope.get("name") == "github.copilot":
+        result = attributes.get("gen_ai.tool.call.result")
+        found = SHELL_EXITED.search(result) if isinstance(result, str) else None
+        if found and int(found.group(1)) != 0 and "error.type" not in attributes:
+            attributes["error.type"] = f"exit_code:{found.group(1)}"
+    return attributes
+
+
+def _event(event: Mapping[str, Any]) -> dict[str, Any]:
+    attributes = event.get("attributes")
+    pairs = attributes.items() if isinstance(attributes, Mapping) else ()
+    return {
+        "name": event.get("name"),
+        "timeUnixNano": _nanos(event.get("time")),
+        "attributes": [{"key": key, "value": as_any_value(value)} for key, value in pairs],
+    }
+
+
+def _nanos(value: Any) -> int | None:
+    """``[seconds, nanoseconds]`` (the JavaScript SDK's ``HrTime``), or nanoseconds as a
+    number or digits, from 0 to 2**64 - 1; else ``None``."""
+    if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):
+        seconds, nanos = value
+        if seconds >= 0 and 0 <= nanos < 1_000_000_000:
+            value = seconds * 1_000_000_000 + nanos
+    if type(value) is str and 0 < len(value) <= 20 and value.isdigit() and value.isascii():
+        value = int(value)
+    return value if type(value) is int and 0 <= value < 1 << 64 else None
