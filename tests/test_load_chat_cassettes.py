@@ -1087,3 +1087,26 @@ def test_a_gemini_request_body_that_is_not_strict_json_is_named_at_its_exchange(
     )
     result = wb.load_runs(path, strict=False)
     assert [(p.where, p.field) for p in result.problems][:1] == [("interaction 0", "request.body")]
+
+
+def test_a_gemini_request_in_the_proto_s_names_answers_its_calls(tmp_path: Path) -> None:
+    """R34: the Gemini API reads a request's members in its JSON names or its proto's; a client
+    resending ``function_call`` and ``function_response`` (llm-gemini, a real cassette in
+    fixtures/chat-cassettes) had every call "never answered"."""
+    path = FIXTURES / "chat-cassettes" / "llm-gemini_test_tools.yaml"
+    result = wb.load_runs(path)
+    texts = [b.response["content"][0]["text"] for b in result.boundaries]
+    assert [b.tool for b in result.boundaries] == ["pelican_name_generator"] * 2
+    assert texts == ['{"output": "Charles"}', '{"output": "Sammy"}']
+    camel = path.read_text(encoding="utf-8")
+    assert "function_response" in camel
+    renamed = tmp_path / "camel.yaml"
+    renamed.write_text(
+        camel.replace("function_call", "functionCall").replace(
+            "function_response", "functionResponse"
+        ),
+        encoding="utf-8",
+    )
+    assert [b.response for b in wb.load_runs(renamed).boundaries] == [
+        b.response for b in result.boundaries
+    ]

@@ -266,6 +266,15 @@ RECORDINGS: tuple[Recording, ...] = (
         0,
     ),
     _r("chat-cassettes", "adk_go_TestFunctionTool.gemini.httprr", "gemini-api", 1, 0),
+    # llm-gemini resends calls and answers in the proto's names (function_call, ...)
+    _r("chat-cassettes", "llm-gemini_test_tools.yaml", "gemini-api", 2, 0),
+    _r(
+        "chat-cassettes",
+        "llm-gemini_test_tools_with_gemini_3_thought_signatures.yaml",
+        "gemini-api",
+        1,
+        0,
+    ),
     # Claude on Amazon Bedrock, streamed: AWS event-stream frames recorded as !!binary
     _r(
         "chat-cassettes",

@@ -23,6 +23,7 @@ of its ``id`` when they share one, else the next call of its name. A streamed re
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -76,7 +77,7 @@ def as_messages(exchange: Exchange) -> Exchange:
     model = exchange.uri.split("/models/", 1)[-1].split(":", 1)[0]
     if model:
         body["model"] = model
-    system = _text_of(request.get("systemInstruction"))
+    system = _text_of(_member(request, "systemInstruction"))
     if system:
         body["system"] = system
     tools = _tools(request.get("tools"))
@@ -89,7 +90,7 @@ def _model_blocks(parts: Any, turn: int) -> tuple[list[Any], list[tuple[str, str
     blocks: list[Any] = []
     calls: list[tuple[str, str | None, str]] = []
     for part in parts if isinstance(parts, list) else []:
-        call = part.get("functionCall") if isinstance(part, Mapping) else None
+        call = _member(part, "functionCall") if isinstance(part, Mapping) else None
         if isinstance(call, Mapping):
             ours = f"gemini-{turn}-{len(calls)}"
             name = call.get("name")
@@ -105,7 +106,7 @@ def _user_blocks(parts: Any, calls: Sequence[tuple[str, str | None, str]]) -> li
     blocks: list[Any] = []
     waiting = list(calls)
     for part in parts if isinstance(parts, list) else []:
-        answer = part.get("functionResponse") if isinstance(part, Mapping) else None
+        answer = _member(part, "functionResponse") if isinstance(part, Mapping) else None
         if not isinstance(answer, Mapping):
             blocks.append(_plain_block(part))
             continue
@@ -127,6 +128,17 @@ def _user_blocks(parts: Any, calls: Sequence[tuple[str, str | None, str]]) -> li
             }
         )
     return blocks
+
+
+def _member(value: Mapping[str, Any], name: str) -> Any:
+    """A request member by its JSON name (``functionCall``), else by its proto name
+    (``function_call``): the API reads both, and clients write either (llm-gemini the second)."""
+    if name in value:
+        return value[name]
+    return value.get(_SNAKE.sub(lambda m: "_" + m.group(0).lower(), name))
+
+
+_SNAKE = re.compile(r"[A-Z]")
 
 
 def _plain_block(part: Any) -> Any:
@@ -176,10 +188,10 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
     """The function declarations as Messages tool definitions."""
     out: list[dict[str, Any]] = []
     for tool in tools if isinstance(tools, list) else []:
-        declarations = tool.get("functionDeclarations") if isinstance(tool, Mapping) else None
+        declarations = _member(tool, "functionDeclarations") if isinstance(tool, Mapping) else None
         for declared in declarations if isinstance(declarations, list) else []:
             if isinstance(declared, Mapping) and isinstance(declared.get("name"), str):
-                schema = declared.get("parameters") or declared.get("parametersJsonSchema")
+                schema = declared.get("parameters") or _member(declared, "parametersJsonSchema")
                 out.append(
                     {
                         "name": declared["name"],
