@@ -368,3 +368,24 @@ def test_adk_tool_spans_without_their_content_read_it_from_the_model_calls() -> 
     assert json.loads(event.response["content"][0]["text"]) == {
         "error": "ValueError: ticker not found: XYZ"
     }
+
+
+def test_stream_json_records_under_messages_are_claude_code_and_chat_stays_chat(
+    tmp_path: Path,
+) -> None:
+    """R34: Claude Code's stream-json records kept as a document's ``messages`` (the Agent SDK's
+    messages as openinference's harness saved them; a real file in fixtures/claude-code) read as
+    Claude Code, not as an OpenAI chat with no call; messages with a ``role`` stay a chat."""
+    import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
+
+    source = FIXTURES / "claude-code" / "openinference_claude_agent_sdk_query_tool_spans.yaml"
+    records = yaml.safe_load(source.read_text(encoding="utf-8"))["messages"]
+    as_json = tmp_path / "sdk.json"
+    as_json.write_text(json.dumps({"messages": records}), encoding="utf-8")
+    result = wb.load_runs(as_json)
+    assert result.format == "claude-code"
+    assert [(b.tool, b.is_error) for b in result.boundaries] == [("Bash", False)]
+    assert result.boundaries[0].location.endswith("messages item 2, block 0")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, *records]}))
+    assert wb.load_runs(chat, strict=False).format == "openai-chat"

@@ -212,6 +212,8 @@ def detect_format(data: Any) -> RunFormat | None:
         return "claude-code"  # headless stream-json saved as one array (claude-code-action)
     if sniff_claude_code_loglines(data):
         return "claude-code"  # a web session from the Claude API
+    if _claude_code_messages(data) is not None:
+        return "claude-code"  # stream-json records kept under "messages" (an SDK's test dump)
     if isinstance(data, list) and sniff_copilot_cli(data[:_HEAD_LINES]):
         return "copilot-cli"  # the events saved as one JSON array
     if is_responses_data(data):
@@ -527,10 +529,25 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
         return load_claude_code(list(enumerate(value)), file, unit="item")
     if fmt == "claude-code" and isinstance(value, Mapping) and type(value.get("loglines")) is list:
         return load_claude_code(list(enumerate(value["loglines"])), file, unit="logline")
+    if fmt == "claude-code" and (records := _claude_code_messages(value)) is not None:
+        return load_claude_code(list(enumerate(records)), file, unit="messages item")
     if fmt == "copilot-cli" and isinstance(value, list):
         return load_copilot_cli(list(enumerate(value)), file, unit="item")
     # a line-based format (claude-code, codex) named for a JSON document
     return [], []
+
+
+def _claude_code_messages(value: Any) -> list[Any] | None:
+    """Claude Code's stream-json records kept as a document's ``messages`` (the Claude Agent
+    SDK's messages as a test harness dumps them, ``{"messages": [{"type": "system", ...}]}``):
+    records with a ``type`` and no ``role``, which no chat transcript's messages are."""
+    records = value.get("messages") if isinstance(value, Mapping) else None
+    if type(records) is not list or not records:
+        return None
+    heads = records[:_HEAD_LINES]
+    if any(isinstance(r, Mapping) and "role" in r for r in heads):
+        return None
+    return records if sniff_claude_code(heads) else None
 
 
 def _shape(value: Any) -> str:
