@@ -558,4 +558,37 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("copilot-cli", "generated-copilot-1.0.102-mcp-subagent.stdout.jsonl", "copilot-cli", 10, 5),
     # the same script through Copilot CLI's own OpenTelemetry file exporter (JavaScript spans)
     _r("otel", "generated-copilot-cli-1.0.102-file-exporter.jsonl", "otel", 10, 5),
+    # stop 30's world round: instrumentation test cassettes of four more clients
+    _r(
+        "chat-cassettes",
+        "otel-contrib_bedrock_invoke_model_tool_call_anthropic.yaml",
+        "anthropic",
+        2,
+        0,
+    ),
+    _r(
+        "chat-cassettes",
+        "otel-contrib_bedrock_invoke_stream_tool_call_anthropic.yaml",
+        "anthropic",
+        2,
+        0,
+    ),
+    _r("chat-cassettes", "otel-contrib_vertexai_test_tool_events.yaml", "gemini-api", 2, 0),
+    _r("chat-cassettes", "openinference_google_adk_multi_tool_call.yaml", "gemini-api", 2, 0),
+    _r("chat-cassettes", "otel-contrib_chat_tool_calls_with_content.yaml", "openai-chat", 2, 0),
+    _r("chat-cassettes", "openllmetry_agno_agent_with_tools.yaml", "openai-chat", 1, 0),
+    _r(
+        "openai-responses",
+        "openllmetry_openai_agents_router_handoff.yaml",
+        "openai-responses",
+        4,
+        0,
+    ),
+    _r(
+        "openai-responses",
+        "openinference_agent_framework_multiple_tools.yaml",
+        "openai-responses",
+        2,
+        0,
+    ),
 )
