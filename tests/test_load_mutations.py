@@ -29,6 +29,7 @@ _SOURCES = [
     FIXTURES / "chat-cassettes" / "fantasy_gemini-2.5-flash_multi_tool_streaming.go-vcr.yaml",
     FIXTURES / "tau2-bench" / "blakeelias_tau2_airline_relaxed_grok-3-mini.json",
     FIXTURES / "copilot-cli" / "generated-copilot-1.0.102-denials.events.jsonl",
+    FIXTURES / "bedrock-converse" / "otel-contrib_test_converse_tool_call_with_content.yaml",
 ]
 _ODD: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]], "Error: x"]
 

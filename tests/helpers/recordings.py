@@ -591,4 +591,19 @@ RECORDINGS: tuple[Recording, ...] = (
         2,
         0,
     ),
+    # Amazon Bedrock's Converse API, plain and streamed (AWS event-stream frames)
+    _r(
+        "bedrock-converse",
+        "otel-contrib_test_converse_tool_call_with_content.yaml",
+        "bedrock-converse",
+        2,
+        0,
+    ),
+    _r(
+        "bedrock-converse",
+        "otel-contrib_test_converse_stream_with_content_tool_call.yaml",
+        "bedrock-converse",
+        2,
+        0,
+    ),
 )

@@ -53,6 +53,7 @@ RunFormat = Literal[
     "otel",
     "langfuse",
     "copilot-cli",
+    "bedrock-converse",
 ]
 """The promoted-run formats the workbench reads (R1, R34)."""
 

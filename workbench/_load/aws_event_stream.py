@@ -7,7 +7,9 @@ a CRC-32 of those eight bytes, the headers, the payload and a CRC-32 of everythi
 An ``invoke-with-response-stream`` frame's payload is ``{"bytes": "<base64>"}``, the base64 of
 one event of the model's own stream: for Anthropic's models on Bedrock, the Messages API's
 server-sent events (``message_start``, ``content_block_start``, ...), which ``chat_streams``
-then puts together as for Anthropic's own API.
+then puts together as for Anthropic's own API. A ``converse-stream`` frame's payload is the
+Converse event itself, named by its ``:event-type`` header (``contentBlockDelta``, ...): it is
+given as ``{"contentBlockDelta": {...}}``, as the SDKs give it (``bedrock_converse``).
 
 ``stream_events`` gives those events' JSON text and what went wrong in the stream (an exception
 frame Bedrock sends when the model's stream fails; a payload that is no event), or ``None`` when
@@ -64,7 +66,7 @@ def stream_events(data: bytes) -> tuple[list[str], list[str]] | None:
             )
             errors.append(f"{kind}: {_said(payload)}")
         else:
-            event = _event(payload)
+            event = _event(payload, named.get(":event-type"))
             if event is not None:
                 events.append(event)
             elif payload.strip():
@@ -104,13 +106,17 @@ def _said(payload: bytes) -> str:
     return message if isinstance(message, str) else json.dumps(value)[:500]
 
 
-def _event(payload: bytes) -> str | None:
-    """The model's event a frame's payload carries (``{"bytes": base64}``), as text."""
+def _event(payload: bytes, kind: str | None) -> str | None:
+    """The model's event a frame's payload carries (``{"bytes": base64}``), as text; or, for a
+    ``converse-stream`` frame (the event itself, its type in the ``:event-type`` header), the
+    event as the SDKs give it, ``{"<type>": payload}``."""
     try:
         wrapper = json.loads(payload)
     except (ValueError, RecursionError):  # RecursionError: nested past what json reads
         return None
     chunk = wrapper.get("bytes") if isinstance(wrapper, dict) else None
+    if chunk is None and kind and kind != "chunk" and isinstance(wrapper, dict):
+        return json.dumps({kind: wrapper})
     if not isinstance(chunk, str):
         return None
     try:

@@ -132,6 +132,8 @@ def model_calls(exchanges: Sequence[Exchange]) -> str:
             name = _API_NAMES[api]
         elif exchange.uri.split("?", 1)[0].rstrip("/").endswith("/responses"):
             name = "Responses API"
+        elif exchange.uri.split("?", 1)[0].rstrip("/").endswith(("/converse", "/converse-stream")):
+            name = "Bedrock Converse"
         else:
             continue
         seen = counts.setdefault(name, [0, 0])

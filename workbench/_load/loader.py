@@ -59,6 +59,8 @@ from .._common.vocab import RUN_FORMATS, RunFormat
 from . import openwop
 from .agentdojo import load_agentdojo, sniff_agentdojo
 from .anthropic import load_anthropic
+from .bedrock_converse import as_messages as converse_messages
+from .bedrock_converse import converse_calls
 from .cassette_yaml import load_yaml, looks_like_yaml_cassette
 from .cassettes import Exchange, cassette_exchanges, other_exchanges
 from .chat_cassettes import (
@@ -148,6 +150,7 @@ FORMAT_LABELS: dict[str, str] = {
     "mcp": "an MCP JSON-RPC recording",
     "langfuse": "a Langfuse trace export",
     "copilot-cli": "a GitHub Copilot CLI session",
+    "bedrock-converse": "Amazon Bedrock Converse API traffic",
     "otel": "OpenTelemetry spans (OTLP JSON)",
 }
 """What each format is called in messages."""
@@ -455,6 +458,7 @@ def _load_document(
         "anthropic",
         "openai-chat",
         "gemini-api",
+        "bedrock-converse",
     ):
         exchanges = cassette_exchanges(value)
         if exchanges:  # an HTTP cassette written by vcrpy's JSON serializer
@@ -591,8 +595,8 @@ def _load_cassette(
         held = (
             f": {calls}, and no tool call"
             if calls
-            else ", none of them a Responses API, Chat Completions, Anthropic Messages or "
-            "Gemini API call or an MCP tools/call"
+            else ", none of them a Responses API, Chat Completions, Anthropic Messages, "
+            "Gemini API or Bedrock Converse call or an MCP tools/call"
         )
         cassette = (
             f"an HTTP cassette of {len(exchanges)} exchange(s)"
@@ -632,6 +636,15 @@ def _load_api_exchanges(
         runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic")
         found.append(("gemini-api", [replace(run, format="gemini-api") for run in runs]))
         problems.extend(more)
+    converse = converse_calls(exchanges)
+    if any(converse) and chosen in ("auto", "bedrock-converse"):
+        written = [
+            converse_messages(e) if c else e for e, c in zip(exchanges, converse, strict=True)
+        ]
+        kinds_of = ["anthropic" if c else None for c in converse]
+        runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic")
+        found.append(("bedrock-converse", [replace(r, format="bedrock-converse") for r in runs]))
+        problems.extend(more)
     for api in apis:
         if chosen in ("auto", api):
             runs, more = load_chat_exchanges(exchanges, kinds, file, rule, api)
@@ -639,13 +652,21 @@ def _load_api_exchanges(
             problems.extend(more)
     model = {
         e.index
-        for e, kind, g in zip(exchanges, kinds, gemini, strict=True)
-        if kind or g or _is_model_uri(e)
+        for e, kind, g, c in zip(exchanges, kinds, gemini, converse, strict=True)
+        if kind or g or c or _is_model_uri(e)
     }
     problems = [*_body_problems(exchanges, file, model), *problems]
     found = [(api, runs) for api, runs in found if runs]
     if not found:  # what the cassette looks like, for a wrong --format's message
-        looks: RunFormat = apis[0] if apis else "gemini-api" if any(gemini) else "openai-responses"
+        looks: RunFormat = (
+            apis[0]
+            if apis
+            else "gemini-api"
+            if any(gemini)
+            else "bedrock-converse"
+            if any(converse)
+            else "openai-responses"
+        )
         return [], problems, looks
     fmt = max(found, key=lambda pair: sum(len(run.boundaries) for run in pair[1]))[0]
     every = [run for _, runs in found for run in runs]
@@ -690,6 +711,8 @@ _MODEL_PATHS = (
     "/messages",
     "/invoke",
     "/invoke-with-response-stream",
+    "/converse",
+    "/converse-stream",
 )
 _GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 

@@ -1,0 +1,95 @@
+"""Amazon Bedrock Converse API cassettes (SPEC R34-R36, R40).
+
+Built from the real cassettes in ``fixtures/bedrock-converse`` (their SOURCE.md counts them);
+each test says what it changes. A changed copy is written to ``tmp_path`` as vcrpy writes one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
+
+import workbench as wb
+from helpers.paths import FIXTURES
+
+PLAIN = FIXTURES / "bedrock-converse" / "otel-contrib_test_converse_tool_call_with_content.yaml"
+STREAMED = (
+    FIXTURES / "bedrock-converse" / "otel-contrib_test_converse_stream_with_content_tool_call.yaml"
+)
+
+
+def _cassette(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _write(tmp_path: Path, cassette: dict[str, Any]) -> Path:
+    path = tmp_path / "converse.yaml"
+    path.write_text(yaml.safe_dump(cassette), encoding="utf-8")
+    return path
+
+
+def test_plain_and_streamed_replies_give_the_same_calls() -> None:
+    """R34: a ``toolUse`` block is a call (the streamed one put together from its events), its
+    ``toolResult`` in the next request the answer; the conversation is the Messages one (R40)."""
+    plain, streamed = wb.load_runs(PLAIN), wb.load_runs(STREAMED)
+    assert plain.format == streamed.format == "bedrock-converse"
+    for result in (plain, streamed):
+        assert [(b.tool, b.args, b.is_error) for b in result.boundaries] == [
+            ("get_current_weather", {"location": "Seattle"}, False),
+            ("get_current_weather", {"location": "San Francisco"}, False),
+        ]
+        assert result.run.conversation is not None
+        assert result.run.conversation.model == "amazon.nova-micro-v1:0"
+        assert [t["name"] for t in result.run.conversation.tools] == ["get_current_weather"]
+    assert plain.boundaries[0].response == {
+        "content": [{"type": "text", "text": '{"weather": "50 degrees and raining"}'}]
+    }
+
+
+def test_a_tool_result_of_status_error_is_a_failure(tmp_path: Path) -> None:
+    """R36: ``status: error`` is the API's own failure flag (the recorded status changed here)."""
+    cassette = _cassette(PLAIN)
+    last = cassette["interactions"][-1]["request"]
+    body = json.loads(last["body"])
+    results = [
+        block["toolResult"]
+        for message in body["messages"]
+        for block in message["content"]
+        if "toolResult" in block
+    ]
+    results[0]["status"] = "error"
+    results[0]["content"] = [{"text": "weather service down"}]
+    last["body"] = json.dumps(body)
+    loaded = wb.load_runs(_write(tmp_path, cassette))
+    assert [b.is_error for b in loaded.boundaries] == [True, False]
+    assert "weather service down" in json.dumps(loaded.boundaries[0].response)
+
+
+def test_asked_for_by_name_and_refused_for_another_api(tmp_path: Path) -> None:
+    assert wb.load_runs(PLAIN, format="bedrock-converse").format == "bedrock-converse"
+    with pytest.raises(wb.LoadError, match="looks like Amazon Bedrock Converse"):
+        wb.load_runs(PLAIN, format="openai-chat")
+
+
+def test_odd_blocks_and_a_cut_stream_are_no_crash(tmp_path: Path) -> None:
+    """R35: blocks of other types and wrong-typed members load around them or are problems."""
+    cassette = _cassette(PLAIN)
+    request = cassette["interactions"][-1]["request"]
+    body = json.loads(request["body"])
+    body["messages"][1]["content"].append({"image": {"format": "png"}})
+    body["messages"][2]["content"][0]["toolResult"]["content"] = "not a list"
+    body["system"] = [{"text": 7}, "x"]
+    body["toolConfig"] = {"tools": [{"toolSpec": []}, 3]}
+    request["body"] = json.dumps(body)
+    result = wb.load_runs(_write(tmp_path, cassette), strict=False)
+    assert all(p.where for p in result.problems)
+    streamed = _cassette(STREAMED)
+    first = streamed["interactions"][0]["response"]["body"]
+    first["string"] = first["string"][: len(first["string"]) // 2]  # a stream cut short
+    result = wb.load_runs(_write(tmp_path, streamed), strict=False)
+    assert all(p.where for p in result.problems)

@@ -1,0 +1,201 @@
+"""Amazon Bedrock Converse API traffic in HTTP cassettes, as Messages-shaped exchanges (R34-R36).
+
+The Converse API is stateless as the chat APIs are: each request to
+``/model/<model id>/converse`` (or ``/converse-stream``) sends the conversation so far as
+``messages`` (``role`` ``user`` or ``assistant``, each a list of content blocks), the reply is
+``output.message``. A ``toolUse`` block (``toolUseId``, ``name``, ``input``) is a call, and a
+``toolResult`` block (``toolUseId``, ``content``: ``text``/``json`` blocks, ``status``) in a
+later user message its result, failed when its ``status`` is ``error`` (the API's own flag).
+``as_messages`` writes such an exchange in Anthropic Messages' shape (``tool_use`` and
+``tool_result`` blocks, ``is_error``), so that it is grouped into conversations and read as a
+Messages cassette is (``chat_conversations``, ``anthropic``); the runs are named
+``bedrock-converse``. The request's ``system`` blocks are the system prompt, its
+``toolConfig.tools[].toolSpec`` the tool definitions, the model the path's.
+
+A streamed reply (``/converse-stream``: AWS event-stream frames, ``aws_event_stream``) is its
+events put together: ``contentBlockStart`` opens a block (a ``toolUse`` with its id and name),
+each ``contentBlockDelta`` adds text or a piece of the call's input (JSON text, decoded when the
+block stops), by ``contentBlockIndex``. Blocks of other kinds (``image``, ``document``,
+``reasoningContent``, ...) are kept in the transcript as they are, not read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+from urllib.parse import unquote
+
+from .cassettes import Exchange
+from .common import json_args
+
+__all__ = ["as_messages", "converse_calls"]
+
+_METHODS = ("/converse", "/converse-stream")
+
+
+def converse_calls(exchanges: Sequence[Exchange]) -> list[bool]:
+    """Whether each exchange is a Converse call the server answered (its path, and a request of
+    ``messages``), after a look at the URIs that costs nothing on the usual cassette."""
+    if not any("/converse" in e.uri for e in exchanges):
+        return [False] * len(exchanges)
+    return [_is_converse(e) and not e.refused for e in exchanges]
+
+
+def _is_converse(exchange: Exchange) -> bool:
+    path = exchange.uri.split("?", 1)[0].rstrip("/")
+    request = exchange.request
+    return (
+        path.endswith(_METHODS)
+        and "/model/" in path
+        and isinstance(request, Mapping)
+        and isinstance(request.get("messages"), list)
+    )
+
+
+def as_messages(exchange: Exchange) -> Exchange:
+    """The exchange with its request and reply in Anthropic Messages' shape (see the module)."""
+    request = exchange.request
+    messages: list[Any] = []
+    for message in request["messages"]:
+        if not isinstance(message, Mapping):
+            messages.append(message)  # the Messages reader reports what is not an object
+            continue
+        content = message.get("content")
+        blocks = [_block(b) for b in content] if isinstance(content, list) else content
+        messages.append({"role": message.get("role"), "content": blocks})
+    body: dict[str, Any] = {"messages": messages}
+    path = exchange.uri.split("?", 1)[0].rstrip("/")
+    model = unquote(path.rsplit("/model/", 1)[-1].rsplit("/", 1)[0])
+    if model:
+        body["model"] = model
+    system = request.get("system")
+    texts = (
+        [b.get("text") for b in system if isinstance(b, Mapping)]
+        if isinstance(system, list)
+        else []
+    )
+    if any(isinstance(t, str) for t in texts):
+        body["system"] = "\n".join(t for t in texts if isinstance(t, str))
+    tools = _tools(request.get("toolConfig"))
+    if tools:
+        body["tools"] = tools
+    return replace(exchange, request=body, response=_reply(exchange), events=())
+
+
+def _block(block: Any) -> Any:
+    """A Converse content block in Messages' shape: text, a call, a result; others as they are."""
+    if not isinstance(block, Mapping):
+        return block
+    if isinstance(block.get("text"), str) and len(block) == 1:
+        return {"type": "text", "text": block["text"]}
+    use = block.get("toolUse")
+    if isinstance(use, Mapping):
+        return {
+            "type": "tool_use",
+            "id": use.get("toolUseId"),
+            "name": use.get("name"),
+            "input": use.get("input"),
+        }
+    result = block.get("toolResult")
+    if isinstance(result, Mapping):
+        status = result.get("status")
+        return {
+            "type": "tool_result",
+            "tool_use_id": result.get("toolUseId"),
+            "content": _result_blocks(result.get("content")),
+            "is_error": status == "error",
+            **({"status": status} if status is not None else {}),
+        }
+    return {"type": "converse-block", "block": dict(block)}
+
+
+def _result_blocks(content: Any) -> Any:
+    """A result's content blocks as Messages' text blocks (a ``json`` block as its JSON text)."""
+    if not isinstance(content, list):
+        return content
+    out: list[Any] = []
+    for part in content:
+        if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            out.append({"type": "text", "text": part["text"]})
+        elif isinstance(part, Mapping) and "json" in part:
+            out.append({"type": "text", "text": json.dumps(part["json"], ensure_ascii=False)})
+        else:
+            out.append({"type": "converse-block", "block": part})
+    return out
+
+
+def _tools(config: Any) -> list[dict[str, Any]]:
+    """The tool specs as Messages tool definitions."""
+    tools = config.get("tools") if isinstance(config, Mapping) else None
+    out: list[dict[str, Any]] = []
+    for tool in tools if isinstance(tools, list) else []:
+        spec = tool.get("toolSpec") if isinstance(tool, Mapping) else None
+        if isinstance(spec, Mapping) and isinstance(spec.get("name"), str):
+            schema = spec.get("inputSchema")
+            schema = schema.get("json") if isinstance(schema, Mapping) else None
+            out.append(
+                {
+                    "name": spec["name"],
+                    "description": spec.get("description", ""),
+                    "input_schema": schema if isinstance(schema, Mapping) else {},
+                }
+            )
+    return out
+
+
+def _reply(exchange: Exchange) -> dict[str, Any] | None:
+    """The model's reply as a Messages response: ``output.message``, or the streamed events put
+    together."""
+    response = exchange.response
+    if isinstance(response, Mapping):
+        output = response.get("output")
+        message = output.get("message") if isinstance(output, Mapping) else None
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list):
+            return {"type": "message", "role": "assistant", "content": [_block(b) for b in content]}
+    if exchange.events:
+        return {"type": "message", "role": "assistant", "content": _streamed(exchange.events)}
+    return None
+
+
+def _streamed(events: Sequence[Any]) -> list[Any]:
+    """The blocks a ``converse-stream`` reply's events build, in index order."""
+    blocks: dict[int, dict[str, Any]] = {}
+    inputs: dict[int, list[str]] = {}
+    for event in events:
+        if not isinstance(event, Mapping):
+            continue
+        start = event.get("contentBlockStart")
+        delta = event.get("contentBlockDelta")
+        if isinstance(start, Mapping):
+            index = start.get("contentBlockIndex")
+            began = start.get("start")
+            use = began.get("toolUse") if isinstance(began, Mapping) else None
+            if type(index) is int and isinstance(use, Mapping):
+                blocks[index] = {
+                    "type": "tool_use",
+                    "id": use.get("toolUseId"),
+                    "name": use.get("name"),
+                    "input": {},
+                }
+                inputs[index] = []
+        elif isinstance(delta, Mapping):
+            index = delta.get("contentBlockIndex")
+            piece = delta.get("delta")
+            if type(index) is not int or not isinstance(piece, Mapping):
+                continue
+            if isinstance(piece.get("text"), str):
+                block = blocks.setdefault(index, {"type": "text", "text": ""})
+                if block.get("type") == "text":
+                    block["text"] += piece["text"]
+            use = piece.get("toolUse")
+            if isinstance(use, Mapping) and isinstance(use.get("input"), str):
+                inputs.setdefault(index, []).append(use["input"])
+    for index, pieces in inputs.items():
+        block = blocks.get(index)
+        if block is not None and block.get("type") == "tool_use":
+            text = "".join(pieces)
+            block["input"] = json_args(text) if text else {}
+    return [blocks[index] for index in sorted(blocks)]
