@@ -30,6 +30,7 @@ _SOURCES = [
     FIXTURES / "tau2-bench" / "blakeelias_tau2_airline_relaxed_grok-3-mini.json",
     FIXTURES / "copilot-cli" / "generated-copilot-1.0.102-denials.events.jsonl",
     FIXTURES / "bedrock-converse" / "otel-contrib_test_converse_tool_call_with_content.yaml",
+    FIXTURES / "google-adk" / "generated-adk-2.13.0-error-callback.session.json",
 ]
 _ODD: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]], "Error: x"]
 

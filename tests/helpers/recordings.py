@@ -606,4 +606,21 @@ RECORDINGS: tuple[Recording, ...] = (
         2,
         0,
     ),
+    # Google ADK 2.13.0's own session dumps (SYNTHETIC, scripted model)
+    _r("google-adk", "generated-adk-2.13.0-error-callback.session.json", "google-adk", 4, 2),
+    _r("google-adk", "generated-adk-2.13.0-raising-tool.session.json", "google-adk", 2, 1),
+    # ADK's own test fixtures (adk test --rebuild): status error with "message"; 4 parallel
+    _r("google-adk", "adk-python_pydantic_argument_test_create_company.json", "google-adk", 2, 2),
+    _r("google-adk", "adk-python_parallel_functions_test_all_tools.json", "google-adk", 4, 0),
+    _r("google-adk", "adk-js_skills_loader_events_turn_1.json", "google-adk", 1, 0),
+    _r("google-adk", "generated-adk-2.13.0-runner.events.jsonl", "google-adk", 4, 3),
+    _r("google-adk", "generated-adk-2.13.0-runner.session.snake.json", "google-adk", 4, 3),
+    _r("google-adk", "generated-adk-2.13.0-api-server-run_sse-streaming.jsonl", "google-adk", 4, 3),
+    _r(
+        "google-adk",
+        "generated-adk-2.13.0-api-server-run_sse-raising-tool.jsonl",
+        "google-adk",
+        2,
+        1,
+    ),
 )

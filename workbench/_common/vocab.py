@@ -54,6 +54,7 @@ RunFormat = Literal[
     "langfuse",
     "copilot-cli",
     "bedrock-converse",
+    "google-adk",
 ]
 """The promoted-run formats the workbench reads (R1, R34)."""
 

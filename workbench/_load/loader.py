@@ -57,6 +57,7 @@ from typing import Any, Literal, NamedTuple
 
 from .._common.vocab import RUN_FORMATS, RunFormat
 from . import openwop
+from .adk import load_adk, sniff_adk, sniff_adk_events
 from .agentdojo import load_agentdojo, sniff_agentdojo
 from .anthropic import load_anthropic
 from .bedrock_converse import as_messages as converse_messages
@@ -151,6 +152,7 @@ FORMAT_LABELS: dict[str, str] = {
     "langfuse": "a Langfuse trace export",
     "copilot-cli": "a GitHub Copilot CLI session",
     "bedrock-converse": "Amazon Bedrock Converse API traffic",
+    "google-adk": "a Google ADK session",
     "otel": "OpenTelemetry spans (OTLP JSON)",
 }
 """What each format is called in messages."""
@@ -171,6 +173,7 @@ _ALIASES = {
     "gemini": "gemini-cli",
     "opentelemetry": "otel",
     "copilot": "copilot-cli",
+    "adk": "google-adk",
 }
 
 Loaded = tuple[list[PromotedRun], list[LoadProblem]]
@@ -197,6 +200,7 @@ _DOCUMENT_SNIFFERS: tuple[tuple[RunFormat, Callable[[Any], bool]], ...] = (
     ("otel", sniff_otel),
     ("openhands", sniff_openhands),
     ("langfuse", sniff_langfuse),
+    ("google-adk", sniff_adk),
 )
 
 
@@ -236,6 +240,8 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return "gemini-cli"
     if sniff_copilot_cli(heads):
         return "copilot-cli"
+    if sniff_adk_events(heads):
+        return "google-adk"
     first = heads[0]
     if sniff_otel(first) or (is_js_record(first) and any(is_js_span(h) for h in heads)):
         return "otel"  # (a JavaScript exporter's file may open with a metric line)
@@ -519,6 +525,8 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
         return load_tau2(value, file, rule) if sniff_tau2(value) else ([], [])
     if fmt == "langfuse":
         return load_langfuse(value, file, rule) if sniff_langfuse(value) else ([], [])
+    if fmt == "google-adk":
+        return load_adk(value, file, rule) if sniff_adk(value) else ([], [])
     if fmt == "swe-agent":
         if sniff_mini_swe_agent(value):
             return load_mini_swe_agent(value, file, rule)
@@ -829,6 +837,8 @@ def _lines_loader(
         return load_otel([(f"line {n}", d) for n, d in docs], file, rule)
     if fmt == "copilot-cli":
         return load_copilot_cli(docs, file)
+    if fmt == "google-adk" and sniff_adk_events([d for _, d in docs[:_HEAD_LINES]]):
+        return load_adk([d for _, d in docs], file, rule, lines=[n for n, _ in docs])
     if fmt == "mcp":
         return load_mcp_messages([(f"line {n}", d) for n, d in docs], file)
     if fmt == "openwop":

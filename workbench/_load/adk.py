@@ -1,0 +1,291 @@
+"""Google ADK sessions and their events as promoted runs (SPEC R34-R36, R40).
+
+An ADK (Agent Development Kit) session is ``{"id", "appName", "userId", "state", "events":
+[...], "lastUpdateTime"}`` as ``Session.model_dump_json()`` writes it (``adk run
+--save_session``, the API server's session, a test's dump; the members in camelCase with
+``by_alias``, in snake_case without). Its events may also come alone: a JSON array, or JSONL one
+event a line (what ``/run_sse`` streams, or Agent Engine's ``stream_query`` returns). An event
+is ``{"content": {"role", "parts": [...]}, "author", "invocationId", "id", "timestamp",
+"actions", ...}``; its parts are Gemini's (``google.genai.types.Part``), in either spelling:
+
+- a ``functionCall`` part (``id``, ``name``, ``args``) of a model event is a call, made by the
+  event's ``author`` (another agent than the first to call, a sub-agent: its ``agent_id``);
+- a ``functionResponse`` part (``id``, ``name``, ``response``) answers the call of its ``id``.
+  ADK has no failure flag: a response holding ``error`` and no ``result`` or ``output`` (what
+  ``on_tool_error_callback`` returns, and Gemini's own convention), or ``"status": "error"``
+  (ADK's documented convention for a tool's failure, ``error_message`` or ``message`` beside
+  it), is a
+  failure; else the error rule on the response's JSON text (R3). The model was sent the
+  response object: the fixture serves its JSON text;
+- an event with an ``errorCode`` (a tool that raised with no callback, a model error) fails the
+  calls its author left open (``error_code`` the code, the message its ``errorMessage``), and
+  the run (``failed``);
+- a call of ``longRunningToolIds`` left unanswered is waiting by design (R36): a terminal call.
+
+Streaming pieces (``partial: true``) are counted, not read (the whole event follows). Text parts
+are the conversation's user and model turns (R40); the last model text is the answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._common.toolresult import text_content
+from .common import RecordTally
+from .conversation import ConversationBuilder
+from .pairing import CallPairer
+from .records import ErrorRule, LoadProblem, PromotedRun
+
+__all__ = ["is_adk_event", "load_adk", "sniff_adk", "sniff_adk_events"]
+
+
+def _get(value: Mapping[str, Any], camel: str, snake: str) -> Any:
+    return value[camel] if camel in value else value.get(snake)
+
+
+def is_adk_event(value: Any) -> bool:
+    """An ADK event: an ``author``, an invocation id, and content or actions."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("author"), str)
+        and isinstance(_get(value, "invocationId", "invocation_id"), str)
+        and ("content" in value or "actions" in value)
+    )
+
+
+def sniff_adk(data: Any) -> bool:
+    """An ADK session object, or its events as a JSON array."""
+    if isinstance(data, list):
+        return bool(data) and is_adk_event(data[0])
+    if not isinstance(data, Mapping) or not isinstance(data.get("events"), list):
+        return False
+    named = _get(data, "appName", "app_name") is not None or _get(data, "userId", "user_id")
+    events = data["events"]
+    if not events:
+        return bool(named)
+    return is_adk_event(events[0])  # (``adk test --rebuild`` writes the events alone so)
+
+
+def sniff_adk_events(heads: Sequence[Any]) -> bool:
+    """Whether a JSONL file's first records are ADK events (the API server's last line of a
+    failed run, ``{"error": ...}``, among them)."""
+    return (
+        bool(heads)
+        and is_adk_event(heads[0])
+        and all(is_adk_event(r) or _is_server_error(r) for r in heads)
+    )
+
+
+def _is_server_error(value: Any) -> bool:
+    """The line ``/run_sse`` ends a failed run with: ``{"error": ..., "error_details": ...}``."""
+    return isinstance(value, Mapping) and "error" in value and "author" not in value
+
+
+def load_adk(
+    data: Any, file: str, rule: ErrorRule, *, lines: Sequence[int] | None = None
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """One run from a session object or its events (``lines``: each event's file line, JSONL)."""
+    session: Mapping[str, Any] = data if isinstance(data, Mapping) else {}
+    events = session.get("events") if session else data
+    if not isinstance(events, list):
+        return [], [LoadProblem(file, "(root)", "events", "missing or not a list")]
+    reader = _Reader(file, rule, "events" if session else "")
+    for index, event in enumerate(events):
+        line = lines[index] if lines is not None and index < len(lines) else None
+        reader.event(index, event, line)
+    return reader.finish(session)
+
+
+class _Reader:
+    """One session's events, read in order."""
+
+    def __init__(self, file: str, rule: ErrorRule, container: str) -> None:
+        self.file = file
+        self.rule = rule
+        self.container = container
+        self.pairer = CallPairer(file)
+        self.tally = RecordTally()
+        self.talk = ConversationBuilder()
+        self.open_by_author: dict[str, list[str]] = {}
+        self.long_running: set[str] = set()
+        self.root: str | None = None
+        """The agent of the first model turn: its calls carry no ``agent_id``, another's do."""
+        self.tools: dict[str, str] = {}
+        self.answer: str | None = None
+        self.failed: list[dict[str, Any]] = []
+        self.model: str | None = None
+
+    def where(self, index: int, line: int | None) -> str:
+        if line is not None:
+            return f"line {line}"
+        return f"{self.container}[{index}]" if self.container else f"item {index}"
+
+    def event(self, index: int, event: Any, line: int | None) -> None:
+        where = self.where(index, line)
+        self.pairer.current_line = line
+        if not isinstance(event, Mapping):
+            self.pairer.problem(where, "", "an event must be an object")
+            return
+        if _is_server_error(event):  # the API server's word that the run failed
+            self.tally.add("server error")
+            self.failed.append({"serverError": event.get("error")})
+            return
+        author = event.get("author")
+        author = author if isinstance(author, str) else ""
+        if event.get("partial") is True:
+            self.tally.add("partial")
+            return
+        code = _get(event, "errorCode", "error_code")
+        if code is not None:
+            self._error(event, author, code, where)
+            return
+        content = event.get("content")
+        parts = content.get("parts") if isinstance(content, Mapping) else None
+        if not isinstance(parts, list):
+            self.tally.add("event:no content")
+            return
+        role = content.get("role") if isinstance(content, Mapping) else None
+        version = _get(event, "modelVersion", "model_version")
+        if isinstance(version, str) and version:
+            self.model = version
+        waiting = _get(event, "longRunningToolIds", "long_running_tool_ids")
+        for key in waiting if isinstance(waiting, list) else ():
+            if isinstance(key, str):
+                self.long_running.add(key)
+        texts: list[str] = []
+        calls: list[dict[str, Any]] = []
+        for p_index, part in enumerate(parts):
+            place = f"{where}, part {p_index}"
+            if not isinstance(part, Mapping):
+                self.pairer.problem(place, "", "a part must be an object")
+                continue
+            call = _get(part, "functionCall", "function_call")
+            answer = _get(part, "functionResponse", "function_response")
+            if isinstance(call, Mapping):
+                made = self._call(call, author, place)
+                if made is not None:
+                    calls.append(made)
+            elif isinstance(answer, Mapping):
+                self._response(answer, place)
+            elif isinstance(part.get("text"), str) and not part.get("thought"):
+                texts.append(part["text"])
+            else:
+                self.tally.add("part:other")
+        text = "".join(texts)
+        if role == "user" and author == "user":
+            self.tally.add("event:user")
+            if text:
+                self.talk.user(text)
+        elif calls or text:
+            self.tally.add("event:model")
+            self.talk.assistant(text or None, calls, fresh=True)
+            self.answer = text if text and not calls else self.answer if not calls else None
+        else:
+            self.tally.add("event:tool")
+
+    def _call(self, call: Mapping[str, Any], author: str, where: str) -> dict[str, Any] | None:
+        call_id, name = call.get("id"), call.get("name")
+        if not isinstance(name, str) or not name:
+            self.pairer.problem(where, "functionCall.name", "missing or not a string")
+            return None
+        if not isinstance(call_id, str) or not call_id:
+            self.pairer.problem(where, "functionCall.id", "missing or not a string")
+            return None
+        args = call.get("args")
+        if self.root is None:
+            self.root = author
+        agent = author if author and author != self.root else None
+        self.pairer.call(
+            call_id, name, args, where=where, field_name="functionCall.id", agent_id=agent
+        )
+        self.open_by_author.setdefault(author, []).append(call_id)
+        self.tools[call_id] = name
+        return {"id": call_id, "name": name, "args": args}
+
+    def _response(self, answer: Mapping[str, Any], where: str) -> None:
+        call_id = answer.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            self.pairer.problem(where, "functionResponse.id", "missing or not a string")
+            return
+        response = answer.get("response")
+        text = response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)
+        code: str | None = None
+        message: str | None = None
+        if (
+            isinstance(response, Mapping)
+            and "error" in response
+            and not ("result" in response or "output" in response)
+        ):
+            failed, code, message = True, "error", _said(response.get("error"))
+        elif isinstance(response, Mapping) and response.get("status") == "error":
+            failed, code = True, "status:error"
+            message = _said(response.get("error_message", response.get("message", response)))
+        else:
+            failed = self.rule.matches(text)
+            message = text if failed else None
+        for waiting in self.open_by_author.values():
+            if call_id in waiting:
+                waiting.remove(call_id)
+        self.pairer.result(
+            call_id,
+            {"content": text_content(text)},
+            failed,
+            where=where,
+            field_name="functionResponse.id",
+            error_code=code,
+            error_message=message,
+        )
+        name = answer.get("name")
+        self.talk.tool(call_id, text, failed, name if isinstance(name, str) else None)
+
+    def _error(self, event: Mapping[str, Any], author: str, code: Any, where: str) -> None:
+        message = _get(event, "errorMessage", "error_message")
+        said = message if isinstance(message, str) else str(code)
+        self.tally.add("event:error")
+        self.failed.append({"errorCode": code, "errorMessage": message, "author": author})
+        for call_id in self.open_by_author.pop(author, []):
+            if not self.pairer.is_open(call_id):
+                continue
+            self.pairer.result(
+                call_id,
+                {"content": text_content(said)},
+                True,
+                where=where,
+                field_name="errorCode",
+                error_code=str(code),
+                error_message=said,
+                extra={"answeredBy": "errorEvent"},
+            )
+
+    def finish(self, session: Mapping[str, Any]) -> tuple[list[PromotedRun], list[LoadProblem]]:
+        waiting = self.pairer.open_ids()
+        by_design = {self.tools[i] for i in waiting if i in self.long_running}
+        unfinished = frozenset(i for i in waiting if i not in self.long_running)
+        boundaries = self.pairer.finish(frozenset(by_design), unfinished=unfinished)
+        run_id = session.get("id") if isinstance(session.get("id"), str) else "session"
+        metadata: dict[str, Any] = {**self.tally.to_metadata()}
+        for key in ("appName", "app_name", "userId", "user_id", "state"):
+            if key in session:
+                metadata[key] = session[key]
+        if self.failed:
+            metadata["errors"] = self.failed
+        if self.pairer.terminal_calls:
+            metadata["terminalCalls"] = self.pairer.terminal_calls
+        run = PromotedRun(
+            run_id=str(run_id),
+            boundaries=boundaries,
+            source=self.file,
+            format="google-adk",
+            outcome="failed" if self.failed else "completed",
+            answer=self.answer,
+            task_key=str(run_id),
+            metadata=metadata,
+            conversation=self.talk.build(None, self.model),
+        )
+        return [run], self.pairer.problems
+
+
+def _said(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
