@@ -549,6 +549,111 @@ def _as_text_bodies(cassette: Any) -> Any:
     return cassette
 
 
+def _copilot(n: int) -> Iterator[Any]:
+    """A Copilot CLI session log: a reply requesting a call, its start and completion (one in
+    ten failed; a shell exit code on the others), the streaming pieces a -p output has."""
+    yield {"type": "session.start", "data": {"sessionId": "s", "copilotVersion": "1.0"}, "id": "e"}
+    for i in range(n):
+        call = {"toolCallId": f"c{i}", "name": "bash", "arguments": {"command": "ls"}}
+        yield {"type": "assistant.message_delta", "data": {"deltaContent": "x"}, "ephemeral": True}
+        yield {"type": "assistant.message", "data": {"content": "", "toolRequests": [call]}}
+        start = {"toolCallId": f"c{i}", "toolName": "bash", "arguments": {"command": "ls"}}
+        yield {"type": "tool.execution_start", "data": start, "id": f"s{i}"}
+        done: dict[str, Any] = {"toolCallId": f"c{i}", "success": i % 10 != 0}
+        if i % 10 == 0:
+            done["error"] = {"message": "denied", "code": "denied"}
+        else:
+            done["result"] = {"content": "a.txt\n<exited with exit code 0>"}
+            done["shellExecution"] = {"exitCode": 0}
+        yield {"type": "tool.execution_complete", "data": done, "id": f"d{i}"}
+
+
+def _adk(n: int) -> Any:
+    """A Google ADK session: a model event calling a tool, the tool event answering it (one in
+    ten an error response)."""
+    events: list[Any] = []
+    for i in range(n):
+        call = {"functionCall": {"id": f"adk-{i}", "name": "lookup", "args": {"id": i}}}
+        answer = {"error": "not found"} if i % 10 == 0 else {"result": "found"}
+        response = {"functionResponse": {"id": f"adk-{i}", "name": "lookup", "response": answer}}
+        for parts, role in (([call], "model"), ([response], "user")):
+            events.append(
+                {
+                    "content": {"parts": parts, "role": role},
+                    "author": "agent",
+                    "invocationId": "e-1",
+                    "actions": {},
+                    "id": f"ev{len(events)}",
+                    "timestamp": 1.0 + len(events),
+                }
+            )
+    return {"id": "s", "appName": "app", "userId": "u", "state": {}, "events": events}
+
+
+def _otel_js(n: int) -> Iterator[Any]:
+    """Copilot CLI's OpenTelemetry file export: a JavaScript span a line, metric lines beside."""
+    for i in range(n):
+        yield {
+            "type": "span",
+            "traceId": "t",
+            "spanId": f"s{i}",
+            "parentSpanId": "root",
+            "name": "execute_tool bash",
+            "kind": 0,
+            "startTime": [1700000000 + i, 0],
+            "endTime": [1700000000 + i, 500],
+            "attributes": {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "bash",
+                "gen_ai.tool.call.id": f"c{i}",
+                "gen_ai.tool.call.arguments": '{"command": "ls"}',
+                "gen_ai.tool.call.result": "a.txt",
+            },
+            "status": {"code": 2 if i % 10 == 0 else 0},
+            "events": [],
+            "resource": {"attributes": {"service.name": "github-copilot"}},
+            "instrumentationScope": {"name": "github.copilot"},
+        }
+        if i % 100 == 0:
+            yield {"type": "metric", "name": "gen_ai.client.operation.duration"}
+
+
+def _converse_cassette(n: int, per: int = _CHAT_CALLS_A_CONVERSATION) -> Any:
+    """Bedrock Converse traffic as a JSON cassette, conversations of ``per`` calls as the chat
+    cassettes' (each request resending the conversation so far)."""
+    interactions: list[Any] = []
+    for c in range((n + per - 1) // per):
+        calls = min(per, n - c * per)
+        messages: list[Any] = [{"role": "user", "content": [{"text": f"task {c}"}]}]
+        for t in range(calls + 1):
+            k = c * per + t
+            if t < calls:
+                use = {"toolUse": {"toolUseId": f"t{k}", "name": "lookup", "input": {"id": k}}}
+                reply: Any = {"role": "assistant", "content": [use]}
+                status = "error" if k % 10 == 0 else "success"
+                result = {"toolUseId": f"t{k}", "content": [{"text": "found"}], "status": status}
+                answer: Any = {"role": "user", "content": [{"toolResult": result}]}
+            else:
+                reply = {"role": "assistant", "content": [{"text": "done"}]}
+                answer = None
+            interactions.append(
+                {
+                    "request": {
+                        "uri": "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse",
+                        "method": "POST",
+                        "parsed_body": {"messages": list(messages)},
+                    },
+                    "response": {
+                        "status": {"code": 200},
+                        "parsed_body": {"output": {"message": reply}, "stopReason": "tool_use"},
+                    },
+                }
+            )
+            if answer is not None:
+                messages += [reply, answer]
+    return {"interactions": interactions}
+
+
 FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "claude-code": ("session.jsonl", lambda p, n: _lines(p, _claude(n))),
     "codex": ("rollout.jsonl", lambda p, n: _lines(p, _codex(n))),
@@ -563,6 +668,10 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "mcp": ("cassette.json", lambda p, n: _doc(p, _mcp(n))),
     "otel": ("trace.json", lambda p, n: _doc(p, _otel(n))),
     "langfuse": ("trace.json", lambda p, n: _doc(p, _langfuse(n))),
+    "copilot-cli": ("events.jsonl", lambda p, n: _lines(p, _copilot(n))),
+    "google-adk": ("session.json", lambda p, n: _doc(p, _adk(n))),
+    "otel-js": ("otel.jsonl", lambda p, n: _lines(p, _otel_js(n))),
+    "bedrock-converse": ("converse.json", lambda p, n: _doc(p, _converse_cassette(n))),
     "openai-responses": ("cassette.yaml", lambda p, n: p.write_text("".join(_responses(n)))),
     "openai-responses-json": ("responses.json", lambda p, n: _doc(p, _responses_json(n))),
     "openai-chat-cassette": ("chat.json", lambda p, n: _doc(p, _chat_cassette(n, "openai-chat"))),
@@ -581,6 +690,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
 
 
 _FORMAT_OF = {
+    "otel-js": "otel",
     "gemini-cli-jsonl": "gemini-cli",
     "openhands-output": "openhands",
     "openai-responses-json": "openai-responses",

@@ -45,6 +45,11 @@ def _get(value: Mapping[str, Any], camel: str, snake: str) -> Any:
     return value[camel] if camel in value else value.get(snake)
 
 
+def _is_map(value: Any) -> bool:
+    """A JSON object (a ``dict`` at once, the usual case; any other mapping by its ABC)."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def is_adk_event(value: Any) -> bool:
     """An ADK event: an ``author``, an invocation id, and content or actions."""
     return (
@@ -125,7 +130,7 @@ class _Reader:
     def event(self, index: int, event: Any, line: int | None) -> None:
         where = self.where(index, line)
         self.pairer.current_line = line
-        if not isinstance(event, Mapping):
+        if not _is_map(event):
             self.pairer.problem(where, "", "an event must be an object")
             return
         if _is_server_error(event):  # the API server's word that the run failed
@@ -142,11 +147,11 @@ class _Reader:
             self._error(event, author, code, where)
             return
         content = event.get("content")
-        parts = content.get("parts") if isinstance(content, Mapping) else None
+        parts = content.get("parts") if _is_map(content) else None
         if not isinstance(parts, list):
             self.tally.add("event:no content")
             return
-        role = content.get("role") if isinstance(content, Mapping) else None
+        role = content.get("role") if _is_map(content) else None
         version = _get(event, "modelVersion", "model_version")
         if isinstance(version, str) and version:
             self.model = version
@@ -158,16 +163,16 @@ class _Reader:
         calls: list[dict[str, Any]] = []
         for p_index, part in enumerate(parts):
             place = f"{where}, part {p_index}"
-            if not isinstance(part, Mapping):
+            if not _is_map(part):
                 self.pairer.problem(place, "", "a part must be an object")
                 continue
             call = _get(part, "functionCall", "function_call")
             answer = _get(part, "functionResponse", "function_response")
-            if isinstance(call, Mapping):
+            if _is_map(call):
                 made = self._call(call, author, place)
                 if made is not None:
                     calls.append(made)
-            elif isinstance(answer, Mapping):
+            elif _is_map(answer):
                 self._response(answer, place)
             elif isinstance(part.get("text"), str) and not part.get("thought"):
                 texts.append(part["text"])
@@ -214,12 +219,12 @@ class _Reader:
         code: str | None = None
         message: str | None = None
         if (
-            isinstance(response, Mapping)
+            _is_map(response)
             and "error" in response
             and not ("result" in response or "output" in response)
         ):
             failed, code, message = True, "error", _said(response.get("error"))
-        elif isinstance(response, Mapping) and response.get("status") == "error":
+        elif _is_map(response) and response.get("status") == "error":
             failed, code = True, "status:error"
             message = _said(response.get("error_message", response.get("message", response)))
         else:

@@ -54,17 +54,29 @@ def _is_converse(exchange: Exchange) -> bool:
     )
 
 
-def as_messages(exchange: Exchange) -> Exchange:
-    """The exchange with its request and reply in Anthropic Messages' shape (see the module)."""
+def as_messages(exchange: Exchange, seen: dict[int, tuple[Any, Any]] | None = None) -> Exchange:
+    """The exchange with its request and reply in Anthropic Messages' shape (see the module).
+
+    ``seen``: the messages written so far, by the identity of the one read (kept beside it),
+    shared by a cassette's exchanges: a request resends its conversation, whose messages the
+    cassette's decoding shares (``chat_resends``), so each is written once and the requests
+    share the written ones, as the conversations' grouping expects."""
     request = exchange.request
+    memo: dict[int, tuple[Any, Any]] = {} if seen is None else seen
     messages: list[Any] = []
     for message in request["messages"]:
+        known = memo.get(id(message))
+        if known is not None and known[0] is message:
+            messages.append(known[1])
+            continue
         if not isinstance(message, Mapping):
             messages.append(message)  # the Messages reader reports what is not an object
             continue
         content = message.get("content")
         blocks = [_block(b) for b in content] if isinstance(content, list) else content
-        messages.append({"role": message.get("role"), "content": blocks})
+        written = {"role": message.get("role"), "content": blocks}
+        memo[id(message)] = (message, written)
+        messages.append(written)
     body: dict[str, Any] = {"messages": messages}
     path = exchange.uri.split("?", 1)[0].rstrip("/")
     model = unquote(path.rsplit("/model/", 1)[-1].rsplit("/", 1)[0])

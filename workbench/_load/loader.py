@@ -646,8 +646,9 @@ def _load_api_exchanges(
         problems.extend(more)
     converse = converse_calls(exchanges)
     if any(converse) and chosen in ("auto", "bedrock-converse"):
+        seen: dict[int, tuple[Any, Any]] = {}  # the messages written, shared by the requests
         written = [
-            converse_messages(e) if c else e for e, c in zip(exchanges, converse, strict=True)
+            converse_messages(e, seen) if c else e for e, c in zip(exchanges, converse, strict=True)
         ]
         kinds_of = ["anthropic" if c else None for c in converse]
         runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic")
