@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from .._common.toolresult import text_content
 from .common import RecordTally
@@ -45,7 +45,7 @@ def _get(value: Mapping[str, Any], camel: str, snake: str) -> Any:
     return value[camel] if camel in value else value.get(snake)
 
 
-def _is_map(value: Any) -> bool:
+def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """A JSON object (a ``dict`` at once, the usual case; any other mapping by its ABC)."""
     return type(value) is dict or isinstance(value, Mapping)
 

@@ -206,8 +206,8 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
             if isinstance(use, Mapping) and isinstance(use.get("input"), str):
                 inputs.setdefault(index, []).append(use["input"])
     for index, pieces in inputs.items():
-        block = blocks.get(index)
-        if block is not None and block.get("type") == "tool_use":
+        opened = blocks.get(index)
+        if opened is not None and opened.get("type") == "tool_use":
             text = "".join(pieces)
-            block["input"] = json_args(text) if text else {}
+            opened["input"] = json_args(text) if text else {}
     return [blocks[index] for index in sorted(blocks)]
