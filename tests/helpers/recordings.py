@@ -510,6 +510,8 @@ RECORDINGS: tuple[Recording, ...] = (
     ),
     _r("langfuse", "pydantic-ai-tools-2025-12-04.trace.json", "langfuse", 3, 0),
     _r("langfuse", "vercel-aisdk-2025-11-17.trace.json", "langfuse", 1, 0),
+    # Koog marks its tool runs only by span names (tool.<Name>), read as its calls since stop 30
+    _r("langfuse", "koog-2025-08-26.trace.json", "langfuse", 2, 0),
     # the UI's download keeps metadata as JSON text: the call id is in its attributes
     _r("langfuse", "google-adk-2025-08-28.trace.json", "langfuse", 1, 0),
     # written by the newest releases of the tools themselves, driven by a scripted fake model

@@ -14,7 +14,9 @@ framework's prefix (``execute_tool say_hello``, ``running tool: get_pun``); the 
 its ``output`` (exports keep both as JSON text: text that is JSON is decoded, other text kept as
 it is); the call lasts from ``startTime`` to ``endTime``, and its agent is the nearest ``AGENT``
 observation above it. A tool observation with neither output nor end time never finished (a
-problem, R2). Calls are in ``startTime`` order.
+problem, R2). Calls are in ``startTime`` order. A trace with no tool observation whose
+framework marks a tool run only by a ``SPAN`` named ``tool.<Name>`` (Koog) has those spans read
+as its calls (the tool ``<Name>``, the id the observation's).
 
 Failures (R36): ``level: ERROR`` (its ``statusMessage`` the error), else the caller's error rule
 on the output's text. Every other observation is counted by type (R35); observations hold no
@@ -171,6 +173,9 @@ def _run(
     agents: dict[int, str | None] = {}
     ordered = sorted(range(len(observations)), key=lambda i: (_start(observations[i][1]), i))
     read: set[str] = set()
+    # a framework that marks a tool run only by its span's name (Koog's ``tool.<Name>``): read
+    # so when the trace holds no tool observation of its own
+    by_name = not any(type(o) is dict and _is_tool(o) for _, o in observations)
     for position in ordered:
         index, observation = observations[position]
         where = f"{base}[{index}]"
@@ -183,7 +188,7 @@ def _run(
                 continue
             read.add(observation["id"])
         kind = observation.get("type")
-        if not _is_tool(observation):
+        if not (_is_tool(observation) or (by_name and _is_named_tool_span(observation))):
             tally.add(f"observation:{kind}" if isinstance(kind, str) else "observation")
             continue
         tally.add("observation:TOOL")
@@ -254,6 +259,21 @@ def _is_tool(observation: Mapping[str, Any]) -> bool:
     return _attributes(observation).get("gen_ai.operation.name") == "execute_tool"
 
 
+def _is_named_tool_span(observation: Mapping[str, Any]) -> bool:
+    """A ``SPAN`` named ``tool.<Name>`` with what it was given or gave (Koog's tool runs)."""
+    name = observation.get("name")
+    return (
+        observation.get("type") == "SPAN"
+        and isinstance(name, str)
+        and name.startswith(_SPAN_PREFIX)
+        and len(name) > len(_SPAN_PREFIX)
+        and (observation.get("input") is not None or observation.get("output") is not None)
+    )
+
+
+_SPAN_PREFIX = "tool."
+
+
 def _tool(
     observation: Mapping[str, Any],
     where: str,
@@ -268,7 +288,9 @@ def _tool(
     if not isinstance(name, str) or not name:
         name, field_name = observation.get("name"), "name"
         if isinstance(name, str):
-            name = next((name[len(p) :] for p in _PREFIXES if name.startswith(p)), name)
+            span = observation.get("type") == "SPAN"
+            prefixes = (*_PREFIXES, _SPAN_PREFIX) if span else _PREFIXES
+            name = next((name[len(p) :] for p in prefixes if name.startswith(p)), name)
     if not isinstance(name, str) or not name:
         pairer.problem(where, field_name, "missing or not a string")
         return
