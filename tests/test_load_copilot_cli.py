@@ -313,3 +313,73 @@ def test_the_cli_s_own_files_agree_and_keep_what_the_cli_said() -> None:
     assert stdout.metadata["exitCode"] == 0
     assert events.conversation is not None
     assert events.conversation.messages[0]["role"] == "system"
+
+
+def test_a_completion_given_twice_is_a_problem_not_a_second_call(tmp_path: Path) -> None:
+    """R35: the same ``tool.execution_complete`` twice: one call, the second a problem."""
+    records = _session(calls=1)
+    done = next(r for r in records if r["type"] == "tool.execution_complete")
+    at = records.index(done)
+    records.insert(at + 1, {**done, "id": "again"})
+    result = wb.load_runs(_write(tmp_path, records), strict=False)
+    assert [b.call_id for b in result.boundaries] == ["call_0"]
+    assert [p.line for p in result.problems] == [at + 2]
+
+
+def test_a_requested_call_that_never_ran_is_never_answered(tmp_path: Path) -> None:
+    """R2: a call the model requested with no start and no completion (the session cut short)
+    is a problem at the request, not lost."""
+    request = {"toolCallId": "lost", "name": "view", "arguments": {"path": "a"}}
+    records = [
+        _start(),
+        _event(
+            "assistant.message", {"messageId": "m", "content": "", "toolRequests": [request]}, 1
+        ),
+    ]
+    result = wb.load_runs(_write(tmp_path, records), strict=False)
+    assert [(p.line, p.message) for p in result.problems] == [
+        (2, "call 'lost' to 'view' is never answered")
+    ]
+
+
+def test_only_a_shell_calls_text_says_its_exit_code(tmp_path: Path) -> None:
+    """R36: a ``view`` of a file whose text ends ``<exited with exit code 2>`` is no failure."""
+    records = [
+        _start(),
+        _call("v1", "view", {"path": "log.txt"}, 1),
+        _done("v1", 2, result={"content": "build log\n<exited with exit code 2>"}),
+    ]
+    (viewed,) = wb.load_runs(_write(tmp_path, records)).boundaries
+    assert viewed.is_error is False
+
+
+def test_two_sub_agents_of_one_kind_are_told_apart(tmp_path: Path) -> None:
+    started = {"agentName": "explore", "agentDisplayName": "Explore", "agentDescription": ""}
+    records = [
+        _start(),
+        _call("t1", "task", {}, 1),
+        _call("t2", "task", {}, 2),
+        _event("subagent.started", {**started, "toolCallId": "t1"}, 3),
+        _event("subagent.started", {**started, "toolCallId": "t2"}, 4),
+        _call("a", "grep", {}, 5, agentId="t1"),
+        _call("b", "grep", {}, 6, agentId="t2"),
+        _done("a", 7),
+        _done("b", 8),
+        _done("t1", 9),
+        _done("t2", 10),
+    ]
+    agents = {b.call_id: b.agent_id for b in wb.load_runs(_write(tmp_path, records)).boundaries}
+    assert (agents["a"], agents["b"]) == ("explore", "explore-2")
+
+
+def test_a_failure_with_no_message_is_served_empty_not_made_up(tmp_path: Path) -> None:
+    """R42: nothing recorded of what the model was told: the fixture serves no text."""
+    records = [_start(), _call("f", "bash", {}, 1), _done("f", 2, success=False)]
+    (failed,) = wb.load_runs(_write(tmp_path, records)).boundaries
+    assert failed.is_error and failed.response == {"content": []}
+
+
+def test_the_p_outputs_run_is_named_by_its_result_line(tmp_path: Path) -> None:
+    records = [r for r in _session(calls=1) if r["type"] != "session.start"]
+    records.append({"type": "result", "exitCode": 0, "sessionId": "from-the-result-line"})
+    assert wb.load_runs(_write(tmp_path, records)).run.run_id == "from-the-result-line"

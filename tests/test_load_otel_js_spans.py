@@ -76,11 +76,47 @@ def test_the_sdks_readable_span_json_loads_the_same(tmp_path: Path) -> None:
 
 
 def test_a_bad_time_or_status_is_no_crash(tmp_path: Path) -> None:
-    """R35: odd values where the exporter writes times and status load around them."""
+    """R35: odd values where the exporter writes times and status load around them: a status
+    that is no object says nothing of failure, a time that does not read is no duration."""
     spans = [line for line in LINES if line["type"] == "span"]
-    spans[0] = {**spans[0], "startTime": [-1, 5], "endTime": "soon", "status": [2]}
+    first = next(
+        i for i, s in enumerate(spans) if s["attributes"].get("gen_ai.tool.name") == "bash"
+    )
+    spans[first] = {**spans[first], "startTime": [-1, 5], "endTime": "soon", "status": [2]}
     result = wb.load_runs(_write(tmp_path, spans), strict=False)
     assert len(result.boundaries) == 10
+    odd = next(
+        b
+        for b in result.boundaries
+        if b.call_id == spans[first]["attributes"]["gen_ai.tool.call.id"]
+    )
+    assert (odd.is_error, odd.duration_ms) == (False, None)
+
+
+def test_the_export_saved_as_one_array_counts_its_metrics(tmp_path: Path) -> None:
+    """R35: the metric items of the lines saved as one JSON array are counted, as in JSONL."""
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(LINES), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert result.problems == () and result.run.metadata["records"]["metric"] == 20
+    assert _facts(result) == _facts(wb.load_runs(EXPORT))
+
+
+def test_only_a_shell_tools_text_says_an_exit_code(tmp_path: Path) -> None:
+    """R36: a ``view`` whose result ends like a shell's exit line is no failure."""
+    spans = [dict(line) for line in LINES if line["type"] == "span"]
+    viewed = next(
+        s
+        for s in spans
+        if s["attributes"].get("gen_ai.tool.name") == "view" and s["status"]["code"] == 0
+    )
+    viewed["attributes"] = {
+        **viewed["attributes"],
+        "gen_ai.tool.call.result": "log\n<shellId: 3 completed with exit code 2>",
+    }
+    result = wb.load_runs(_write(tmp_path, spans))
+    call = viewed["attributes"]["gen_ai.tool.call.id"]
+    assert next(b for b in result.boundaries if b.call_id == call).is_error is False
 
 
 @settings(max_examples=25, deadline=None)

@@ -44,7 +44,7 @@ from .._common.toolresult import text_content
 from .common import StreamRun, json_args, promote_runs, text_of
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["SHELL_EXITED", "load_copilot_cli", "sniff_copilot_cli"]
+__all__ = ["SHELL_EXITED", "SHELL_TOOLS", "load_copilot_cli", "sniff_copilot_cli"]
 
 _AREAS = frozenset(
     {
@@ -91,6 +91,18 @@ _TELLING = frozenset(
 """Event types one of which a Copilot log's first records hold."""
 _REDACTED = "[REDACTED]"
 _EXIT_BLOCKS = ("terminal", "shell_exit")
+SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "powershell",
+        "shell",
+        "read_bash",
+        "write_bash",
+        "read_powershell",
+        "write_powershell",
+    }
+)
+"""Copilot's shell tools: a text ending in an exit code is theirs alone."""
 SHELL_EXITED = re.compile(r"<(?:exited|shellId: \d+ completed) with exit code (-?\d+)>\s*\Z")
 """How the CLI's shell tool ends its text when a command exited (older versions' only sign)."""
 _START_READ = frozenset({"toolCallId", "toolName", "arguments"})
@@ -124,12 +136,23 @@ def _copilot_type(kind: Any) -> bool:
 @dataclass(slots=True)
 class _Run(StreamRun):
     start: dict[str, Any] = field(default_factory=dict)
-    requests: dict[str, tuple[str, Any, dict[str, Any]]] = field(default_factory=dict)
-    """Calls the model requested, by id: their tool, arguments and what else was said."""
+    requests: dict[str, tuple[str, Any, dict[str, Any], str, int | None]] = field(
+        default_factory=dict
+    )
+    """Calls the model requested, by id: their tool, arguments, what else was said, and where
+    (its place and line)."""
     agents: dict[str, str] = field(default_factory=dict)
     """Sub-agent names by their instance id (``agentId``) and by the call that started them."""
     exit_code: Any = None
     failed_shutdown: bool = False
+    session_id: Any = None
+    """The ``-p`` output's ``result`` line's ``sessionId`` (it has no ``session.start``)."""
+    seen: set[str] = field(default_factory=set)
+    """The ids of the calls that started or completed (a request with neither never ran)."""
+    shells: set[str] = field(default_factory=set)
+    """The ids of the shell calls (a shell tool's name, or its ``shellToolInfo``)."""
+    named: dict[str, int] = field(default_factory=dict)
+    """How many sub-agents of each name started (the second of a name is ``<name>-2``)."""
     held: list[str] = field(default_factory=list)
     """User messages before the first reply, put after the system prompt the CLI logs later."""
     replied: bool = False
@@ -161,6 +184,7 @@ def load_copilot_cli(
         if kind == "result" and "data" not in record:  # the -p output's last line
             run.tally.add(kind)
             run.exit_code = record.get("exitCode")
+            run.session_id = record.get("sessionId")
             continue
         data = record.get("data")
         if not isinstance(data, dict):
@@ -174,7 +198,7 @@ def load_copilot_cli(
         elif kind == "tool.execution_complete":
             _complete(run, record, data, where)
         elif kind == "assistant.message":
-            _assistant(run, record, data)
+            _assistant(run, record, data, where)
         elif kind == "user.message":
             if _agent(run, record, data) is None:
                 said = data.get("transformedContent")
@@ -188,9 +212,11 @@ def load_copilot_cli(
         elif kind == "subagent.started":
             name = data.get("agentName")
             if isinstance(name, str) and name:
+                count = run.named[name] = run.named.get(name, 0) + 1
+                named = name if count == 1 else f"{name}-{count}"  # another of the same kind
                 for key in (record.get("agentId"), data.get("toolCallId")):
                     if isinstance(key, str) and key:
-                        run.agents[key] = name
+                        run.agents[key] = named
         elif kind == "session.start":
             run.start = {k: v for k, v in data.items() if k != "context"}
         elif kind == "session.shutdown":
@@ -222,7 +248,7 @@ def _agent(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) -> str
     return None
 
 
-def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], where: str) -> None:
     requested = data.get("toolRequests")
     calls: list[dict[str, Any]] = []
     for request in requested if isinstance(requested, list) else ():
@@ -232,7 +258,7 @@ def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) ->
         if isinstance(call_id, str) and call_id and isinstance(name, str) and name:
             args = json_args(request.get("arguments"))
             rest = {k: v for k, v in request.items() if k not in _REQUEST_READ}
-            run.requests[call_id] = (name, args, rest)
+            run.requests[call_id] = (name, args, rest, where, run.pairer.current_line)
             calls.append({"id": call_id, "name": name, "args": args})
     if _agent(run, record, data) is not None:
         return  # a sub-agent's turn: its calls are boundaries, its talk is not the run's
@@ -255,6 +281,9 @@ def _start(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], where:
     if not isinstance(name, str) or not name:
         run.pairer.problem(where, "data.toolName", "missing or not a string")
         return
+    run.seen.add(call_id)
+    if name in SHELL_TOOLS or "shellToolInfo" in data:
+        run.shells.add(call_id)
     raw = data.get("arguments")
     extra = {k: v for k, v in data.items() if k not in _START_READ}
     if raw == _REDACTED:
@@ -275,8 +304,12 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     if not isinstance(call_id, str) or not call_id:
         run.pairer.problem(where, "data.toolCallId", "missing or not a string")
         return
-    if not run.pairer.is_open(call_id) and call_id in run.requests:
-        name, args, rest = run.requests[call_id]  # requested, never started (denied)
+    first = call_id not in run.seen
+    run.seen.add(call_id)
+    if first and not run.pairer.is_open(call_id) and call_id in run.requests:
+        name, args, rest, _, _ = run.requests[call_id]  # requested, never started (denied)
+        if name in SHELL_TOOLS:
+            run.shells.add(call_id)
         run.pairer.call(
             call_id,
             name,
@@ -299,12 +332,13 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     failed = not success
     code: str | None = None
     message: str | None = None
-    exit_code = _exit_code(data, result, text)
+    exit_code = _exit_code(data, result, text, shell=call_id in run.shells)
     if failed:
         code = error.get("code") if isinstance(error.get("code"), str) else None
         told = error.get("message")
-        message = told if isinstance(told, str) and told else text or "tool call failed"
-        text = text or message  # what the model was told of the failure
+        said = told if isinstance(told, str) and told else text
+        message = said or "tool call failed"
+        text = said  # what the model was told of the failure (none recorded: served empty)
     elif exit_code not in (None, 0):
         failed, code, message = True, f"exit_code:{exit_code}", text or f"exit code {exit_code}"
     extra = {k: v for k, v in data.items() if k not in _COMPLETE_READ}
@@ -326,25 +360,31 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
         run.turn += 1
 
 
-def _exit_code(data: Mapping[str, Any], result: Mapping[str, Any], text: str) -> int | None:
+def _exit_code(
+    data: Mapping[str, Any], result: Mapping[str, Any], text: str, *, shell: bool
+) -> int | None:
     """A shell command's exit code: the event's ``shellExecution.exitCode``, else the result's
-    ``terminal`` or ``shell_exit`` block's, else the text's ``<... with exit code N>`` ending."""
-    shell = data.get("shellExecution")
-    if isinstance(shell, dict) and type(shell.get("exitCode")) is int:
-        return int(shell["exitCode"])
+    ``terminal`` or ``shell_exit`` block's, else, for a shell call, the text's ``<... with exit
+    code N>`` ending (another tool's text may end so: a file ``view`` showed)."""
+    ran = data.get("shellExecution")
+    if isinstance(ran, dict) and type(ran.get("exitCode")) is int:
+        return int(ran["exitCode"])
     blocks = result.get("contents")
     for block in blocks if isinstance(blocks, list) else ():
         if isinstance(block, dict) and block.get("type") in _EXIT_BLOCKS:
             code = block.get("exitCode")
             if type(code) is int:
                 return code
-    found = SHELL_EXITED.search(text) if text else None
+    found = SHELL_EXITED.search(text) if text and shell else None
     return int(found.group(1)) if found else None
 
 
 def _promoted(run: _Run, number: int, file: str) -> tuple[PromotedRun, list[LoadProblem]]:
+    for call_id, (name, args, _, where, line) in run.requests.items():
+        if call_id not in run.seen:  # requested and never run: never answered (R2)
+            run.pairer.call(call_id, name, args, where=where, field_name="toolRequests", line=line)
     boundaries = run.pairer.finish()
-    session = run.start.get("sessionId")
+    session = run.start.get("sessionId") or run.session_id
     run_id = session if isinstance(session, str) and session else f"session-{number}"
     metadata: dict[str, Any] = {"session": run.start, **run.tally.to_metadata()}
     blank = sum(1 for b in boundaries if b.extra.get("contentNotRecorded"))

@@ -142,7 +142,7 @@ def load_otel(
             logs.setdefault("", []).append(str(request["type"]))
             continue
         if is_sdk_span(request) or is_js_span(request) or (isinstance(request, list) and request):
-            spans.extend(sdk_spans(request, where, problems, file))  # an SDK's own span JSON
+            spans.extend(sdk_spans(request, where, problems, file, logs.setdefault("", [])))
             continue
         if not isinstance(request, dict):
             problems.append(LoadProblem(file, where, "resourceSpans", "missing or not a list"))

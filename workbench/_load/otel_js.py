@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .copilot_cli import SHELL_EXITED
+from .copilot_cli import SHELL_EXITED, SHELL_TOOLS
 from .otel_values import as_any_value
 
 __all__ = ["is_js_record", "is_js_span", "js_span"]
@@ -85,12 +85,14 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
-    """The span's attributes; Copilot CLI's shell call that exited non-zero, which its span
-    reports a success (the result's text ends ``<shellId: N completed with exit code K>``),
-    given ``error.type`` ``exit_code:K`` as its session log's reader gives it (R36)."""
+    """The span's attributes; Copilot CLI's shell call (``bash``, ``powershell``, ...) that
+    exited non-zero, which its span reports a success (the result's text ends ``<shellId: N
+    completed with exit code K>``), given ``error.type`` ``exit_code:K`` as its session log's
+    reader gives it (R36)."""
     attributes = dict(span["attributes"])
     scope = span.get("instrumentationScope")
-    if isinstance(scope, Mapping) and scope.get("name") == "github.copilot":
+    shell = attributes.get("gen_ai.tool.name") in SHELL_TOOLS
+    if shell and isinstance(scope, Mapping) and scope.get("name") == "github.copilot":
         result = attributes.get("gen_ai.tool.call.result")
         found = SHELL_EXITED.search(result) if isinstance(result, str) else None
         if found and int(found.group(1)) != 0 and "error.type" not in attributes:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from .otel_js import is_js_span, js_span
+from .otel_js import is_js_record, is_js_span, js_span
 from .otel_values import as_any_value
 from .records import LoadProblem
 
@@ -40,10 +40,12 @@ def is_sdk_span(value: Any) -> bool:
 
 
 def sdk_spans(
-    request: Any, where: str, problems: list[LoadProblem], file: str
+    request: Any, where: str, problems: list[LoadProblem], file: str, counted: list[str]
 ) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """One span as the SDK writes it, or a JSON array of them (an item that is not one is a
-    problem at its place), each as :func:`sdk_span` gives it, with its place."""
+    """One span as an SDK writes it (Python's, ``sdk_span``; or a JavaScript exporter's,
+    ``otel_js``), or a JSON array of them, each in OTLP's shape with its place. An item of the
+    array that is a JavaScript exporter's metric or log is counted in ``counted`` (R35); one that
+    is no span is a problem at its place."""
     if not isinstance(request, list):
         return [(where, *(js_span(request) if is_js_span(request) else sdk_span(request)))]
     out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
@@ -52,6 +54,8 @@ def sdk_spans(
             out.append((f"{where}[{index}]", *sdk_span(span)))
         elif is_js_span(span):  # a JavaScript exporter's
             out.append((f"{where}[{index}]", *js_span(span)))
+        elif is_js_record(span):
+            counted.append(str(span["type"]))
         else:
             problems.append(LoadProblem(file, f"{where}[{index}]", "", _NOT_A_SPAN))
     return out
