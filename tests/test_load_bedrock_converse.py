@@ -87,9 +87,53 @@ def test_odd_blocks_and_a_cut_stream_are_no_crash(tmp_path: Path) -> None:
     body["toolConfig"] = {"tools": [{"toolSpec": []}, 3]}
     request["body"] = json.dumps(body)
     result = wb.load_runs(_write(tmp_path, cassette), strict=False)
-    assert all(p.where for p in result.problems)
+    assert result.problems == () and len(result.boundaries) == 2
+    assert result.boundaries[0].response == {"content": [{"type": "text", "text": "not a list"}]}
     streamed = _cassette(STREAMED)
     first = streamed["interactions"][0]["response"]["body"]
     first["string"] = first["string"][: len(first["string"]) // 2]  # a stream cut short
     result = wb.load_runs(_write(tmp_path, streamed), strict=False)
-    assert all(p.where for p in result.problems)
+    assert [(p.where, p.field) for p in result.problems] == [("interaction 0", "response.body")]
+    assert len(result.boundaries) == 2  # the call read from the next request's resend
+
+
+def test_a_status_that_is_neither_success_nor_error_is_a_problem(tmp_path: Path) -> None:
+    """R35: a failure flag of another value (``ERROR``, ``true``) is refused, never a success."""
+    for odd in ("ERROR", True, "failed"):
+        cassette = _cassette(PLAIN)
+        last = cassette["interactions"][-1]["request"]
+        body = json.loads(last["body"])
+        for message in body["messages"]:
+            for block in message["content"]:
+                if "toolResult" in block:
+                    block["toolResult"]["status"] = odd
+                    break
+        last["body"] = json.dumps(body)
+        result = wb.load_runs(_write(tmp_path, cassette), strict=False)
+        assert [p.field for p in result.problems] == ["is_error"], odd
+        assert len(result.boundaries) == 1
+
+
+def test_a_streamed_reply_keeps_its_reasoning() -> None:
+    """R40: a streamed reply's reasoning is kept in the transcript, as a plain reply's block."""
+    from workbench._load.bedrock_converse import _streamed
+
+    events = [
+        {
+            "contentBlockDelta": {
+                "contentBlockIndex": 0,
+                "delta": {"reasoningContent": {"text": "Th"}},
+            }
+        },
+        {
+            "contentBlockDelta": {
+                "contentBlockIndex": 0,
+                "delta": {"reasoningContent": {"text": "ink"}},
+            }
+        },
+        {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"text": "Hi"}}},
+    ]
+    assert _streamed(events) == [
+        {"type": "converse-block", "block": {"reasoningContent": {"text": "Think"}}},
+        {"type": "text", "text": "Hi"},
+    ]

@@ -139,7 +139,9 @@ def test_a_long_running_call_left_open_is_terminal_and_another_a_problem(tmp_pat
     assert waiting.problems == () and waiting.run.metadata["terminalCalls"][0]["tool"] == "divide"
 
 
-def test_a_sub_agents_calls_carry_its_name(tmp_path: Path) -> None:
+def test_each_call_carries_its_agents_name(tmp_path: Path) -> None:
+    """ADK names every agent, the root too: each call's ``agent_id`` is its event's author (a
+    workflow's first agent to call is no more the root than the others)."""
     session = _session()
     for event in session["events"][3:]:
         if event["author"] == "gen31_agent":
@@ -147,7 +149,7 @@ def test_a_sub_agents_calls_carry_its_name(tmp_path: Path) -> None:
     path = tmp_path / "sub.session.json"
     path.write_text(json.dumps(session), encoding="utf-8")
     agents = [b.agent_id for b in wb.load_runs(path).boundaries]
-    assert agents == [None, "billing_agent", "billing_agent", "billing_agent"]
+    assert agents == ["gen31_agent", "billing_agent", "billing_agent", "billing_agent"]
 
 
 @pytest.mark.parametrize(
@@ -181,3 +183,32 @@ def test_parallel_answers_in_any_order_lose_and_invent_nothing(tmp_path: Path, r
     path = tmp_path / "shuffled.session.json"
     path.write_text(json.dumps(session), encoding="utf-8")
     assert _facts(wb.load_runs(path)) == _facts(wb.load_runs(CALLBACK))
+
+
+def test_an_error_member_that_is_null_is_no_failure(tmp_path: Path) -> None:
+    """R36: ``{"error": null, ...}`` says no error (the same rule as the Gemini API reader)."""
+    session = _session()
+    answer = session["events"][2]["content"]["parts"][0]["functionResponse"]
+    answer["response"] = {"error": None, "forecast": "sunny"}
+    path = tmp_path / "null.session.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    assert wb.load_runs(path).boundaries[0].is_error is False
+
+
+def test_an_error_event_with_content_reads_it_and_spares_long_running_calls(
+    tmp_path: Path,
+) -> None:
+    """R35, R36: an ``errorCode`` event's own content is read, then its author's open calls fail,
+    a long-running one aside (it waits by design)."""
+    session = _session(RAISING)
+    events = session["events"]
+    divide = events[-2]["content"]["parts"][0]["functionCall"]["id"]
+    error = events[-1]
+    error["content"] = {"role": "model", "parts": [{"text": "I hit an error."}]}
+    events[-2]["longRunningToolIds"] = [divide]
+    path = tmp_path / "error.session.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    result = wb.load_runs(path)
+    assert [b.tool for b in result.boundaries] == ["get_weather"]
+    assert result.run.metadata["terminalCalls"][0]["callId"] == divide
+    assert result.run.answer == "I hit an error." and result.run.outcome == "failed"

@@ -9,7 +9,8 @@ is ``{"content": {"role", "parts": [...]}, "author", "invocationId", "id", "time
 "actions", ...}``; its parts are Gemini's (``google.genai.types.Part``), in either spelling:
 
 - a ``functionCall`` part (``id``, ``name``, ``args``) of a model event is a call, made by the
-  event's ``author`` (another agent than the first to call, a sub-agent: its ``agent_id``);
+  event's ``author`` (its ``agent_id``: ADK names every agent, the root too); the part's other
+  members (a ``thoughtSignature``) are kept on the boundary's ``extra`` (R4);
 - a ``functionResponse`` part (``id``, ``name``, ``response``) answers the call of its ``id``.
   ADK has no failure flag: a response holding ``error`` and no ``result`` or ``output`` (what
   ``on_tool_error_callback`` returns, and Gemini's own convention), or ``"status": "error"``
@@ -18,8 +19,8 @@ is ``{"content": {"role", "parts": [...]}, "author", "invocationId", "id", "time
   failure; else the error rule on the response's JSON text (R3). The model was sent the
   response object: the fixture serves its JSON text;
 - an event with an ``errorCode`` (a tool that raised with no callback, a model error) fails the
-  calls its author left open (``error_code`` the code, the message its ``errorMessage``), and
-  the run (``failed``);
+  calls its author left open, long-running ones aside (``error_code`` the code, the message its
+  ``errorMessage``), and the run (``failed``); content beside the error is read first;
 - a call of ``longRunningToolIds`` left unanswered is waiting by design (R36): a terminal call.
 
 Streaming pieces (``partial: true``) are counted, not read (the whole event follows). Text parts
@@ -35,10 +36,13 @@ from typing import Any, TypeGuard
 from .._common.toolresult import text_content
 from .common import RecordTally
 from .conversation import ConversationBuilder
+from .gemini_api import is_error_response
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
 __all__ = ["is_adk_event", "load_adk", "sniff_adk", "sniff_adk_events"]
+
+_CALL_PARTS = frozenset({"functionCall", "function_call"})
 
 
 def _get(value: Mapping[str, Any], camel: str, snake: str) -> Any:
@@ -115,8 +119,6 @@ class _Reader:
         self.talk = ConversationBuilder()
         self.open_by_author: dict[str, list[str]] = {}
         self.long_running: set[str] = set()
-        self.root: str | None = None
-        """The agent of the first model turn: its calls carry no ``agent_id``, another's do."""
         self.tools: dict[str, str] = {}
         self.answer: str | None = None
         self.failed: list[dict[str, Any]] = []
@@ -143,13 +145,13 @@ class _Reader:
             self.tally.add("partial")
             return
         code = _get(event, "errorCode", "error_code")
-        if code is not None:
-            self._error(event, author, code, where)
-            return
         content = event.get("content")
         parts = content.get("parts") if _is_map(content) else None
         if not isinstance(parts, list):
-            self.tally.add("event:no content")
+            if code is not None:
+                self._error(event, author, code, where)
+            else:
+                self.tally.add("event:no content")
             return
         role = content.get("role") if _is_map(content) else None
         version = _get(event, "modelVersion", "model_version")
@@ -169,7 +171,7 @@ class _Reader:
             call = _get(part, "functionCall", "function_call")
             answer = _get(part, "functionResponse", "function_response")
             if _is_map(call):
-                made = self._call(call, author, place)
+                made = self._call(call, author, place, part)
                 if made is not None:
                     calls.append(made)
             elif _is_map(answer):
@@ -179,6 +181,8 @@ class _Reader:
             else:
                 self.tally.add("part:other")
         text = "".join(texts)
+        if code is not None:  # an error beside content: the content read, then the error
+            self._error(event, author, code, where)
         if role == "user" and author == "user":
             self.tally.add("event:user")
             if text:
@@ -190,7 +194,9 @@ class _Reader:
         else:
             self.tally.add("event:tool")
 
-    def _call(self, call: Mapping[str, Any], author: str, where: str) -> dict[str, Any] | None:
+    def _call(
+        self, call: Mapping[str, Any], author: str, where: str, part: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
         call_id, name = call.get("id"), call.get("name")
         if not isinstance(name, str) or not name:
             self.pairer.problem(where, "functionCall.name", "missing or not a string")
@@ -199,11 +205,15 @@ class _Reader:
             self.pairer.problem(where, "functionCall.id", "missing or not a string")
             return None
         args = call.get("args")
-        if self.root is None:
-            self.root = author
-        agent = author if author and author != self.root else None
+        extra = {k: v for k, v in part.items() if v is not None and k not in _CALL_PARTS}
         self.pairer.call(
-            call_id, name, args, where=where, field_name="functionCall.id", agent_id=agent
+            call_id,
+            name,
+            args,
+            where=where,
+            field_name="functionCall.id",
+            agent_id=author or None,
+            extra=extra,
         )
         self.open_by_author.setdefault(author, []).append(call_id)
         self.tools[call_id] = name
@@ -218,11 +228,7 @@ class _Reader:
         text = response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)
         code: str | None = None
         message: str | None = None
-        if (
-            _is_map(response)
-            and "error" in response
-            and not ("result" in response or "output" in response)
-        ):
+        if is_error_response(response):
             failed, code, message = True, "error", _said(response.get("error"))
         elif _is_map(response) and response.get("status") == "error":
             failed, code = True, "status:error"
@@ -251,8 +257,8 @@ class _Reader:
         self.tally.add("event:error")
         self.failed.append({"errorCode": code, "errorMessage": message, "author": author})
         for call_id in self.open_by_author.pop(author, []):
-            if not self.pairer.is_open(call_id):
-                continue
+            if not self.pairer.is_open(call_id) or call_id in self.long_running:
+                continue  # answered, or waiting by design
             self.pairer.result(
                 call_id,
                 {"content": text_content(said)},

@@ -107,8 +107,13 @@ def load_anthropic(
                     if not isinstance(call_id, str) or not call_id:
                         pairer.problem(block_where, "tool_use_id", "missing or not a string")
                         continue
+                    flag = block.get("is_error")
+                    if flag is not None and not isinstance(flag, bool):  # a failure flag (R35)
+                        pairer.problem(block_where, "is_error", "not true or false")
+                        pairer.discard(call_id)
+                        continue
                     result_blocks = _blocks(block.get("content"))
-                    is_error = block.get("is_error") is True
+                    is_error = flag is True
                     result = result_text(result_blocks)
                     turn.result(call_id, result, is_error)
                     pairer.result(

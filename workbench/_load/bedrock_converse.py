@@ -113,11 +113,14 @@ def _block(block: Any) -> Any:
     result = block.get("toolResult")
     if isinstance(result, Mapping):
         status = result.get("status")
+        # the API's flag: "success" or "error" (absent: success); any other value is given to
+        # the Messages reader as it is, which refuses a failure flag that is no boolean (R35)
+        known = status is None or (type(status) is str and status in ("success", "error"))
         return {
             "type": "tool_result",
             "tool_use_id": result.get("toolUseId"),
             "content": _result_blocks(result.get("content")),
-            "is_error": status == "error",
+            "is_error": status == "error" if known else {"toolResult.status": status},
             **({"status": status} if status is not None else {}),
         }
     return {"type": "converse-block", "block": dict(block)}
@@ -205,6 +208,16 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
             use = piece.get("toolUse")
             if isinstance(use, Mapping) and isinstance(use.get("input"), str):
                 inputs.setdefault(index, []).append(use["input"])
+            thought = piece.get("reasoningContent")
+            if isinstance(thought, Mapping):  # kept as the plain reply's block (not read)
+                block = blocks.setdefault(
+                    index, {"type": "converse-block", "block": {"reasoningContent": {}}}
+                )
+                said = block.get("block", {}).get("reasoningContent")
+                if isinstance(said, dict):
+                    for key, value in thought.items():
+                        if isinstance(value, str):
+                            said[key] = said.get(key, "") + value
     for index, pieces in inputs.items():
         opened = blocks.get(index)
         if opened is not None and opened.get("type") == "tool_use":

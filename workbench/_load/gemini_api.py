@@ -26,11 +26,11 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from .cassettes import Exchange
 
-__all__ = ["as_messages", "gemini_calls", "is_gemini_call"]
+__all__ = ["as_messages", "gemini_calls", "is_error_response", "is_gemini_call"]
 
 _METHODS = (":generateContent", ":streamGenerateContent")
 
@@ -116,7 +116,7 @@ def _user_blocks(parts: Any, calls: Sequence[tuple[str, str | None, str]]) -> li
         if match is not None:
             waiting.remove(match)
         response = answer.get("response")
-        failed = isinstance(response, Mapping) and "error" in response and "output" not in response
+        failed = is_error_response(response)
         text = response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)
         blocks.append(
             {
@@ -139,6 +139,17 @@ def _member(value: Mapping[str, Any], name: str) -> Any:
 
 
 _SNAKE = re.compile(r"[A-Z]")
+
+
+def is_error_response(response: Any) -> TypeGuard[Mapping[str, Any]]:
+    """A function response that says the function failed: an ``error`` that is not null and no
+    ``output`` or ``result`` (the Gemini API's convention, which ADK's error callback follows)."""
+    return (
+        isinstance(response, Mapping)
+        and response.get("error") is not None
+        and "output" not in response
+        and "result" not in response
+    )
 
 
 def _plain_block(part: Any) -> Any:
