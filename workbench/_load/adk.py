@@ -36,17 +36,13 @@ from typing import Any, TypeGuard
 from .._common.toolresult import text_content
 from .common import RecordTally
 from .conversation import ConversationBuilder
-from .gemini_api import is_error_response
+from .gemini_api import is_error_response, member
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
 __all__ = ["is_adk_event", "load_adk", "sniff_adk", "sniff_adk_events"]
 
 _CALL_PARTS = frozenset({"functionCall", "function_call"})
-
-
-def _get(value: Mapping[str, Any], camel: str, snake: str) -> Any:
-    return value[camel] if camel in value else value.get(snake)
 
 
 def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -59,7 +55,7 @@ def is_adk_event(value: Any) -> bool:
     return (
         isinstance(value, Mapping)
         and isinstance(value.get("author"), str)
-        and isinstance(_get(value, "invocationId", "invocation_id"), str)
+        and isinstance(member(value, "invocationId"), str)
         and ("content" in value or "actions" in value)
     )
 
@@ -70,7 +66,7 @@ def sniff_adk(data: Any) -> bool:
         return bool(data) and is_adk_event(data[0])
     if not isinstance(data, Mapping) or not isinstance(data.get("events"), list):
         return False
-    named = _get(data, "appName", "app_name") is not None or _get(data, "userId", "user_id")
+    named = member(data, "appName") is not None or member(data, "userId")
     events = data["events"]
     if not events:
         return bool(named)
@@ -144,7 +140,7 @@ class _Reader:
         if event.get("partial") is True:
             self.tally.add("partial")
             return
-        code = _get(event, "errorCode", "error_code")
+        code = member(event, "errorCode")
         content = event.get("content")
         parts = content.get("parts") if _is_map(content) else None
         if not isinstance(parts, list):
@@ -154,10 +150,10 @@ class _Reader:
                 self.tally.add("event:no content")
             return
         role = content.get("role") if _is_map(content) else None
-        version = _get(event, "modelVersion", "model_version")
+        version = member(event, "modelVersion")
         if isinstance(version, str) and version:
             self.model = version
-        waiting = _get(event, "longRunningToolIds", "long_running_tool_ids")
+        waiting = member(event, "longRunningToolIds")
         for key in waiting if isinstance(waiting, list) else ():
             if isinstance(key, str):
                 self.long_running.add(key)
@@ -168,8 +164,8 @@ class _Reader:
             if not _is_map(part):
                 self.pairer.problem(place, "", "a part must be an object")
                 continue
-            call = _get(part, "functionCall", "function_call")
-            answer = _get(part, "functionResponse", "function_response")
+            call = member(part, "functionCall")
+            answer = member(part, "functionResponse")
             if _is_map(call):
                 made = self._call(call, author, place, part)
                 if made is not None:
@@ -252,7 +248,7 @@ class _Reader:
         self.talk.tool(call_id, text, failed, name if isinstance(name, str) else None)
 
     def _error(self, event: Mapping[str, Any], author: str, code: Any, where: str) -> None:
-        message = _get(event, "errorMessage", "error_message")
+        message = member(event, "errorMessage")
         said = message if isinstance(message, str) else str(code)
         self.tally.add("event:error")
         self.failed.append({"errorCode": code, "errorMessage": message, "author": author})

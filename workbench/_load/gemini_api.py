@@ -30,7 +30,7 @@ from typing import Any, TypeGuard
 
 from .cassettes import Exchange
 
-__all__ = ["as_messages", "gemini_calls", "is_error_response", "is_gemini_call"]
+__all__ = ["as_messages", "gemini_calls", "is_error_response", "is_gemini_call", "member"]
 
 _METHODS = (":generateContent", ":streamGenerateContent")
 
@@ -77,7 +77,7 @@ def as_messages(exchange: Exchange) -> Exchange:
     model = exchange.uri.split("/models/", 1)[-1].split(":", 1)[0]
     if model:
         body["model"] = model
-    system = _text_of(_member(request, "systemInstruction"))
+    system = _text_of(member(request, "systemInstruction"))
     if system:
         body["system"] = system
     tools = _tools(request.get("tools"))
@@ -90,7 +90,7 @@ def _model_blocks(parts: Any, turn: int) -> tuple[list[Any], list[tuple[str, str
     blocks: list[Any] = []
     calls: list[tuple[str, str | None, str]] = []
     for part in parts if isinstance(parts, list) else []:
-        call = _member(part, "functionCall") if isinstance(part, Mapping) else None
+        call = member(part, "functionCall") if isinstance(part, Mapping) else None
         if isinstance(call, Mapping):
             ours = f"gemini-{turn}-{len(calls)}"
             name = call.get("name")
@@ -106,7 +106,7 @@ def _user_blocks(parts: Any, calls: Sequence[tuple[str, str | None, str]]) -> li
     blocks: list[Any] = []
     waiting = list(calls)
     for part in parts if isinstance(parts, list) else []:
-        answer = _member(part, "functionResponse") if isinstance(part, Mapping) else None
+        answer = member(part, "functionResponse") if isinstance(part, Mapping) else None
         if not isinstance(answer, Mapping):
             blocks.append(_plain_block(part))
             continue
@@ -130,15 +130,20 @@ def _user_blocks(parts: Any, calls: Sequence[tuple[str, str | None, str]]) -> li
     return blocks
 
 
-def _member(value: Mapping[str, Any], name: str) -> Any:
+def member(value: Mapping[str, Any], name: str) -> Any:
     """A request member by its JSON name (``functionCall``), else by its proto name
     (``function_call``): the API reads both, and clients write either (llm-gemini the second)."""
     if name in value:
         return value[name]
-    return value.get(_SNAKE.sub(lambda m: "_" + m.group(0).lower(), name))
+    snake = _SNAKES.get(name)
+    if snake is None:
+        snake = _SNAKES[name] = _SNAKE.sub(lambda m: "_" + m.group(0).lower(), name)
+    return value.get(snake)
 
 
 _SNAKE = re.compile(r"[A-Z]")
+_SNAKES: dict[str, str] = {}
+"""The proto name of each JSON name asked for (a few dozen, each made once)."""
 
 
 def is_error_response(response: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -199,10 +204,10 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
     """The function declarations as Messages tool definitions."""
     out: list[dict[str, Any]] = []
     for tool in tools if isinstance(tools, list) else []:
-        declarations = _member(tool, "functionDeclarations") if isinstance(tool, Mapping) else None
+        declarations = member(tool, "functionDeclarations") if isinstance(tool, Mapping) else None
         for declared in declarations if isinstance(declarations, list) else []:
             if isinstance(declared, Mapping) and isinstance(declared.get("name"), str):
-                schema = declared.get("parameters") or _member(declared, "parametersJsonSchema")
+                schema = declared.get("parameters") or member(declared, "parametersJsonSchema")
                 out.append(
                     {
                         "name": declared["name"],
