@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .common import safe_text
+from .overview import TaskRank
 
 _CELL_LIMIT = 200
 """Characters of recorded text shown per table cell (the CSVs hold everything)."""
@@ -264,4 +265,45 @@ def _pairs_table(result: Any) -> str:
         '<h2 id="minimal-pairs">Minimal failing pairs</h2>\n<p class="note">Pairs of faults '
         "that fail the task though each fault alone was recovered (same kind, same trial).</p>"
         + _table(["taskId", "variant", "boundaries", "kind", "trial", "tools"], rows, numeric={4})
+    )
+
+
+def _tasks_intro(ranks: Sequence[TaskRank], charted: set[str], task_charts: int) -> str:
+    """The heading of a multi-task report's task part: which tasks have charts, and why."""
+    drawn = [r for r in ranks if r.task_id in charted]
+    links = ", ".join(
+        f'<a href="#task-{r.position}">{_text(r.task_id, 60)}</a>'
+        for r in sorted(drawn, key=lambda r: r.position)
+    )
+    if len(drawn) == len(ranks):
+        text = (
+            f"Each of the {len(ranks)} tasks has its own section with its branch tree, recovery "
+            f"matrix and divergence strip: {links}."
+        )
+    else:
+        chosen = (
+            f"the {len(drawn)} most affected (most triggered variant-trials not recovered, then "
+            f"the lowest recovery rate, then suite order): {links}"
+            if drawn
+            else "none (no task charts were asked for)"
+        )
+        text = (
+            f"This sweep has {len(ranks)} tasks. Three charts per task would cost more than the "
+            f"sweep itself, so the branch tree, recovery matrix and divergence strip are drawn "
+            f"for at most {task_charts} tasks: {chosen}. Every other task is in the chart "
+            'below (up to 40 tasks), in <a href="#other-tasks">one table per boundary</a>, in '
+            'the <a href="#overall">recovery tables</a> and in recovery.csv and sweep.csv; '
+            "write_report(..., task_charts=N) or workbench sweep --task-charts N draws more."
+        )
+    return f'<h2 id="tasks">Tasks</h2>\n<p class="note">{text}</p>'
+
+
+def _other_tasks(per_boundary: pd.DataFrame, task_ids: Sequence[str], charted: set[str]) -> str:
+    """One per-boundary table for every task that has no charts of its own."""
+    others = [t for t in task_ids if t not in charted]
+    keep = per_boundary["taskId"].astype(str).isin(others)
+    return (
+        f'<section class="task" id="other-tasks"><h2>Tasks without charts ({len(others)})</h2>'
+        '<p class="note">Recovery per boundary of every task not charted above, in suite '
+        "order.</p>" + _boundary_table(per_boundary[keep]) + "</section>"
     )

@@ -113,6 +113,15 @@ def register(sub: Any) -> None:
         help="the report folder, replaced as a whole when the sweep is done (default "
         "out/sweep; a folder you name must be new, empty or an earlier report)",
     )
+    parser.add_argument(
+        "--task-charts",
+        type=bounded_int(0, TASK_CHARTS_LIMIT),
+        default=None,
+        metavar="N",
+        help="in a report of several tasks, draw the branch tree, recovery matrix and "
+        "divergence strip for the N most affected tasks (default 6; every task is in the "
+        "tables and CSVs, and one chart shows recovery by task)",
+    )
     add_output_arguments(parser)
     add_agent_arguments(parser)
     parser.set_defaults(handler=run)
@@ -152,11 +161,16 @@ def write_outputs(
     overwrite: bool = False,
     parents: bool = False,
     inputs: tuple[str | os.PathLike[str], ...] = (),
+    task_charts: int | None = None,
 ) -> list[str]:
-    """The report folder: ``report.html``, the CSVs and the charts (replaced as a whole)."""
+    """The report folder: ``report.html``, the CSVs and the charts (replaced as a whole);
+    ``task_charts``: how many tasks get their own charts (``None``: the report's default)."""
     from workbench import write_report
 
-    report = write_report(result, out_dir, overwrite=overwrite, parents=parents, inputs=inputs)
+    more = {} if task_charts is None else {"task_charts": task_charts}
+    report = write_report(
+        result, out_dir, overwrite=overwrite, parents=parents, inputs=inputs, **more
+    )
     return [os.fspath(report)]
 
 
@@ -165,6 +179,9 @@ def _figure(value: Any, spec: str) -> str:
         return "-"
     return format(value, spec)
 
+
+TASK_CHARTS_LIMIT = 1000
+"""``--task-charts`` at most: each charted task costs about a second of report."""
 
 TERMINAL_ROWS = 60
 """Per-boundary rows printed at most; a larger sweep prints its per task x kind figures."""
@@ -549,7 +566,12 @@ def run(args: argparse.Namespace) -> int:
     _print_pairs(result)
     print(_summary_line(result))
     written = write_outputs(
-        result, out, overwrite=args.force, parents=parents, inputs=(args.input,)
+        result,
+        out,
+        overwrite=args.force,
+        parents=parents,
+        inputs=(args.input,),
+        task_charts=args.task_charts,
     )
     for path in written:
         print(f"wrote {path}")
