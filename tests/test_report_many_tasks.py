@@ -9,6 +9,7 @@ its structure (how many charts, which tasks, which tables), not by wall time.
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 from typing import Any, cast
@@ -218,22 +219,22 @@ def test_a_many_task_report_is_the_same_bytes_twice(hostile: SweepResult, tmp_pa
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
-def test_the_cli_default_is_the_report_default() -> None:
-    from workbench.cli import _sweep
+def test_cli_task_charts_draws_that_many_tasks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`workbench sweep SUITE --task-charts 1`: the chart by task and one task's three charts;
+    its help names the report's default."""
+    from workbench.cli import main
 
-    assert f"default {MAX_TASK_CHARTS};" in _sweep.__doc__ + _help_text(_sweep)
-
-
-def _help_text(module: object) -> str:
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    module.register(parser.add_subparsers())  # type: ignore[attr-defined]
-    return " ".join(
-        action.help or ""
-        for sub in parser._subparsers._group_actions[0].choices.values()  # type: ignore[union-attr]
-        for action in sub._actions
-    )
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(many_task_suite(4, {2}).data), encoding="utf-8")
+    code = main(["sweep", str(path), "--task-charts", "1", "--out", str(tmp_path / "out")])
+    assert code == 0
+    text = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert _chart_ids(text) == ["tasks", "branches-3", "recovery-3", "divergence-3"]
+    capsys.readouterr()
+    assert main(["sweep", "--help"]) == 0
+    assert f"(default {MAX_TASK_CHARTS};" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.slow

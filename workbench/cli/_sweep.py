@@ -167,10 +167,17 @@ def write_outputs(
     ``task_charts``: how many tasks get their own charts (``None``: the report's default)."""
     from workbench import write_report
 
-    more = {} if task_charts is None else {"task_charts": task_charts}
-    report = write_report(
-        result, out_dir, overwrite=overwrite, parents=parents, inputs=inputs, **more
-    )
+    if task_charts is None:
+        report = write_report(result, out_dir, overwrite=overwrite, parents=parents, inputs=inputs)
+    else:
+        report = write_report(
+            result,
+            out_dir,
+            overwrite=overwrite,
+            parents=parents,
+            inputs=inputs,
+            task_charts=task_charts,
+        )
     return [os.fspath(report)]
 
 
