@@ -8,7 +8,9 @@ its structure (how many charts, which tasks, which tables), not by wall time.
 
 from __future__ import annotations
 
+import base64
 import csv
+import gzip
 import json
 import re
 from pathlib import Path
@@ -74,7 +76,7 @@ def test_only_the_most_affected_tasks_get_their_own_charts(many_report: Path) ->
         "branches-13", "recovery-13", "divergence-13",
     ]  # fmt: skip
     assert len(re.findall(r'data-spec="spec-[^"]+"><svg', text)) == 7  # a static SVG each
-    assert text.count('type="application/json"') == 7
+    assert len(re.findall(r'<script type="application/(?:json|gzip)" id="spec-', text)) == 7
     assert 'id="task-8"' in text and 'id="task-13"' in text and 'id="task-26"' not in text
     assert "the 2 most affected" in text and 'id="other-tasks"' in text
 
@@ -200,8 +202,12 @@ def test_hostile_task_ids_are_escaped_everywhere(hostile: SweepResult, tmp_path:
     assert "&lt;img src=x onerror=window.__wbRan=1&gt;" in text
     for svg in re.findall(r"<svg.*?</svg>", text, re.S):
         assert "<img" not in svg and "<script" not in svg
-    for block in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', text, re.S):
+    for kind, block in re.findall(
+        r'<script type="application/(json|gzip)"[^>]*>(.*?)</script>', text, re.S
+    ):
         assert "<" not in block and ">" not in block
+        if kind == "gzip":
+            assert "<img" not in gzip.decompress(base64.b64decode(block)).decode("utf-8")
     for name in ("sweep.csv", "branches.csv", "recovery.csv"):
         with (tmp_path / name).open(encoding="utf-8", newline="") as handle:
             for row in csv.reader(handle):
@@ -235,6 +241,26 @@ def test_cli_task_charts_draws_that_many_tasks(
     capsys.readouterr()
     assert main(["sweep", "--help"]) == 0
     assert f"(default {MAX_TASK_CHARTS};" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_large_chart_spec_is_gzipped_and_a_small_one_stays_json() -> None:
+    """A spec over SPEC_GZIP_OVER bytes goes into the page gzipped and base64-encoded (the same
+    bytes every time: gzip's header time is 0), and unpacks to the spec; a small one is JSON."""
+    from workbench._report.embed import SPEC_GZIP_OVER, _spec_element
+
+    small = {"data": {"values": [{"tool": "</script><b>"}]}}
+    assert _spec_element("s", small) == (
+        '<script type="application/json" id="spec-s">'
+        '{"data":{"values":[{"tool":"\\u003c/script\\u003e\\u003cb\\u003e"}]}}</script>'
+    )
+    large = {"data": {"values": [{"step": i, "tool": "</script>"} for i in range(2000)]}}
+    element = _spec_element("l", large)
+    assert element == _spec_element("l", large)
+    found = re.fullmatch(
+        r'<script type="application/gzip" id="spec-l">([A-Za-z0-9+/=]+)</script>', element
+    )
+    assert found is not None and len(element) < SPEC_GZIP_OVER
+    assert json.loads(gzip.decompress(base64.b64decode(found.group(1)))) == large
 
 
 @pytest.mark.slow

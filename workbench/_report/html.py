@@ -42,7 +42,7 @@ from .._common.jsonio import write_bytes_atomic, write_text_atomic
 from .._common.markers import REPORT_FILES, is_report_folder
 from .._sweep.tables import frame_csv
 from .charts import branch_chart, chart_spec, divergence_strip, recovery_matrix
-from .embed import _BOOT, _bundle, _inline_svg, _json_for_script, _script_element
+from .embed import _BOOT, _bundle, _inline_svg, _script_element, _spec_element
 from .overview import MAX_TASK_CHARTS, rank_tasks, task_matrix
 from .page import _page, _profile_json
 from .render import spec_svg, svgs_png
@@ -113,7 +113,7 @@ def write_report(
     task and kind. A sweep of one task then shows its branch tree, recovery matrix and
     divergence strip. A sweep of several tasks shows one chart of recovery by task and kind
     (the 40 most affected tasks), then a section with the three charts for each of the
-    ``task_charts`` most affected tasks (default 6: most triggered variant-trials not
+    ``task_charts`` most affected tasks (default 5: most triggered variant-trials not
     recovered, then the lowest rate, then suite order; every task when there are no more), and
     one per-boundary table for every other task: three charts cost about as much as replaying
     the whole sweep, so a report of hundreds of tasks cannot draw them all, and the page says
@@ -215,10 +215,7 @@ def _write_report_files(
         for entry in ([overview] if overview is not None else []) + [
             j for _, _, jobs in pending for j in jobs
         ]:
-            specs.append(
-                f'<script type="application/json" id="spec-{entry[3]}">'
-                f"{_json_for_script(entry[4])}</script>"
-            )
+            specs.append(_spec_element(entry[3], entry[4]))
         if multi:
             intro = _tasks_intro(ranks, charted, task_charts)
             if overview is not None:

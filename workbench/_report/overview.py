@@ -22,7 +22,7 @@ import pandas as pd
 from .._grade.recovery import wilson_interval
 from .common import _data, _int, _is_nan, _records, _require, _truncate, safe_text
 
-MAX_TASK_CHARTS = 6
+MAX_TASK_CHARTS = 5
 """Tasks a multi-task report draws their own three charts for (the most affected first)."""
 MAX_MATRIX_TASKS = 40
 """Rows (tasks) the task matrix draws at most (the most affected first)."""

@@ -148,7 +148,10 @@ def _page(
         _pairs_table(result),
         *sections,
         '<h2 id="per-variant">Per variant</h2>',
-        _variant_table(frame),
+        '<p class="note">One row per variant and task. A trajectory longer than its cell is '
+        "shown from two steps before its divergence step (the calls before it are the "
+        "baseline's); sweep.csv holds every trajectory whole.</p>",
+        _variant_table(frame, getattr(result, "steps", None)),
         '<h2 id="host-profile">Host profile</h2>',
         f"<pre>{profile_text}</pre>",
         *specs,

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._common.step import trajectory_string
 from .common import safe_text
 from .overview import TaskRank
 
@@ -81,7 +82,39 @@ def _boundary_table(per_boundary: pd.DataFrame) -> str:
     return _table(present, rows, numeric=numeric)
 
 
-def _variant_table(frame: pd.DataFrame) -> str:
+_TRAJECTORY_LIMIT = 400
+"""Characters of a trajectory shown in the per-variant table (sweep.csv holds all of it)."""
+_LEAD_STEPS = 2
+"""Steps before the divergence step that a cut trajectory still shows."""
+
+
+def _trajectory_cell(rec: Mapping[str, Any], steps: Mapping[Any, Sequence[Any]] | None) -> str:
+    """A trial's trajectory for the per-variant table. One longer than the cell shows from two
+    steps before its divergence step, where it differs from the baseline's; the calls before
+    that are the baseline's own."""
+    text = rec.get("trajectory")
+    div = rec.get("divergenceStep")
+    if (
+        not isinstance(text, str)
+        or len(text) <= _TRAJECTORY_LIMIT
+        or div is None
+        or div is pd.NA
+        or (isinstance(div, float) and math.isnan(div))
+        or int(div) <= _LEAD_STEPS
+    ):
+        return f"<code>{_text(text, _TRAJECTORY_LIMIT)}</code>"
+    start = int(div) - _LEAD_STEPS
+    key = (str(rec["variant"]), str(rec["taskId"]), int(rec["trial"]))
+    taken = steps.get(key) if steps is not None else None
+    tail = (
+        trajectory_string(taken[start:])
+        if taken is not None
+        else " > ".join(text.split(" > ")[start:])
+    )
+    return f"<code>\u2026 (from step {start}) {_text(tail, _TRAJECTORY_LIMIT)}</code>"
+
+
+def _variant_table(frame: pd.DataFrame, steps: Mapping[Any, Sequence[Any]] | None = None) -> str:
     headers = ["variant", "taskId", "boundaries", "kind", "trials", "passed", "recovered",
                "divergence step", "mean calls", "errors served", "fixture misses",
                "trajectory (first trial)"]  # fmt: skip
@@ -113,7 +146,7 @@ def _variant_table(frame: pd.DataFrame) -> str:
                 _number(sum(float(r.get("calls") or 0) for r in recs) / len(recs), 1),
                 str(sum(int(r.get("errorsServed") or 0) for r in recs)),
                 str(sum(int(r.get("fixtureMisses") or 0) for r in recs)),
-                f"<code>{_text(first.get('trajectory'), 400)}</code>",
+                _trajectory_cell(first, steps),
             ]
         )
     return _table(headers, rows, numeric={4, 5, 6, 7, 8, 9, 10})

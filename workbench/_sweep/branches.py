@@ -211,6 +211,16 @@ def branch_tree(
     root.kind = "start"
     root.span = 0
     frame = result.frame
+    # Each task's variant rows, found in one pass (a filter per task made a sweep of
+    # thousands of tasks quadratic).
+    variant_rows: dict[str, list[tuple[Any, Any, Any]]] = {tid: [] for tid in task_ids}
+    others = frame[frame["variant"] != BASELINE]
+    for row_task, name, trial, passed in zip(
+        others["taskId"], others["variant"], others["trial"], others["passed"], strict=True
+    ):
+        found_rows = variant_rows.get(str(row_task))
+        if found_rows is not None:
+            found_rows.append((name, trial, passed))
     for tid in task_ids:
         start = root
         if multi:
@@ -225,12 +235,11 @@ def branch_tree(
         for trial in range(result.trials):
             steps = result.steps.get((BASELINE, tid, trial), ())
             bases[trial] = (steps, _spine(start, steps, tid))
-        rows = frame[(frame["taskId"] == tid) & (frame["variant"] != BASELINE)]
         # Spine counts by difference arrays (a path holds spine nodes 0..divergence).
         spine_in: dict[int, list[int]] = {t: [0] * (len(p) + 1) for t, (_, p) in bases.items()}
         spine_ok: dict[int, list[int]] = {t: [0] * (len(p) + 1) for t, (_, p) in bases.items()}
         spine_names: dict[int, list[tuple[str, int]]] = {t: [] for t in bases}
-        for name, trial, passed in zip(rows["variant"], rows["trial"], rows["passed"], strict=True):
+        for name, trial, passed in variant_rows[tid]:
             name, trial, ok = str(name), int(trial), bool(passed)
             base, spine = bases.get(trial, ((), [start]))
             prefix, own, rejoin = _parts(result, (name, tid, trial))

@@ -213,8 +213,16 @@ class SweepResult:
             by_variant.setdefault((str(r.variant), str(r.taskId)), []).append(r)
         return by_variant
 
-    def _tool(self, task_id: str, boundary: int) -> str:
-        entries = task_tool_responses(self.suite.task(task_id))
+    def _tools(self) -> dict[str, list[Any]]:
+        """Each task's fixture entries, by task id (looked up once, not once per boundary)."""
+        tasks: dict[str, list[Any]] = {}
+        for task in self.suite.tasks:
+            tasks.setdefault(str(task.get("taskId")), list(task_tool_responses(task)))
+        return tasks
+
+    @staticmethod
+    def _tool(tools: Mapping[str, Sequence[Any]], task_id: str, boundary: int) -> str:
+        entries = tools.get(task_id, ())
         return str(entries[boundary].get("tool")) if 0 <= boundary < len(entries) else ""
 
     def per_boundary(self) -> pd.DataFrame:
@@ -233,6 +241,7 @@ class SweepResult:
             for r in frame[frame["variant"] == BASELINE].itertuples(index=False)
         }
         by_variant = self._trial_rows()
+        tools = self._tools()
         out: list[dict[str, Any]] = []
         for (task_id, boundary, kind), members in self._groups().items():
             trial_rows = [r for m in members for r in by_variant.get(m, [])]
@@ -252,7 +261,7 @@ class SweepResult:
                 {
                     "taskId": task_id,
                     "boundary": boundary,
-                    "tool": self._tool(task_id, boundary),
+                    "tool": self._tool(tools, task_id, boundary),
                     "kind": kind,
                     "variants": len(members),
                     "trials": len(trial_rows),
@@ -291,13 +300,17 @@ class SweepResult:
                 }
             )  # fmt: skip
 
+        tools = self._tools()
         for (task_id, boundary, kind), members in self._groups().items():
             rows = [r for m in members for r in by_variant.get(m, [])]
-            add("boundary", task_id, boundary, self._tool(task_id, boundary), kind, rows)
+            add("boundary", task_id, boundary, self._tool(tools, task_id, boundary), kind, rows)
         kinds = list(dict.fromkeys(v.kind for v in self.variants))
         variant_kind = {v.name: v.kind for v in self.variants}
+        by_task: dict[str, list[Any]] = {}
+        for (_, t), rs in by_variant.items():
+            by_task.setdefault(t, []).extend(rs)
         for task_id in self.task_ids:
-            task_rows = [r for (_, t), rs in by_variant.items() if t == task_id for r in rs]
+            task_rows = by_task.get(task_id, [])
             for kind in kinds:
                 part = [r for r in task_rows if variant_kind.get(str(r.variant)) == kind]
                 if part:
@@ -334,6 +347,7 @@ class SweepResult:
                 key = (str(r.taskId), str(r.boundaries), str(r.kind), int(cast(Any, r.trial)))
                 alone[key] = _decided_triggered(r) and bool(r.passed)
         out: list[dict[str, Any]] = []
+        found = self._tools()
         for r in self.frame.itertuples(index=False):
             parts = str(r.boundaries).split("+")
             if r.variant == BASELINE or len(parts) != 2 or "+" in str(r.kind):
@@ -342,7 +356,7 @@ class SweepResult:
                 continue
             task_id, kind, trial = str(r.taskId), str(r.kind), int(cast(Any, r.trial))
             if all(alone.get((task_id, p, kind, trial), False) for p in parts):
-                tools = " + ".join(self._tool(task_id, int(p)) for p in parts)
+                tools = " + ".join(self._tool(found, task_id, int(p)) for p in parts)
                 out.append(
                     {"taskId": task_id, "variant": str(r.variant), "boundaries": str(r.boundaries),
                      "kind": kind, "trial": trial, "tools": tools}

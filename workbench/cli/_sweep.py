@@ -119,7 +119,7 @@ def register(sub: Any) -> None:
         default=None,
         metavar="N",
         help="in a report of several tasks, draw the branch tree, recovery matrix and "
-        "divergence strip for the N most affected tasks (default 6; every task is in the "
+        "divergence strip for the N most affected tasks (default 5; every task is in the "
         "tables and CSVs, and one chart shows recovery by task)",
     )
     add_output_arguments(parser)
