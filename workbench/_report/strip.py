@@ -24,6 +24,8 @@ from .common import (
 )
 
 _TRAJECTORY_SPLIT = re.compile(r" > ")
+DENSE_STRIP_STEPS = 60
+"""Past this many steps a strip's squares touch, and its runs of ok calls are drawn as bars."""
 
 
 def _steps_from_trajectory(trajectory: Any) -> list[tuple[str, str, bool, str]]:
@@ -125,12 +127,13 @@ def divergence_strip(
         if not (div is None or div is pd.NA or _is_nan(div)):
             marks.append({"row": label, "step": _int(div), "mark": "divergence"})
     last = max((r["step"] for r in rows), default=0)
-    x = alt.X(
-        "step:Q",
-        title="step",
-        scale=alt.Scale(domain=[-0.7, last + 0.7], nice=False, zero=False),
-        axis=alt.Axis(tickMinStep=1, format="d"),
-    )
+    dense = last + 1 > DENSE_STRIP_STEPS
+    runs: list[dict[str, Any]] = []
+    if dense:
+        rows, runs = _ok_runs(rows)
+    x_scale = alt.Scale(domain=[-0.7, last + 0.7], nice=False, zero=False)
+    x_axis = alt.Axis(tickMinStep=1, format="d")
+    x = alt.X("step:Q", title="step", scale=x_scale, axis=x_axis)
     y = alt.Y("row:N", sort=labels, title=None, axis=alt.Axis(labelLimit=220))
     call_colours: dict[str, str] = dict(zip(_CALL_STATES, _CALL_COLOURS, strict=True))
     states = ["ok", "error served", "miss"]
@@ -184,9 +187,29 @@ def divergence_strip(
     ]
     if truncated_steps:
         subtitle.append(f"long trajectories cut at {per_row_cap} steps")
+    layers: list[Any] = [cells, divergence]
+    if dense:
+        subtitle.append("consecutive ok calls drawn as one bar (its tooltip: the steps it spans)")
+        bars = (
+            alt.Chart(_data(runs, ("row", "from", "to", "x", "x2", "calls", "outcome")))
+            .mark_rule(strokeWidth=9, color=call_colours["ok"], opacity=0.95, aria=False)
+            .encode(
+                x=alt.X("x:Q", title="step", scale=x_scale, axis=x_axis),
+                x2="x2:Q",
+                y=y,
+                tooltip=[
+                    alt.Tooltip("row:N", title="variant"),
+                    alt.Tooltip("from:Q", title="from step"),
+                    alt.Tooltip("to:Q", title="to step"),
+                    alt.Tooltip("calls:Q", title="ok calls"),
+                    alt.Tooltip("outcome:N", title="trial"),
+                ],
+            )
+        )
+        layers.insert(0, bars)
     return cast(
         alt.LayerChart,
-        alt.layer(cells, divergence)
+        alt.layer(*layers)
         .resolve_scale(color="independent", shape="independent")
         .properties(
             width=max(240, min(20 * (last + 2), 1100)),
@@ -196,6 +219,40 @@ def divergence_strip(
             ),
         ),
     )
+
+
+def _ok_runs(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The strip's points split into the calls that are not ok (kept as points) and each row's
+    runs of consecutive ok calls (one bar each, from half a step before the first to half a
+    step after the last): a row of a hundred touching squares becomes a few marks."""
+    points: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for row in rows:
+        if row["call"] != "ok":
+            points.append(row)
+            current = None
+            continue
+        if (
+            current is not None
+            and current["row"] == row["row"]
+            and current["to"] == row["step"] - 1
+        ):
+            current["to"] = row["step"]
+            current["x2"] = row["step"] + 0.45
+            current["calls"] += 1
+            continue
+        current = {
+            "row": row["row"],
+            "from": row["step"],
+            "to": row["step"],
+            "x": row["step"] - 0.45,
+            "x2": row["step"] + 0.45,
+            "calls": 1,
+            "outcome": row["outcome"],
+        }
+        runs.append(current)
+    return points, runs
 
 
 def _is_baseline(rec: Mapping[str, Any]) -> bool:
