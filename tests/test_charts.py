@@ -341,3 +341,25 @@ def test_save_chart_writes_svg_by_suffix_and_refuses_others(
     assert path.read_text(encoding="utf-8").lstrip().startswith("<svg")
     with pytest.raises(ValueError, match=r"\.png or \.svg"):
         save_chart(recovery_matrix(billing.per_boundary()), tmp_path / "m.jpg")
+
+
+def test_a_long_strip_draws_runs_of_ok_calls_as_bars(big: HandSweep, billing: HandSweep) -> None:
+    """Past DENSE_STRIP_STEPS steps a row's consecutive ok calls are one bar (a rule from half a
+    step before the first to half a step after the last); failed calls stay points, and every
+    step shown is in exactly one of the two. A short strip draws every call as before."""
+    from workbench._report.strip import DENSE_STRIP_STEPS
+
+    spec = chart_spec(divergence_strip(big.frame, big.steps, max_rows=10))
+    (rule,) = [lay for lay in spec["layer"] if lay["mark"]["type"] == "rule"]
+    runs = spec["datasets"][rule["data"]["name"]]
+    points = _by_colour(spec, "call")
+    assert all(p["call"] != "ok" for p in points)
+    assert max(r["to"] for r in runs) + 1 > DENSE_STRIP_STEPS
+    covered = {(r["row"], s) for r in runs for s in range(r["from"], r["to"] + 1)}
+    assert len(covered) == sum(r["calls"] for r in runs)
+    assert not covered & {(p["row"], p["step"]) for p in points}
+    baseline = [r for r in runs if r["row"] == "baseline"]
+    assert len(baseline) == 1 and baseline[0]["from"] == 0  # one bar, no recorded error
+    assert len(runs) + len(points) < len(covered) // 10  # a few marks, not one per call
+    short = chart_spec(divergence_strip(billing.frame, billing.steps))
+    assert not [lay for lay in short["layer"] if lay["mark"]["type"] == "rule"]
