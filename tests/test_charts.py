@@ -363,3 +363,13 @@ def test_a_long_strip_draws_runs_of_ok_calls_as_bars(big: HandSweep, billing: Ha
     assert len(runs) + len(points) < len(covered) // 10  # a few marks, not one per call
     short = chart_spec(divergence_strip(billing.frame, billing.steps))
     assert not [lay for lay in short["layer"] if lay["mark"]["type"] == "rule"]
+
+
+def test_a_long_strip_shows_its_rows_by_marks_not_by_steps(big: HandSweep) -> None:
+    """A row of 500 calls with one failure is a few marks, so the strip shows MAX_STRIP_ROWS
+    rows of them (it showed 8: 4,000 points / 500 steps), every dataset under the row limit."""
+    from workbench._report.common import MAX_STRIP_ROWS
+
+    spec = chart_spec(divergence_strip(big.frame, big.steps))
+    assert f"{MAX_STRIP_ROWS} of {len(big.frame)} variant-trials" in json.dumps(spec["title"])
+    assert max(len(rows) for rows in _datasets(spec)) <= ALTAIR_ROW_LIMIT

@@ -90,14 +90,29 @@ def divergence_strip(
         )
 
     ordered = sorted(records, key=sort_key)
-    longest = max((len(trial_steps(r)) for r in ordered[: max(1, max_rows)]), default=1)
-    limit = max(1, min(max_rows, _ROW_BUDGET // max(1, longest)))
-    shown = ordered[:limit]
+    candidates = ordered[: max(1, max_rows)]
+    longest = max((len(trial_steps(r)) for r in candidates), default=1)
+    dense = longest > DENSE_STRIP_STEPS
+    if dense:
+        # A row costs its marks (a bar per run of ok calls, a point per other call), so rows of
+        # 2,000 calls with a few failures fit as well as short ones.
+        shown: list[dict[str, Any]] = []
+        used = 0
+        for rec in candidates:
+            cost = _mark_count(trial_steps(rec))
+            if shown and used + cost > _ROW_BUDGET:
+                break
+            shown.append(rec)
+            used += cost
+        per_row_cap = _ROW_BUDGET
+    else:
+        limit = max(1, min(max_rows, _ROW_BUDGET // max(1, longest)))
+        shown = ordered[:limit]
+        per_row_cap = _ROW_BUDGET // max(1, len(shown))
     rows: list[dict[str, Any]] = []
     marks: list[dict[str, Any]] = []
     labels: list[str] = []
     truncated_steps = False
-    per_row_cap = _ROW_BUDGET // max(1, len(shown))
     for rec in shown:
         label = str(rec["variant"])
         if multi_task and not label.startswith(f"{rec['taskId']}/"):
@@ -127,7 +142,6 @@ def divergence_strip(
         if not (div is None or div is pd.NA or _is_nan(div)):
             marks.append({"row": label, "step": _int(div), "mark": "divergence"})
     last = max((r["step"] for r in rows), default=0)
-    dense = last + 1 > DENSE_STRIP_STEPS
     runs: list[dict[str, Any]] = []
     if dense:
         rows, runs = _ok_runs(rows)
@@ -219,6 +233,17 @@ def divergence_strip(
             ),
         ),
     )
+
+
+def _mark_count(steps: Sequence[tuple[str, str, bool, str]]) -> int:
+    """The marks a dense strip draws for a row: one per run of ok calls, one per other call."""
+    count = 0
+    previous_ok = False
+    for _, _, failed, served_by in steps:
+        is_ok = not failed and served_by != "miss"
+        count += 0 if is_ok and previous_ok else 1
+        previous_ok = is_ok
+    return count
 
 
 def _ok_runs(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
