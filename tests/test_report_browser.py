@@ -6,7 +6,8 @@ localhost aborted, and checks that the inlined Vega bundle runs: every chart is 
 interactive rendering and the page raised no error. A second report, from a real sweep of a
 suite whose tool names hold control characters, a newline, U+2028, ``</script>``, an
 ``<img onerror>`` and spreadsheet formula prefixes, renders the same way with nothing executed,
-and its CSVs hold those names as text.
+and its CSVs hold those names as text. A report of many tasks (chart by task, the most affected
+tasks charted, gzipped specs for the long ones) renders too, hostile task ids as text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import csv
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -217,3 +218,36 @@ def test_a_20_task_suite_report_renders_the_most_affected_tasks(
     task is in the tables."""
     suite = _synthetic_suite(tmp_path, 2000, 20)
     _render_at_scale(browser, tmp_path / "report", suite, 20)
+
+
+@pytest.mark.slow
+def test_a_many_task_report_with_hostile_task_ids_runs_nothing(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Task ids with markup and a script end, in the chart by task, the charted tasks' sections
+    and the table of the others: every chart renders, nothing runs."""
+    from helpers.many_tasks import HOSTILE_IDS, Renamed, many_task_suite
+
+    result = sweep(many_task_suite(8, {0, 1, 2, 3}), progress=False)
+    names = {f"task-{i:03d}": name for i, name in enumerate(HOSTILE_IDS)}
+    report = write_report(cast(Any, Renamed(result, names)), tmp_path, task_charts=2)
+    html_text = report.read_text(encoding="utf-8")
+    charts = html_text.count('class="chart"')
+    assert charts == 1 + 3 * 2
+    context, page, errors, requests = open_report(browser, report)
+    try:
+        assert rendered_charts(page, charts) == charts
+        page.wait_for_timeout(500)
+        assert errors == []
+        assert all(r.startswith(("file://", "data:")) for r in requests), requests
+        assert page.evaluate("() => window.__wbRan === undefined")
+        assert page.locator("img").count() == 0
+        body = page.inner_text("body")
+        assert "<img src=x onerror=window.__wbRan=1>" in body
+        # the chart by task draws the hostile ids as axis labels, as text
+        labels = page.evaluate(
+            "() => [...document.querySelectorAll('figure text')].map(t => t.textContent)"
+        )
+        assert any("<img src=x" in label for label in labels)
+    finally:
+        context.close()

@@ -14,34 +14,13 @@ import gzip
 import json
 import re
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
-import pandas as pd
 import pytest
 
-from helpers.suites import entry, scripted_task, suite_of
-from workbench import Suite, SweepResult, sweep, write_report
+from helpers.many_tasks import HOSTILE_IDS, Renamed, many_task_suite
+from workbench import SweepResult, sweep, write_report
 from workbench._report.overview import MAX_TASK_CHARTS, rank_tasks
-
-HOSTILE_IDS = (
-    "<img src=x onerror=window.__wbRan=1>",
-    "</script><script>window.__wbRan=2</script>",
-    '=HYPERLINK("http://example.invalid","x")',
-    "line\nbreak\x1b[31m",
-)
-
-
-def _task(task_id: str, fragile: bool) -> dict[str, object]:
-    """Two calls; a fragile task aborts on any failure (nothing recovers), a sturdy one retries
-    past a hard fault's repeats (everything recovers)."""
-    policy: object = "abort" if fragile else {"retry": 5}
-    steps = [{"tool": t, "args": {"q": task_id}, "onError": policy} for t in ("lookup", "send")]
-    entries = [entry(t, {"q": task_id}) for t in ("lookup", "send")]
-    return scripted_task(task_id, steps, entries)
-
-
-def many_task_suite(n: int, fragile: set[int]) -> Suite:
-    return suite_of(*(_task(f"task-{i:03d}", i in fragile) for i in range(n)))
 
 
 @pytest.fixture(scope="module")
@@ -141,46 +120,6 @@ def test_task_charts_must_be_a_count(many: SweepResult, tmp_path: Path, bad: obj
     with pytest.raises(ValueError, match="task_charts"):
         write_report(many, tmp_path / "out", task_charts=bad)  # type: ignore[arg-type]
     assert not (tmp_path / "out").exists()
-
-
-class Renamed:
-    """A sweep result whose task ids are replaced (a suite's ``taskId`` must match
-    ``^[a-z0-9][a-z0-9-]*$``, but a report must not rely on that: results can be built or
-    loaded from elsewhere)."""
-
-    def __init__(self, result: SweepResult, names: dict[str, str]) -> None:
-        self._result = result
-        self._names = names
-        self._back = {v: k for k, v in names.items()}
-
-    def _mapped(self, frame: pd.DataFrame) -> pd.DataFrame:
-        out = frame.copy()
-        out["taskId"] = [self._names.get(str(t), t) for t in out["taskId"]]
-        return out
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        return self._mapped(self._result.frame)
-
-    @property
-    def task_ids(self) -> tuple[str, ...]:
-        return tuple(self._names.get(t, t) for t in self._result.task_ids)
-
-    @property
-    def steps(self) -> dict[tuple[str, str, int], Any]:
-        return {(v, self._names.get(t, t), n): s for (v, t, n), s in self._result.steps.items()}
-
-    def per_boundary(self) -> pd.DataFrame:
-        return self._mapped(self._result.per_boundary())
-
-    def recovery(self) -> pd.DataFrame:
-        return self._mapped(self._result.recovery())
-
-    def branches(self, task_id: str | None = None) -> pd.DataFrame:
-        return self._result.branches(None if task_id is None else self._back[task_id])
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._result, name)
 
 
 @pytest.fixture(scope="module")
