@@ -87,6 +87,31 @@ def test_boundaries_csv_shows_recorded_control_characters_as_escapes(
     assert csv_safe("+1") == "'+1"
 
 
+def test_boundaries_csv_args_show_bidi_and_c1_characters_as_json_escapes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The args column is JSON text: a right-to-left override, a line separator or a C1
+    control in recorded arguments is written as its ``\\u`` escape (it reached the file raw),
+    and the cell still reads back as the same arguments."""
+    chat = tmp_path / "chat.json"
+    args = {"path": "ev\u202eil\u2028x\x85y\x9b31m"}
+    call = {
+        "id": "a",
+        "type": "function",
+        "function": {"name": "view", "arguments": json.dumps(args)},
+    }
+    messages = [
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"},
+    ]
+    chat.write_text(json.dumps(messages), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "boundaries", str(chat), "--csv")
+    assert code == 0
+    assert not any(c in out for c in "\u202e\u2028\x85\x9b")
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert json.loads(row["args"]) == args
+
+
 def test_boundaries_table_and_error_prefix(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -110,7 +110,7 @@ def test_a_status_that_is_neither_success_nor_error_is_a_problem(tmp_path: Path)
                     break
         last["body"] = json.dumps(body)
         result = wb.load_runs(_write(tmp_path, cassette), strict=False)
-        assert [p.field for p in result.problems] == ["is_error"], odd
+        assert [p.field for p in result.problems] == ["toolResult.status"], odd
         assert len(result.boundaries) == 1
 
 

@@ -141,6 +141,10 @@ class _Reader:
             self.tally.add("partial")
             return
         code = member(event, "errorCode")
+        if code is not None and (not isinstance(code, str) or not code):
+            # a failure flag of another type says nothing sure (R35): a problem, not a failure
+            self.pairer.problem(where, "errorCode", "not a string")
+            code = None
         content = event.get("content")
         parts = content.get("parts") if _is_map(content) else None
         if not isinstance(parts, list):
@@ -170,6 +174,8 @@ class _Reader:
                 made = self._call(call, author, place, part)
                 if made is not None:
                     calls.append(made)
+                if isinstance(part.get("text"), str) and not part.get("thought"):
+                    texts.append(part["text"])  # said beside the call, in the same part
             elif _is_map(answer):
                 self._response(answer, place)
             elif isinstance(part.get("text"), str) and not part.get("thought"):
@@ -219,6 +225,10 @@ class _Reader:
         call_id = answer.get("id")
         if not isinstance(call_id, str) or not call_id:
             self.pairer.problem(where, "functionResponse.id", "missing or not a string")
+            return
+        if "response" not in answer:  # nothing recorded of what the call gave (R35)
+            self.pairer.problem(where, "functionResponse.response", "missing")
+            self.pairer.discard(call_id)
             return
         response = answer.get("response")
         text = response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)

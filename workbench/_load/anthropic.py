@@ -109,10 +109,19 @@ def load_anthropic(
                         continue
                     flag = block.get("is_error")
                     if flag is not None and not isinstance(flag, bool):  # a failure flag (R35)
-                        pairer.problem(block_where, "is_error", "not true or false")
+                        # (a Bedrock Converse status of another value comes as {its field: it})
+                        given = next(iter(flag), None) if isinstance(flag, dict) else None
+                        field = given if isinstance(given, str) else "is_error"
+                        said = "not success or error" if given else "not true or false"
+                        pairer.problem(block_where, field, said)
                         pairer.discard(call_id)
                         continue
-                    result_blocks = _blocks(block.get("content"))
+                    content = block.get("content")
+                    if content is not None and not isinstance(content, str | list):
+                        pairer.problem(block_where, "content", "not text or a list of blocks")
+                        pairer.discard(call_id)  # what the tool gave is not readable (R35)
+                        continue
+                    result_blocks = _blocks(content)
                     is_error = flag is True
                     result = result_text(result_blocks)
                     turn.result(call_id, result, is_error)

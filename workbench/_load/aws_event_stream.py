@@ -72,7 +72,8 @@ def stream_events(data: bytes) -> tuple[list[str], list[str]] | None:
             elif payload.strip():
                 errors.append(f"frame {len(events) + len(errors)}: a payload that is no event")
         at = end
-    return None  # more frames than any reply has
+    errors.append(f"more than {_MAX_FRAMES:,} frames: the frames after them not read")
+    return events, errors  # a whole stream past any reply's length: what was read, and said
 
 
 def _headers(raw: bytes) -> dict[str, str]:

@@ -127,9 +127,10 @@ def _block(block: Any) -> Any:
 
 
 def _result_blocks(content: Any) -> Any:
-    """A result's content blocks as Messages' text blocks (a ``json`` block as its JSON text)."""
+    """A result's content blocks as Messages' text blocks (a ``json`` block as its JSON text);
+    content that is no list as it is (the Messages reader refuses it, R35)."""
     if not isinstance(content, list):
-        return content
+        return content if content is not None else []
     out: list[Any] = []
     for part in content:
         if isinstance(part, Mapping) and isinstance(part.get("text"), str):
@@ -179,6 +180,7 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
     """The blocks a ``converse-stream`` reply's events build, in index order."""
     blocks: dict[int, dict[str, Any]] = {}
     inputs: dict[int, list[str]] = {}
+    pieces_of: dict[tuple[int, str], list[str]] = {}  # text pieces by block and member
     for event in events:
         if not isinstance(event, Mapping):
             continue
@@ -204,7 +206,7 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
             if isinstance(piece.get("text"), str):
                 block = blocks.setdefault(index, {"type": "text", "text": ""})
                 if block.get("type") == "text":
-                    block["text"] += piece["text"]
+                    pieces_of.setdefault((index, "text"), []).append(piece["text"])
             use = piece.get("toolUse")
             if isinstance(use, Mapping) and isinstance(use.get("input"), str):
                 inputs.setdefault(index, []).append(use["input"])
@@ -213,11 +215,16 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
                 block = blocks.setdefault(
                     index, {"type": "converse-block", "block": {"reasoningContent": {}}}
                 )
-                said = block.get("block", {}).get("reasoningContent")
-                if isinstance(said, dict):
+                if block.get("type") == "converse-block":
                     for key, value in thought.items():
                         if isinstance(value, str):
-                            said[key] = said.get(key, "") + value
+                            pieces_of.setdefault((index, key), []).append(value)
+    for (index, key), texts in pieces_of.items():  # each block's pieces joined once
+        block = blocks[index]
+        if key == "text" and block.get("type") == "text":
+            block["text"] = "".join(texts)
+        elif block.get("type") == "converse-block":
+            block["block"]["reasoningContent"][key] = "".join(texts)
     for index, pieces in inputs.items():
         opened = blocks.get(index)
         if opened is not None and opened.get("type") == "tool_use":

@@ -70,7 +70,7 @@ def json_args(raw: Any) -> Any:
         return {}
     try:
         value = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or digits past 4,300
         return raw
     return raw if value_problem(value) is not None else value
 

@@ -104,7 +104,7 @@ from .openhands import load_openhands, sniff_openhands
 from .openhands_sdk import is_sdk_events
 from .openwop import NOT_EVENTS, load_openwop, load_openwop_bytes, load_openwop_lines
 from .otel import load_otel, sniff_otel
-from .otel_js import is_js_record, is_js_span
+from .otel_js import is_js_export
 from .reading import (
     decode_json,
     decode_json_lines,
@@ -210,6 +210,8 @@ def detect_format(data: Any) -> RunFormat | None:
         return "openwop"
     if isinstance(data, Mapping) and isinstance(data.get("events"), list):
         events = data["events"]
+        if not events and sniff_adk(data):
+            return "google-adk"  # an ADK session with no events yet (its app and user named)
         if not events or _looks_like_event(events[0]):
             return "openwop"
     for fmt, sniff in _DOCUMENT_SNIFFERS:
@@ -234,17 +236,17 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return None
     if sniff_claude_code(heads):
         return "claude-code"
+    if sniff_copilot_cli(heads):  # before Codex's, which a stray line of a rollout satisfies
+        return "copilot-cli"
     if sniff_codex(heads) or sniff_codex_exec(heads):
         return "codex"
     if sniff_gemini_cli_lines(heads) or sniff_gemini_cli_stream(heads):
         return "gemini-cli"
-    if sniff_copilot_cli(heads):
-        return "copilot-cli"
     if sniff_adk_events(heads):
         return "google-adk"
     first = heads[0]
-    if sniff_otel(first) or (is_js_record(first) and any(is_js_span(h) for h in heads)):
-        return "otel"  # (a JavaScript exporter's file may open with a metric line)
+    if sniff_otel(first) or is_js_export(heads):
+        return "otel"  # (a JavaScript exporter's file may open with a metric or odd line)
     if is_message_log_head(heads):
         return "mcp"
     if _looks_like_event(first):

@@ -44,6 +44,7 @@ failures by the error rule). An unanswered handoff (``transfer_to_*``) ends its 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,11 +53,11 @@ from .common import RecordTally, is_output_tool, json_args, read_flag
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
 from .otel_claude import claude_execution, event_attribute
 from .otel_jaeger import is_jaeger, jaeger_spans
-from .otel_js import is_js_record, is_js_span
+from .otel_js import is_js_record, is_js_span, not_a_js_span
 from .otel_links import linked
 from .otel_logs import Event, event_time, holds_genai_events, log_records
 from .otel_sdk import is_sdk_span, sdk_spans
-from .otel_tree import agent_of, inside_its_call
+from .otel_tree import agent_of, inside_its_call, once
 from .otel_values import (
     ERROR_CODES,
     NO_CALL_ID,
@@ -141,6 +142,9 @@ def load_otel(
         if is_js_record(request):  # a JavaScript exporter's metric or log line: counted
             logs.setdefault("", []).append(str(request["type"]))
             continue
+        if (wrong := not_a_js_span(request)) is not None:
+            problems.append(LoadProblem(file, where, "", wrong))
+            continue
         if is_sdk_span(request) or is_js_span(request) or (isinstance(request, list) and request):
             spans.extend(sdk_spans(request, where, problems, file, logs.setdefault("", [])))
             continue
@@ -200,6 +204,9 @@ def load_otel(
         for names in logs.values():
             for name in names:
                 tally[name] = tally.get(name, 0) + 1
+    elif held := sorted(Counter(n for names in logs.values() for n in names).items()):
+        said = ", ".join(f"{name} {count}" for name, count in held)
+        problems.append(LoadProblem(file, "(file)", "", f"no span, no tool call: it holds {said}"))
     return runs, problems
 
 
@@ -218,7 +225,7 @@ def _trace(
     tally = RecordTally()
     for log_name in logs:
         tally.add(log_name)
-    entries = _once(entries, tally)
+    entries = once(entries, tally, pairer)
     by_id = {e[1].get("spanId"): e for e in entries if isinstance(e[1].get("spanId"), str)}
     children: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
     for entry in entries:
@@ -370,22 +377,6 @@ def _trace(
 
 
 _UNREAD = "messages that do not decode as a file's JSON would (nested too deep, NaN): not read"
-
-
-def _once(entries: list[Entry], tally: RecordTally) -> list[Entry]:
-    """The trace's spans, each once: a span exported twice (an exporter's retry, files put
-    together) is counted as ``span:repeated``, not read as a second call (R2)."""
-    seen: set[str] = set()
-    out: list[Entry] = []
-    for entry in entries:
-        span_id = entry[1].get("spanId")
-        if isinstance(span_id, str) and span_id:
-            if span_id in seen:
-                tally.add("span:repeated")
-                continue
-            seen.add(span_id)
-        out.append(entry)
-    return out
 
 
 def _ends_the_run(tool: str) -> bool:

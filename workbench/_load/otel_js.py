@@ -23,7 +23,7 @@ from typing import Any
 from .copilot_cli import SHELL_EXITED, SHELL_TOOLS
 from .otel_values import as_any_value
 
-__all__ = ["is_js_record", "is_js_span", "js_span"]
+__all__ = ["is_js_export", "is_js_record", "is_js_span", "js_span", "not_a_js_span"]
 
 _RECORD_TYPES = frozenset({"metric", "log"})
 
@@ -47,6 +47,33 @@ def is_js_record(value: Any) -> bool:
         return False
     kind = value.get("type")
     return isinstance(kind, str) and kind in _RECORD_TYPES
+
+
+def is_js_export(heads: list[Any]) -> bool:
+    """Whether a JSONL file's first records are a JavaScript exporter's: a span among them, or
+    only metric and log lines (an export of a run that made no span yet)."""
+    return any(is_js_span(h) or _says_span(h) for h in heads) or (
+        bool(heads) and all(is_js_record(h) for h in heads)
+    )
+
+
+def _says_span(value: Any) -> bool:
+    """A line that says it is a span, and names its trace (a span the exporter wrote wrong)."""
+    return (
+        isinstance(value, Mapping)
+        and value.get("type") == "span"
+        and ("traceId" in value or "_spanContext" in value or "spanContext" in value)
+    )
+
+
+_NOT_A_SPAN = "not a span as a JavaScript exporter writes one (name, ids, attributes an object)"
+
+
+def not_a_js_span(value: Any) -> str | None:
+    """What is wrong with a line that says it is a span (``"type": "span"``) and is not one."""
+    if isinstance(value, Mapping) and value.get("type") == "span" and not is_js_span(value):
+        return _NOT_A_SPAN
+    return None
 
 
 def _ids(span: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -91,7 +118,8 @@ def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
     reader gives it (R36)."""
     attributes = dict(span["attributes"])
     scope = span.get("instrumentationScope")
-    shell = attributes.get("gen_ai.tool.name") in SHELL_TOOLS
+    tool = attributes.get("gen_ai.tool.name")
+    shell = isinstance(tool, str) and tool in SHELL_TOOLS
     if shell and isinstance(scope, Mapping) and scope.get("name") == "github.copilot":
         result = attributes.get("gen_ai.tool.call.result")
         found = SHELL_EXITED.search(result) if isinstance(result, str) else None

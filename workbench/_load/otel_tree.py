@@ -1,13 +1,42 @@
 """Where a span sits in its trace, for the OpenTelemetry loader (``otel``): the agent a tool
-span runs for (``agent_of``) and whether it is the inner side of an MCP call traced on both
-sides (``inside_its_call``)."""
+span runs for (``agent_of``), whether it is the inner side of an MCP call traced on both
+sides (``inside_its_call``), and each span once (``once``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["agent_of", "inside_its_call"]
+from .common import RecordTally
+from .pairing import CallPairer
+
+__all__ = ["agent_of", "inside_its_call", "once"]
+
+Entry = tuple[str, Mapping[str, Any], dict[str, Any]]
+"""A span read: its place, the span, its attributes."""
+
+
+def once(entries: list[Entry], tally: RecordTally, pairer: CallPairer) -> list[Entry]:
+    """The trace's spans, each once: a span exported twice (an exporter's retry, files put
+    together: the same span again) is counted as ``span:repeated``, not read as a second call
+    (R2); another span given the same id is a problem at its place, not read (R35)."""
+    first: dict[str, Entry] = {}
+    out: list[Entry] = []
+    for entry in entries:
+        span_id = entry[1].get("spanId")
+        if isinstance(span_id, str) and span_id:
+            known = first.get(span_id)
+            if known is not None:
+                if known[1] == entry[1] and known[2] == entry[2]:
+                    tally.add("span:repeated")
+                else:
+                    pairer.problem(
+                        entry[0], "spanId", f"span id {span_id!r} is {known[0]}'s too: not read"
+                    )
+                continue
+            first[span_id] = entry
+        out.append(entry)
+    return out
 
 
 def inside_its_call(

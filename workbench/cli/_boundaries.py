@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 import unicodedata
 from typing import Any
@@ -119,13 +120,23 @@ def run(args: argparse.Namespace) -> int:
 def _csv_cell(column: str, value: Any) -> str:
     if value is None:
         return ""
-    if column == "args":
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if column == "args":  # JSON text: its control and format characters as \u escapes
+        return _UNSEEN.sub(_escape, json.dumps(value, ensure_ascii=False, sort_keys=True))
     text = str(value) if column in _FIXED else terminal_text(str(value))  # escapes shown
     # A cell a spreadsheet would run as a formula is shown as text (OWASP CSV injection).
     if column not in _FIXED and text.startswith(_FORMULA_START):
         return "'" + text
     return text
+
+
+_UNSEEN = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""Characters a JSON text may hold raw that a terminal or a spreadsheet acts on unseen (DEL and
+C1 controls, bidirectional and zero-width marks, line and paragraph separators); JSON's own
+escaping already writes the C0 controls as escapes."""
+
+
+def _escape(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group(0)):04x}"
 
 
 def _text(column: str, value: Any) -> str:
