@@ -107,8 +107,8 @@ class _Run(StreamRun):
     requests: dict[str, tuple[str, Any, dict[str, Any], str, int | None]] = field(
         default_factory=dict
     )
-    """Calls the model requested, by id: their tool, arguments, what else was said, and where
-    (its place and line)."""
+    """Calls the model requested, by id: their tool, arguments, the request as recorded, and
+    where (its place and line)."""
     agents: dict[str, str] = field(default_factory=dict)
     """Sub-agent names by their instance id (``agentId``) and by the call that started them."""
     exit_code: Any = None
@@ -135,32 +135,37 @@ def load_copilot_cli(
     run = _Run(file)
     problems: list[LoadProblem] = []
     lines = unit == "line"
+    counts = run.tally.counts
     for number, record in docs:
-        where = f"{unit} {number}"
         line = number if lines else None
-        if not isinstance(record, dict):
+        if type(record) is not dict:
+            where = f"{unit} {number}"
             problems.append(LoadProblem(file, where, "", "a record must be an object", line))
             continue
         kind = record.get("type")
-        if kind == "session.start" and (run.start or run.tally.counts):
+        if kind == "session.start" and (run.start or counts):
             runs.append(run)
             run = _Run(file)
+            counts = run.tally.counts
         run.pairer.current_line = line
-        if not isinstance(kind, str):
-            run.pairer.problem(where, "type", "missing or not a string")
+        if type(kind) is not str:
+            run.pairer.problem(f"{unit} {number}", "type", "missing or not a string")
             continue
+        counts[kind] = counts.get(kind, 0) + 1
         if kind == "result" and "data" not in record:  # the -p output's last line
-            run.tally.add(kind)
             run.exit_code = record.get("exitCode")
             run.session_id = record.get("sessionId")
             continue
         data = record.get("data")
-        if not isinstance(data, dict):
-            run.pairer.problem(where, "data", "missing or not an object")
+        if type(data) is not dict:
+            counts[kind] -= 1  # not an event: a problem, not a record of its type
+            if not counts[kind]:
+                del counts[kind]
+            run.pairer.problem(f"{unit} {number}", "data", "missing or not an object")
             continue
-        run.tally.add(kind)
         if record.get("ephemeral") is True:
             continue  # a streaming piece: its whole is another event
+        where = f"{unit} {number}"
         if kind == "tool.execution_start":
             _start(run, record, data, where)
         elif kind == "tool.execution_complete":
@@ -210,6 +215,8 @@ def _flush(run: _Run) -> None:
 
 def _agent(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     """The sub-agent an event is of (``None``: the root agent)."""
+    if "agentId" not in record and "parentToolCallId" not in data:
+        return None  # the usual event: the root agent's
     for key in (record.get("agentId"), data.get("parentToolCallId")):
         if isinstance(key, str) and key:
             return run.agents.get(key, key)
@@ -225,8 +232,7 @@ def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], wh
         call_id, name = request.get("toolCallId"), request.get("name")
         if isinstance(call_id, str) and call_id and isinstance(name, str) and name:
             args = json_args(request.get("arguments"))
-            rest = {k: v for k, v in request.items() if k not in _REQUEST_READ}
-            run.requests[call_id] = (name, args, rest, where, run.pairer.current_line)
+            run.requests[call_id] = (name, args, request, where, run.pairer.current_line)
             calls.append({"id": call_id, "name": name, "args": args})
     if _agent(run, record, data) is not None:
         return  # a sub-agent's turn: its calls are boundaries, its talk is not the run's
@@ -275,7 +281,8 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     first = call_id not in run.seen
     run.seen.add(call_id)
     if first and not run.pairer.is_open(call_id) and call_id in run.requests:
-        name, args, rest, _, _ = run.requests[call_id]  # requested, never started (denied)
+        name, args, request, _, _ = run.requests[call_id]  # requested, never started (denied)
+        rest = {k: v for k, v in request.items() if k not in _REQUEST_READ}
         if name in SHELL_TOOLS:
             run.shells.add(call_id)
         run.pairer.call(

@@ -53,7 +53,7 @@ from .common import RecordTally, is_output_tool, json_args, read_flag
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
 from .otel_claude import claude_execution, event_attribute
 from .otel_jaeger import is_jaeger, jaeger_spans
-from .otel_js import is_js_record, is_js_span, not_a_js_span
+from .otel_js import is_js_record, is_js_span, js_span, not_a_js_span
 from .otel_links import linked
 from .otel_logs import Event, event_time, holds_genai_events, log_records
 from .otel_sdk import is_sdk_span, sdk_spans
@@ -139,6 +139,9 @@ def load_otel(
     logs: dict[str, list[str]] = {}  # trace id -> its log records' event names
     events: dict[str, list[Event]] = {}  # ... and those holding calls or results
     for where, request in docs:
+        if is_js_span(request):  # a JavaScript exporter's span (the usual line of its file)
+            spans.append((where, *js_span(request)))
+            continue
         if is_js_record(request):  # a JavaScript exporter's metric or log line: counted
             logs.setdefault("", []).append(str(request["type"]))
             continue

@@ -31,9 +31,12 @@ _RECORD_TYPES = frozenset({"metric", "log"})
 def is_js_span(value: Any) -> bool:
     """A span as a JavaScript exporter writes it: a ``name``, its ids (at its top, or in its
     span context) and its ``attributes`` a plain object (OTLP's are a list of pairs)."""
-    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
+    if type(value) is not dict and not isinstance(value, Mapping):
         return False
-    if not isinstance(value.get("attributes"), Mapping):
+    if type(value.get("name")) is not str:
+        return False
+    attributes = value.get("attributes")
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return False
     if value.get("type") not in (None, "span"):
         return False
@@ -94,7 +97,7 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         context = span.get("parentSpanContext")
         parent = context.get("spanId") if isinstance(context, Mapping) else None
     raw_status = span.get("status")
-    status = raw_status if isinstance(raw_status, Mapping) else {}
+    status = raw_status if type(raw_status) is dict or isinstance(raw_status, Mapping) else {}
     events = span.get("events")
     shaped: dict[str, Any] = {
         "traceId": ids.get("traceId"),
@@ -105,7 +108,7 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "endTimeUnixNano": _nanos(span.get("endTime", span.get("endTimeUnixNano"))),
         "status": {"code": status.get("code"), "message": status.get("message")},
         "events": [_event(e) for e in events if isinstance(e, Mapping)]
-        if isinstance(events, list)
+        if type(events) is list and events
         else [],
     }
     return shaped, _attributes(span)
@@ -116,7 +119,9 @@ def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
     exited non-zero, which its span reports a success (the result's text ends ``<shellId: N
     completed with exit code K>``), given ``error.type`` ``exit_code:K`` as its session log's
     reader gives it (R36)."""
-    attributes = dict(span["attributes"])
+    attributes: dict[str, Any] = span["attributes"]  # read, not changed (copied to add to)
+    if type(attributes) is not dict:
+        attributes = dict(attributes)
     scope = span.get("instrumentationScope")
     tool = attributes.get("gen_ai.tool.name")
     shell = isinstance(tool, str) and tool in SHELL_TOOLS
@@ -124,7 +129,7 @@ def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
         result = attributes.get("gen_ai.tool.call.result")
         found = SHELL_EXITED.search(result) if isinstance(result, str) else None
         if found and int(found.group(1)) != 0 and "error.type" not in attributes:
-            attributes["error.type"] = f"exit_code:{found.group(1)}"
+            attributes = {**attributes, "error.type": f"exit_code:{found.group(1)}"}
     return attributes
 
 
