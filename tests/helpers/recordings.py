@@ -138,6 +138,8 @@ RECORDINGS: tuple[Recording, ...] = (
     # sessions as folders, an event a file: classic events/<id>.json, the SDK's event-*.json
     _r("openhands", "session-63b4315947a049e2b7a51249b3d4fcc3", "openhands", 2, 0),
     _r("openhands", "sdk-confirmation_mode", "openhands", 3, 0),
+    # the agent SDK 1.58.2's own session folder (SYNTHETIC): a terminal's exit 1, an agent error
+    _r("openhands", "generated-openhands-sdk-1.58.2-terminal", "openhands", 4, 2),
     # the agent SDK (OpenHands V1): its per-event files joined into an array
     _r("openhands", "sdk-cd94562403b9487ebdd4018e3f531dfd.events.json", "openhands", 2, 0),
     _r(

@@ -9,7 +9,8 @@ observation says ``is_error: true`` or a non-zero ``exit_code`` (error code ``ex
 or, in the SDK of late 2025 (no ``is_error``; the text in ``output``), has an ``error``: a
 message, or ``true`` (error code ``observation_error``). It always failed for an agent error
 (error code ``agent_error``, e.g. arguments that failed validation) or a rejection
-(``rejected:user`` or ``rejected:hook``). Its ``finish`` has an observation like any tool; the
+(``rejected:user`` or ``rejected:hook``). A terminal's result is served as the SDK sent it to
+the model (``terminal_text``), not as stored. Its ``finish`` has an observation like any tool; the
 finish message is the answer. ``MessageEvent``s are the conversation; ``SystemPromptEvent`` and
 every other kind are counted (R35).
 """
@@ -201,6 +202,10 @@ def _sdk_result(
             blocks = [{"type": "text", "text": content}]
         else:
             blocks = [as_text_block(b) for b in content] if isinstance(content, list) else []
+        said = terminal_text(observation, blocks)
+        if said is not None:  # what the model was sent of a terminal's output (R42)
+            extras["recordedContent"] = blocks
+            blocks = said
         extras["observation"] = observation.get("kind")
     elif kind == "AgentErrorEvent":
         failed, code = True, "agent_error"
@@ -243,3 +248,38 @@ def _exit_code(observation: Mapping[str, Any]) -> Any:
     if code is None and isinstance(observation.get("metadata"), dict):
         code = observation["metadata"].get("exit_code")
     return code
+
+
+_TERMINALS = frozenset({"TerminalObservation", "ExecuteBashObservation"})
+_ERROR_HEADER = "[An error occurred during execution.]\n"
+
+
+def terminal_text(observation: Mapping[str, Any], blocks: list[Any]) -> list[dict[str, Any]] | None:
+    """The text the SDK sends the model for a terminal's observation (its ``to_llm_content``:
+    the output between the ``metadata``'s ``prefix`` and ``suffix``, then the working
+    directory, the Python interpreter and, unless the command is still running, its exit
+    code, each on a line of its own; after a header when ``is_error``), or ``None`` for
+    another observation, or one without the ``metadata`` that text is made of. The output the
+    SDK stored (its ``content``) is what the model read only in part: the rest was added when
+    it was sent."""
+    metadata = observation.get("metadata")
+    if observation.get("kind") not in _TERMINALS or not isinstance(metadata, dict):
+        return None
+    prefix, suffix = metadata.get("prefix", ""), metadata.get("suffix", "")
+    if not isinstance(prefix, str) or not isinstance(suffix, str):
+        return None
+    output = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    said = f"{prefix}{output}{suffix}"
+    where = metadata.get("working_dir")
+    if isinstance(where, str) and where:
+        said += f"\n[Current working directory: {where}]"
+    python = metadata.get("py_interpreter_path")
+    if isinstance(python, str) and python:
+        said += f"\n[Python interpreter: {python}]"
+    code = metadata.get("exit_code", -1)
+    if code != -1:
+        said += f"\n[Command finished with exit code {code}]"
+    header = (
+        [{"type": "text", "text": _ERROR_HEADER}] if observation.get("is_error") is True else []
+    )
+    return [*header, {"type": "text", "text": said}]

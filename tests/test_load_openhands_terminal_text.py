@@ -1,0 +1,56 @@
+"""What the OpenHands agent SDK sent the model of a terminal's output (SPEC R42, R34).
+
+``fixtures/openhands/generated-openhands-sdk-1.58.2-terminal`` is SYNTHETIC: a session folder the
+SDK 1.58.2 wrote itself, its model a scripted fake server, which logged each request; the texts
+below are the tool messages of those requests, as the server received them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import workbench as wb
+from helpers.paths import FIXTURES
+
+SESSION = FIXTURES / "openhands" / "generated-openhands-sdk-1.58.2-terminal"
+SENT = [
+    "gen31-hi\n[The command completed with exit code 0.]\n"
+    "[Current working directory: /work/scratch/gen31/oh-work]\n"
+    "[Python interpreter: /root/.pyenv/shims/python]\n[Command finished with exit code 0]",
+    "cat: missing-gen31.txt: No such file or directory\n"
+    "[The command completed with exit code 1.]\n"
+    "[Current working directory: /work/scratch/gen31/oh-work]\n"
+    "[Python interpreter: /root/.pyenv/shims/python]\n[Command finished with exit code 1]",
+]
+
+
+def test_a_terminals_result_is_served_as_the_model_was_sent_it() -> None:
+    """R42: the events store a command's output alone; the model was sent it with the lines
+    the SDK adds (exit code, working directory, interpreter), and so is a replayed agent."""
+    result = wb.load_runs(SESSION)
+    terminal = [b for b in result.boundaries if b.tool == "terminal"]
+    assert [b.response["content"][-1]["text"] for b in terminal] == SENT
+    assert [(b.is_error, b.error_code) for b in terminal] == [(False, None), (True, "exit_code:1")]
+    stored = terminal[1].extra["recordedContent"][0]["text"]
+    assert stored == "cat: missing-gen31.txt: No such file or directory"
+
+
+def test_an_error_observation_gets_the_sdks_header(tmp_path: Path) -> None:
+    """``is_error: true``: the SDK puts its error header before the text."""
+    folder = tmp_path / "session"
+    (folder / "events").mkdir(parents=True)
+    for path in sorted((SESSION / "events").glob("*.json")):
+        event = json.loads(path.read_text(encoding="utf-8"))
+        observation = event.get("observation")
+        if isinstance(observation, dict) and observation.get("kind") == "TerminalObservation":
+            observation["is_error"] = True
+        (folder / "events" / path.name).write_text(json.dumps(event), encoding="utf-8")
+    (folder / "base_state.json").write_text(
+        (SESSION / "base_state.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    first = next(b for b in wb.load_runs(folder).boundaries if b.tool == "terminal")
+    assert first.response["content"][0] == {
+        "type": "text",
+        "text": "[An error occurred during execution.]\n",
+    }
