@@ -54,3 +54,17 @@ def test_an_error_observation_gets_the_sdks_header(tmp_path: Path) -> None:
         "type": "text",
         "text": "[An error occurred during execution.]\n",
     }
+
+
+def test_classic_openhands_serves_a_commands_result_as_it_told_the_model() -> None:
+    """R42: classic OpenHands tells the model of a ``run`` observation what its
+    ``CmdOutputObservation.to_agent_observation`` makes of the stored output and metadata (a
+    real trajectory in fixtures/openhands); the stored output stays on the boundary's extra."""
+    result = wb.load_runs(FIXTURES / "openhands" / "basic_gui_mode.json")
+    first = result.boundaries[0]
+    assert first.response == (
+        "\n[The command completed with exit code 0.]\n[Current working directory: /workspace]\n"
+        "[Python interpreter: /openhands/poetry/openhands-ai-5O4_aCHf-py3.12/bin/python]\n"
+        "[Command finished with exit code 0]"
+    )
+    assert first.extra["recordedContent"] == ""

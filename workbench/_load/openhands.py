@@ -23,7 +23,7 @@ from typing import Any
 
 from .common import RecordTally, read_flag, text_of
 from .conversation import ConversationBuilder
-from .openhands_sdk import TERMINAL, is_sdk_events, load_openhands_sdk, session_run
+from .openhands_sdk import TERMINAL, command_text, is_sdk_events, load_openhands_sdk, session_run
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -136,15 +136,25 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 failed = True
                 code = code or "error"
             text = text_of(event.get("content"))
+            response = event.get("content")
+            extras = event.get("extras")
+            said = (
+                command_text(text, extras.get("metadata"))
+                if event.get("observation") == "run" and isinstance(extras, dict)
+                else None
+            )
+            if said is not None:  # what the model was told of a command (R42), not the stored
+                response = text = said
             pairer.result(
                 call_id,
-                event.get("content"),
+                response,
                 failed,
                 where=where,
                 field_name="cause",
                 error_code=code,
                 error_message=(text or "tool call failed") if failed else None,
-                extra={"observation": event.get("observation"), "extras": event.get("extras")},
+                extra={"observation": event.get("observation"), "extras": extras}
+                | ({"recordedContent": event.get("content")} if said is not None else {}),
             )
             talk.tool(call_id, text, failed, name)
         else:

@@ -27,7 +27,7 @@ from .messages import as_text_block
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["TERMINAL", "is_sdk_events", "load_openhands_sdk", "session_run"]
+__all__ = ["TERMINAL", "command_text", "is_sdk_events", "load_openhands_sdk", "session_run"]
 
 TERMINAL = frozenset({"finish"})
 """``finish`` ends an OpenHands run (R36): classic OpenHands leaves it unanswered by design;
@@ -256,19 +256,33 @@ _ERROR_HEADER = "[An error occurred during execution.]\n"
 
 def terminal_text(observation: Mapping[str, Any], blocks: list[Any]) -> list[dict[str, Any]] | None:
     """The text the SDK sends the model for a terminal's observation (its ``to_llm_content``:
-    the output between the ``metadata``'s ``prefix`` and ``suffix``, then the working
-    directory, the Python interpreter and, unless the command is still running, its exit
-    code, each on a line of its own; after a header when ``is_error``), or ``None`` for
-    another observation, or one without the ``metadata`` that text is made of. The output the
-    SDK stored (its ``content``) is what the model read only in part: the rest was added when
-    it was sent."""
-    metadata = observation.get("metadata")
-    if observation.get("kind") not in _TERMINALS or not isinstance(metadata, dict):
+    :func:`command_text` of its output and ``metadata``, after a header when ``is_error``), or
+    ``None`` for another observation, or one without the ``metadata`` that text is made of.
+    The output the SDK stored (its ``content``) is what the model read only in part: the rest
+    was added when it was sent."""
+    if observation.get("kind") not in _TERMINALS:
+        return None
+    output = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    said = command_text(output, observation.get("metadata"))
+    if said is None:
+        return None
+    header = (
+        [{"type": "text", "text": _ERROR_HEADER}] if observation.get("is_error") is True else []
+    )
+    return [*header, {"type": "text", "text": said}]
+
+
+def command_text(output: str, metadata: Any) -> str | None:
+    """A shell command's output as OpenHands tells the model of it (classic OpenHands'
+    ``CmdOutputObservation.to_agent_observation``, which the agent SDK's terminal keeps): the
+    output between the ``metadata``'s ``prefix`` and ``suffix``, then the working directory,
+    the Python interpreter and, unless the command is still running, its exit code, each on a
+    line of its own; ``None`` without that ``metadata``."""
+    if not isinstance(metadata, dict):
         return None
     prefix, suffix = metadata.get("prefix", ""), metadata.get("suffix", "")
     if not isinstance(prefix, str) or not isinstance(suffix, str):
         return None
-    output = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text")
     said = f"{prefix}{output}{suffix}"
     where = metadata.get("working_dir")
     if isinstance(where, str) and where:
@@ -279,7 +293,4 @@ def terminal_text(observation: Mapping[str, Any], blocks: list[Any]) -> list[dic
     code = metadata.get("exit_code", -1)
     if code != -1:
         said += f"\n[Command finished with exit code {code}]"
-    header = (
-        [{"type": "text", "text": _ERROR_HEADER}] if observation.get("is_error") is True else []
-    )
-    return [*header, {"type": "text", "text": said}]
+    return said
