@@ -191,7 +191,7 @@ def load_copilot_cli(
                     if isinstance(key, str) and key:
                         run.agents[key] = named
         elif kind == "session.start":
-            run.start = {k: v for k, v in data.items() if k != "context"}
+            run.start = dict(data)  # the whole start event (its context too: R4)
         elif kind == "session.shutdown":
             run.failed_shutdown = data.get("shutdownType") == "error"
     runs.append(run)
