@@ -137,3 +137,11 @@ def test_a_streamed_reply_keeps_its_reasoning() -> None:
         {"type": "converse-block", "block": {"reasoningContent": {"text": "Think"}}},
         {"type": "text", "text": "Hi"},
     ]
+
+
+def test_problems_name_the_converse_fields(tmp_path: Path) -> None:
+    """R35: a problem names the file's own field (it named the Messages reader's ``id``)."""
+    cassette = _cassette(PLAIN)
+    cassette["interactions"] = cassette["interactions"][:1]  # the calls never answered
+    result = wb.load_runs(_write(tmp_path, cassette), strict=False)
+    assert {p.field for p in result.problems} == {"toolUse.toolUseId"}

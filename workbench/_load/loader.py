@@ -645,7 +645,7 @@ def _load_api_exchanges(
         kinds_of: list[ChatApi | None] = ["anthropic" if g else None for g in gemini]
         runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic")
         found.append(("gemini-api", [replace(run, format="gemini-api") for run in runs]))
-        problems.extend(more)
+        problems.extend(_own_fields(more, _GEMINI_FIELDS))
     converse = converse_calls(exchanges)
     if any(converse) and chosen in ("auto", "bedrock-converse"):
         seen: dict[int, tuple[Any, Any]] = {}  # the messages written, shared by the requests
@@ -655,7 +655,7 @@ def _load_api_exchanges(
         kinds_of = ["anthropic" if c else None for c in converse]
         runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic")
         found.append(("bedrock-converse", [replace(r, format="bedrock-converse") for r in runs]))
-        problems.extend(more)
+        problems.extend(_own_fields(more, _CONVERSE_FIELDS))
     for api in apis:
         if chosen in ("auto", api):
             runs, more = load_chat_exchanges(exchanges, kinds, file, rule, api)
@@ -691,6 +691,26 @@ def _load_api_exchanges(
     if other:  # kept on the first run, as other formats keep their non-tool records
         every[0] = replace(every[0], metadata={**every[0].metadata, "otherExchanges": other})
     return every, problems, fmt
+
+
+_GEMINI_FIELDS = {
+    "id": "functionCall",
+    "name": "functionCall.name",
+    "tool_use_id": "functionResponse",
+    "content": "functionResponse.response",
+}
+_CONVERSE_FIELDS = {
+    "id": "toolUse.toolUseId",
+    "name": "toolUse.name",
+    "tool_use_id": "toolResult.toolUseId",
+    "content": "toolResult.content",
+}
+"""The Messages reader's field names, as the Gemini API's and Converse's own (their exchanges
+are read in Messages' shape: a problem names the file's field)."""
+
+
+def _own_fields(problems: list[LoadProblem], names: Mapping[str, str]) -> list[LoadProblem]:
+    return [replace(p, field=names.get(p.field, p.field)) for p in problems]
 
 
 def _body_problems(
