@@ -94,7 +94,7 @@ def test_boundaries_csv_args_show_bidi_and_c1_characters_as_json_escapes(
     control in recorded arguments is written as its ``\\u`` escape (it reached the file raw),
     and the cell still reads back as the same arguments."""
     chat = tmp_path / "chat.json"
-    args = {"path": "ev\u202eil\u2028x\x85y\x9b31m"}
+    args = {"path": "ev\u202eil\u2028x\x85y\x9b31m\u00ad\U000e0041é中"}
     call = {
         "id": "a",
         "type": "function",
@@ -107,7 +107,8 @@ def test_boundaries_csv_args_show_bidi_and_c1_characters_as_json_escapes(
     chat.write_text(json.dumps(messages), encoding="utf-8")
     code, out, _ = run_cli(capsys, "boundaries", str(chat), "--csv")
     assert code == 0
-    assert not any(c in out for c in "\u202e\u2028\x85\x9b")
+    assert not any(c in out for c in "\u202e\u2028\x85\x9b\u00ad\U000e0041")
+    assert "é中" in out  # printable text stays as it is
     (row,) = list(csv.DictReader(io.StringIO(out)))
     assert json.loads(row["args"]) == args
 

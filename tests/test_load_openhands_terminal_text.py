@@ -68,3 +68,33 @@ def test_classic_openhands_serves_a_commands_result_as_it_told_the_model() -> No
         "[Command finished with exit code 0]"
     )
     assert first.extra["recordedContent"] == ""
+
+
+def test_a_long_output_is_cut_as_the_sdk_cut_it(tmp_path: Path) -> None:
+    """R42: past 30,000 characters the SDK sent the model the text's head, a notice naming the
+    file it saved the whole to, and its tail (``maybe_truncate``, checked byte for byte against
+    the SDK 1.58.2); the workbench served the whole text."""
+    from workbench._load.openhands_sdk import SENT_AT_MOST, sdk_clipped
+
+    text = "".join(f"line {i}\n" for i in range(6000))
+    clipped = sdk_clipped(text, "/tmp/saved")
+    assert len(clipped) == SENT_AT_MOST
+    assert clipped.startswith("line 0\n") and clipped.endswith("line 5999\n")
+    assert "saved to /tmp/saved/terminal_output_" in clipped
+    assert sdk_clipped("short", "/tmp/saved") == "short"
+
+
+def test_the_late_2025_sdks_error_header_is_in_the_text() -> None:
+    """That SDK's ``ExecuteBashObservation`` with ``error: true`` (no ``is_error``) was sent
+    with its header at the head of the text itself."""
+    from workbench._load.openhands_sdk import terminal_text
+
+    observation = {
+        "kind": "ExecuteBashObservation",
+        "error": True,
+        "metadata": {"exit_code": -1, "prefix": "", "suffix": ""},
+    }
+    said = terminal_text(observation, [{"type": "text", "text": "ERROR: no"}])
+    assert said == [
+        {"type": "text", "text": "[There was an error during command execution.]\nERROR: no"}
+    ]

@@ -110,9 +110,9 @@ def load_anthropic(
                     flag = block.get("is_error")
                     if flag is not None and not isinstance(flag, bool):  # a failure flag (R35)
                         # (a Bedrock Converse status of another value comes as {its field: it})
-                        given = next(iter(flag), None) if isinstance(flag, dict) else None
-                        field = given if isinstance(given, str) else "is_error"
-                        said = "not success or error" if given else "not true or false"
+                        status = isinstance(flag, dict) and list(flag) == ["toolResult.status"]
+                        field = "toolResult.status" if status else "is_error"
+                        said = "not success or error" if status else "not true or false"
                         pairer.problem(block_where, field, said)
                         pairer.discard(call_id)
                         continue

@@ -23,7 +23,14 @@ from typing import Any
 
 from .common import RecordTally, read_flag, text_of
 from .conversation import ConversationBuilder
-from .openhands_sdk import TERMINAL, command_text, is_sdk_events, load_openhands_sdk, session_run
+from .openhands_sdk import (
+    TERMINAL,
+    classic_clipped,
+    command_text,
+    is_sdk_events,
+    load_openhands_sdk,
+    session_run,
+)
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -144,7 +151,7 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
                 else None
             )
             if said is not None:  # what the model was told of a command (R42), not the stored
-                response = text = said
+                response = text = classic_clipped(said)
             pairer.result(
                 call_id,
                 response,

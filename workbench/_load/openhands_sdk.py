@@ -17,6 +17,7 @@ every other kind are counted (R35).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +28,14 @@ from .messages import as_text_block
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["TERMINAL", "command_text", "is_sdk_events", "load_openhands_sdk", "session_run"]
+__all__ = [
+    "TERMINAL",
+    "classic_clipped",
+    "command_text",
+    "is_sdk_events",
+    "load_openhands_sdk",
+    "session_run",
+]
 
 TERMINAL = frozenset({"finish"})
 """``finish`` ends an OpenHands run (R36): classic OpenHands leaves it unanswered by design;
@@ -252,32 +260,55 @@ def _exit_code(observation: Mapping[str, Any]) -> Any:
 
 _TERMINALS = frozenset({"TerminalObservation", "ExecuteBashObservation"})
 _ERROR_HEADER = "[An error occurred during execution.]\n"
+_OLD_ERROR_HEADER = "[There was an error during command execution.]\n"
+"""The SDK of late 2025 (``ExecuteBashObservation`` with ``error: true``) put its header in the
+text itself."""
+SENT_AT_MOST = 30_000
+"""The most of a command's text OpenHands sends the model (the agent SDK's
+``MAX_CMD_OUTPUT_SIZE``; classic OpenHands' ``max_message_chars`` by default): the middle of a
+longer text is cut."""
+_CLIPPED = (
+    "<response clipped><NOTE>Due to the max output limit, only part of the full response has "
+    "been shown to you.</NOTE>"
+)
+_CLIPPED_SAVED = (
+    "<response clipped><NOTE>Due to the max output limit, only part of the full response has "
+    "been shown to you. The complete output has been saved to {file_path} - you can use other "
+    "tools to view the full content (truncated part starts around line {line_num}).</NOTE>"
+)
+_CLASSIC_CLIPPED = "\n[... Observation truncated due to length ...]\n"
 
 
 def terminal_text(observation: Mapping[str, Any], blocks: list[Any]) -> list[dict[str, Any]] | None:
     """The text the SDK sends the model for a terminal's observation (its ``to_llm_content``:
-    :func:`command_text` of its output and ``metadata``, after a header when ``is_error``), or
-    ``None`` for another observation, or one without the ``metadata`` that text is made of.
-    The output the SDK stored (its ``content``) is what the model read only in part: the rest
-    was added when it was sent."""
+    :func:`command_text` of its output and ``metadata``, its middle cut past
+    :data:`SENT_AT_MOST` as the SDK cuts it, after a header when ``is_error``), or ``None`` for
+    another observation, or one without the ``metadata`` that text is made of. The output the
+    SDK stored (its ``content``) is what the model read only in part: the rest was added when
+    it was sent."""
     if observation.get("kind") not in _TERMINALS:
         return None
     output = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text")
     said = command_text(output, observation.get("metadata"))
     if said is None:
         return None
-    header = (
-        [{"type": "text", "text": _ERROR_HEADER}] if observation.get("is_error") is True else []
-    )
-    return [*header, {"type": "text", "text": said}]
+    saved = observation.get("full_output_save_dir")
+    said = sdk_clipped(said, saved if isinstance(saved, str) else None)
+    if observation.get("error") is True and "is_error" not in observation:
+        return [{"type": "text", "text": _OLD_ERROR_HEADER + said}]  # the SDK of late 2025
+    header = observation.get("is_error") is True
+    return [
+        *([{"type": "text", "text": _ERROR_HEADER}] if header else []),
+        {"type": "text", "text": said},
+    ]
 
 
 def command_text(output: str, metadata: Any) -> str | None:
     """A shell command's output as OpenHands tells the model of it (classic OpenHands'
-    ``CmdOutputObservation.to_agent_observation``, which the agent SDK's terminal keeps): the
-    output between the ``metadata``'s ``prefix`` and ``suffix``, then the working directory,
-    the Python interpreter and, unless the command is still running, its exit code, each on a
-    line of its own; ``None`` without that ``metadata``."""
+    ``CmdOutputObservation.to_agent_observation`` since 0.21, which the agent SDK's terminal
+    keeps): the output between the ``metadata``'s ``prefix`` and ``suffix``, then the working
+    directory, the Python interpreter and, unless the command is still running, its exit code,
+    each on a line of its own; ``None`` without that ``metadata``."""
     if not isinstance(metadata, dict):
         return None
     prefix, suffix = metadata.get("prefix", ""), metadata.get("suffix", "")
@@ -294,3 +325,31 @@ def command_text(output: str, metadata: Any) -> str | None:
     if code != -1:
         said += f"\n[Command finished with exit code {code}]"
     return said
+
+
+def sdk_clipped(text: str, save_dir: str | None) -> str:
+    """The agent SDK's ``maybe_truncate`` of a terminal's text (past :data:`SENT_AT_MOST`: its
+    head, a notice naming the file the SDK saved the whole to, its tail)."""
+    limit = SENT_AT_MOST
+    if len(text) <= limit:
+        return text
+    head = (limit - len(_CLIPPED)) // 2 + (limit - len(_CLIPPED)) % 2
+    notice = _CLIPPED
+    if save_dir:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        path = f"{save_dir.rstrip('/')}/terminal_output_{digest}.txt"
+        notice = _CLIPPED_SAVED.format(file_path=path, line_num=len(text[:head].splitlines()) + 1)
+    if len(notice) >= limit:
+        return notice[:limit]
+    remaining = limit - len(notice)
+    head = min(head, remaining)
+    tail = remaining - head
+    return text[:head] + notice + (text[-tail:] if tail > 0 else "")
+
+
+def classic_clipped(text: str) -> str:
+    """Classic OpenHands' ``truncate_content`` at its default ``max_message_chars``."""
+    if len(text) <= SENT_AT_MOST:
+        return text
+    half = SENT_AT_MOST // 2
+    return text[:half] + _CLASSIC_CLIPPED + text[-half:]

@@ -129,14 +129,22 @@ def _csv_cell(column: str, value: Any) -> str:
     return text
 
 
-_UNSEEN = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-"""Characters a JSON text may hold raw that a terminal or a spreadsheet acts on unseen (DEL and
-C1 controls, bidirectional and zero-width marks, line and paragraph separators); JSON's own
-escaping already writes the C0 controls as escapes."""
+_UNSEEN = re.compile(r"[^\x20-\x7e]")
+"""A character past printable ASCII: checked one by one (``str.isprintable``)."""
 
 
 def _escape(found: re.Match[str]) -> str:
-    return f"\\u{ord(found.group(0)):04x}"
+    """A character a JSON text may hold raw that a terminal or a spreadsheet acts on unseen (DEL
+    and C1 controls, format characters such as bidirectional marks and tags, line separators,
+    private use) as its JSON ``\\u`` escape (two, past U+FFFF); a printable one as it is."""
+    char = found.group(0)
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _text(column: str, value: Any) -> str:
