@@ -131,7 +131,7 @@ class _Reader:
         if not _is_map(event):
             self.pairer.problem(where, "", "an event must be an object")
             return
-        if _is_server_error(event):  # the API server's word that the run failed
+        if "author" not in event and _is_server_error(event):  # the server's word: it failed
             self.tally.add("server error")
             self.failed.append({"serverError": event.get("error")})
             return
@@ -140,7 +140,7 @@ class _Reader:
         if event.get("partial") is True:
             self.tally.add("partial")
             return
-        code = member(event, "errorCode")
+        code = event.get("errorCode", event.get("error_code"))
         if code is not None and (not isinstance(code, str) or not code):
             # a failure flag of another type says nothing sure (R35): a problem, not a failure
             self.pairer.problem(where, "errorCode", "not a string")
@@ -154,10 +154,10 @@ class _Reader:
                 self.tally.add("event:no content")
             return
         role = content.get("role") if _is_map(content) else None
-        version = member(event, "modelVersion")
+        version = event.get("modelVersion", event.get("model_version"))
         if isinstance(version, str) and version:
             self.model = version
-        waiting = member(event, "longRunningToolIds")
+        waiting = event.get("longRunningToolIds", event.get("long_running_tool_ids"))
         for key in waiting if isinstance(waiting, list) else ():
             if isinstance(key, str):
                 self.long_running.add(key)
