@@ -199,3 +199,31 @@ def test_a_stream_of_more_frames_than_read_says_so() -> None:
     events, errors = read
     assert len(events) == aws_event_stream._MAX_FRAMES
     assert errors == ["more than 100,000 frames: the frames after them not read"]
+
+
+def test_a_span_exported_unfinished_then_ended_is_read_from_its_ended_copy(
+    tmp_path: Path,
+) -> None:
+    """An exporter that writes a span when it begins and again when it ends: the ended copy
+    (with its result) is the call, the first counted as updated; no problem."""
+    lines = [
+        json.loads(line)
+        for line in (FIXTURES / "otel" / "generated-copilot-cli-1.0.102-file-exporter.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    span = next(s for s in lines if s["type"] == "span" and s["name"].startswith("execute_tool"))
+    pending = {
+        **span,
+        "endTime": [0, 0],
+        "attributes": {
+            k: v for k, v in span["attributes"].items() if k != "gen_ai.tool.call.result"
+        },
+    }
+    result = wb.load_runs(_lines(tmp_path, [pending, span]))
+    (call,) = result.boundaries
+    assert (
+        call.response
+        == wb.load_runs(_lines(tmp_path, [span], name="one.jsonl")).boundaries[0].response
+    )
+    assert result.run.metadata["records"]["span:updated"] == 1

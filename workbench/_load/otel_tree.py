@@ -19,24 +19,35 @@ Entry = tuple[str, Mapping[str, Any], dict[str, Any]]
 def once(entries: list[Entry], tally: RecordTally, pairer: CallPairer) -> list[Entry]:
     """The trace's spans, each once: a span exported twice (an exporter's retry, files put
     together: the same span again) is counted as ``span:repeated``, not read as a second call
-    (R2); another span given the same id is a problem at its place, not read (R35)."""
-    first: dict[str, Entry] = {}
+    (R2); a span exported when it began and again when it ended (the first copy with no end)
+    is read from its ended copy, counted as ``span:updated``; another span given the same id
+    is a problem at its place, not read (R35)."""
+    first: dict[str, int] = {}  # span id -> its place in ``out``
     out: list[Entry] = []
     for entry in entries:
         span_id = entry[1].get("spanId")
         if isinstance(span_id, str) and span_id:
-            known = first.get(span_id)
-            if known is not None:
+            at = first.get(span_id)
+            if at is not None:
+                known = out[at]
                 if known[1] == entry[1] and known[2] == entry[2]:
                     tally.add("span:repeated")
+                elif _ended(entry[1]) and not _ended(known[1]):
+                    out[at] = entry  # the ended copy of a span first exported unfinished
+                    tally.add("span:updated")
                 else:
                     pairer.problem(
                         entry[0], "spanId", f"span id {span_id!r} is {known[0]}'s too: not read"
                     )
                 continue
-            first[span_id] = entry
+            first[span_id] = len(out)
         out.append(entry)
     return out
+
+
+def _ended(span: Mapping[str, Any]) -> bool:
+    end = span.get("endTimeUnixNano")
+    return end not in (None, "", 0, "0")
 
 
 def inside_its_call(
