@@ -102,6 +102,8 @@ def test_a_copilot_log_with_a_new_event_area_or_a_stray_line_is_still_read(
     result = wb.load_runs(_lines(tmp_path, records), strict=False)
     assert result.format == "copilot-cli" and len(result.boundaries) == 1
     assert [(p.line, p.field) for p in result.problems] == [(4, "data")]
+    # R4: the event of an area the reader does not know is kept whole, not only counted
+    assert result.run.metadata["otherRecords"] == [{"type": "telemetry.sample", "data": {"n": 1}}]
 
 
 def test_a_malformed_span_line_is_named_and_a_metrics_only_export_says_so(

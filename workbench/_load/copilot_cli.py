@@ -27,9 +27,11 @@ schema is the Copilot SDK's ``session-events``). What is read:
 - ``result`` (the ``-p`` output's last line) and ``session.shutdown``: a non-zero ``exitCode``
   or a shutdown of type ``error`` makes the run ``failed``.
 
-Every other event is a known non-tool record, counted by type (R35). A log whose arguments and
-results were redacted (``"[REDACTED]"``, as Copilot's own content exclusion writes them) loads
-with each such call marked ``extra.contentNotRecorded``: a suite would serve the placeholder.
+Every other event is a known non-tool record, counted by type (R35); one of an area the SDK's
+schema does not list (newer than this reader) is kept whole in ``metadata.otherRecords`` (R4).
+A log whose arguments and results were redacted (``"[REDACTED]"``, as Copilot's own content
+exclusion writes them) loads with each such call marked ``extra.contentNotRecorded``: a suite
+would serve the placeholder.
 """
 
 from __future__ import annotations
@@ -46,6 +48,38 @@ from .records import LoadProblem, PromotedRun
 
 __all__ = ["SHELL_EXITED", "SHELL_TOOLS", "load_copilot_cli", "sniff_copilot_cli"]
 
+_AREAS = frozenset(
+    {
+        "session",
+        "user",
+        "assistant",
+        "tool",
+        "subagent",
+        "hook",
+        "skill",
+        "permission",
+        "model",
+        "system",
+        "external_tool",
+        "pending_messages",
+        "user_input",
+        "elicitation",
+        "sampling",
+        "mcp",
+        "command",
+        "commands",
+        "capabilities",
+        "exit_plan_mode",
+        "auto_mode_switch",
+        "session_limits_exhausted",
+        "factory",
+        "tool_search",
+        "ui",
+        "mcp_app",
+    }
+)
+"""The areas of the event types Copilot's SDK schema lists (``tool.execution_start``: ``tool``):
+an event of another area (newer than this reader) is kept whole (R4), not only counted."""
 _TELLING = frozenset(
     {
         "session.start",
@@ -165,6 +199,9 @@ def load_copilot_cli(
             continue
         if record.get("ephemeral") is True:
             continue  # a streaming piece: its whole is another event
+        if kind.partition(".")[0] not in _AREAS:
+            run.tally.unknown.append(record)  # an area newer than this reader: kept (R4)
+            continue
         where = f"{unit} {number}"
         if kind == "tool.execution_start":
             _start(run, record, data, where)
