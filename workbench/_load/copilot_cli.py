@@ -48,36 +48,12 @@ from .records import LoadProblem, PromotedRun
 
 __all__ = ["SHELL_EXITED", "SHELL_TOOLS", "load_copilot_cli", "sniff_copilot_cli"]
 
-_AREAS = frozenset(
-    {
-        "session",
-        "user",
-        "assistant",
-        "tool",
-        "subagent",
-        "hook",
-        "skill",
-        "permission",
-        "model",
-        "system",
-        "external_tool",
-        "pending_messages",
-        "user_input",
-        "elicitation",
-        "sampling",
-        "mcp",
-        "command",
-        "commands",
-        "capabilities",
-        "exit_plan_mode",
-        "auto_mode_switch",
-        "session_limits_exhausted",
-        "factory",
-        "tool_search",
-        "ui",
-        "mcp_app",
-    }
+_AREA_NAMES = (
+    "session user assistant tool subagent hook skill permission model system external_tool"
+    " pending_messages user_input elicitation sampling mcp command commands capabilities"
+    " exit_plan_mode auto_mode_switch session_limits_exhausted factory tool_search ui mcp_app"
 )
+_AREAS = frozenset(_AREA_NAMES.split())
 """The areas of the event types Copilot's SDK schema lists (``tool.execution_start``: ``tool``):
 an event of another area (newer than this reader) is kept whole (R4), not only counted."""
 _TELLING = frozenset(
