@@ -4,7 +4,7 @@ An external check once flagged fixture files "without a source note it could rea
 provenance sat in tables and prose only. Each folder's ``SOURCE.md`` now opens with
 ``## Source notes: one line a file``, a line per file:
 
-    - `<name>`: REAL recording, ...; licence: <SPDX id> (...); source: ... (sha256 `...`).
+    - `<name>`: REAL recording, ...; license: <SPDX id> (...); source: ... (sha256 `...`).
 
 (or ``SYNTHETIC ...`` for a file generated here). The note for a file is in the nearest
 ``SOURCE.md`` up the folder tree, and names the file by its path relative to that ``SOURCE.md``'s
@@ -69,7 +69,7 @@ def _notes_for(path: Path, source_md: Path) -> list[str]:
         for line in _lines(source_md)
         if line.startswith(starts)
         and KIND.search(line)
-        and "licence:" in line
+        and "license:" in line
         and "source:" in line
     ]
 
@@ -95,7 +95,7 @@ def test_every_fixture_has_a_one_line_note_with_kind_licence_and_source() -> Non
         elif not _notes_for(path, source_md):
             where = source_md.relative_to(FIXTURES).as_posix()
             missing.append(
-                f"{rel}: no '- `name`: REAL|SYNTHETIC ...; licence: ...; source: ...' in {where}"
+                f"{rel}: no '- `name`: REAL|SYNTHETIC ...; license: ...; source: ...' in {where}"
             )
     assert not missing, "fixture files without a readable source note:\n" + "\n".join(missing)
 
