@@ -113,9 +113,9 @@ class _Reader:
         self.pairer = CallPairer(file)
         self.tally = RecordTally()
         self.talk = ConversationBuilder()
-        self.open_by_author: dict[str, list[str]] = {}
+        self.made: dict[str, tuple[str, str]] = {}
+        """Each call's author and tool, by its id (which are open, the pairer knows)."""
         self.long_running: set[str] = set()
-        self.tools: dict[str, str] = {}
         self.answer: str | None = None
         self.failed: list[dict[str, Any]] = []
         self.model: str | None = None
@@ -217,8 +217,7 @@ class _Reader:
             agent_id=author or None,
             extra=extra,
         )
-        self.open_by_author.setdefault(author, []).append(call_id)
-        self.tools[call_id] = name
+        self.made[call_id] = (author, name)
         return {"id": call_id, "name": name, "args": args}
 
     def _response(self, answer: Mapping[str, Any], where: str) -> None:
@@ -242,9 +241,6 @@ class _Reader:
         else:
             failed = self.rule.matches(text)
             message = text if failed else None
-        for waiting in self.open_by_author.values():
-            if call_id in waiting:
-                waiting.remove(call_id)
         self.pairer.result(
             call_id,
             {"content": text_content(text)},
@@ -262,9 +258,9 @@ class _Reader:
         said = message if isinstance(message, str) else str(code)
         self.tally.add("event:error")
         self.failed.append({"errorCode": code, "errorMessage": message, "author": author})
-        for call_id in self.open_by_author.pop(author, []):
-            if not self.pairer.is_open(call_id) or call_id in self.long_running:
-                continue  # answered, or waiting by design
+        for call_id in self.pairer.open_ids():
+            if self.made.get(call_id, ("", ""))[0] != author or call_id in self.long_running:
+                continue  # another agent's, or waiting by design
             self.pairer.result(
                 call_id,
                 {"content": text_content(said)},
@@ -278,7 +274,7 @@ class _Reader:
 
     def finish(self, session: Mapping[str, Any]) -> tuple[list[PromotedRun], list[LoadProblem]]:
         waiting = self.pairer.open_ids()
-        by_design = {self.tools[i] for i in waiting if i in self.long_running}
+        by_design = {self.made[i][1] for i in waiting if i in self.long_running}
         unfinished = frozenset(i for i in waiting if i not in self.long_running)
         boundaries = self.pairer.finish(frozenset(by_design), unfinished=unfinished)
         run_id = session.get("id") if isinstance(session.get("id"), str) else "session"

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .copilot_cli import SHELL_EXITED, SHELL_TOOLS
-from .otel_values import as_any_value
+from .otel_values import otlp_event
 
 __all__ = ["is_js_export", "is_js_record", "is_js_span", "js_span", "not_a_js_span"]
 
@@ -107,7 +107,7 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "startTimeUnixNano": _nanos(span.get("startTime", span.get("startTimeUnixNano"))),
         "endTimeUnixNano": _nanos(span.get("endTime", span.get("endTimeUnixNano"))),
         "status": {"code": status.get("code"), "message": status.get("message")},
-        "events": [_event(e) for e in events if isinstance(e, Mapping)]
+        "events": [otlp_event(e, _nanos(e.get("time"))) for e in events if isinstance(e, Mapping)]
         if type(events) is list and events
         else [],
     }
@@ -131,16 +131,6 @@ def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
         if found and int(found.group(1)) != 0 and "error.type" not in attributes:
             attributes = {**attributes, "error.type": f"exit_code:{found.group(1)}"}
     return attributes
-
-
-def _event(event: Mapping[str, Any]) -> dict[str, Any]:
-    attributes = event.get("attributes")
-    pairs = attributes.items() if isinstance(attributes, Mapping) else ()
-    return {
-        "name": event.get("name"),
-        "timeUnixNano": _nanos(event.get("time")),
-        "attributes": [{"key": key, "value": as_any_value(value)} for key, value in pairs],
-    }
 
 
 def _nanos(value: Any) -> int | None:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from .otel_js import is_js_record, is_js_span, js_span
-from .otel_values import as_any_value
+from .otel_values import otlp_event
 from .records import LoadProblem
 
 __all__ = ["is_sdk_span", "sdk_span", "sdk_spans"]
@@ -79,23 +79,15 @@ def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "status": {"code": "ERROR", "message": status.get("description")}
         if status.get("status_code") == "ERROR"
         else {},
-        "events": [_event(event) for event in events if isinstance(event, Mapping)]
+        "events": [
+            otlp_event(event, _nanos(event.get("timestamp")))
+            for event in events
+            if isinstance(event, Mapping)
+        ]
         if isinstance(events := span.get("events"), list)
         else [],
     }
     return shaped, dict(attributes) if isinstance(attributes, Mapping) else {}
-
-
-def _event(event: Mapping[str, Any]) -> dict[str, Any]:
-    """A span event (``exception``, ``tool.output``) in OTLP's shape: its attributes as OTLP
-    key-value pairs, as ``otel`` reads them."""
-    attributes = event.get("attributes")
-    pairs = attributes.items() if isinstance(attributes, Mapping) else ()
-    return {
-        "name": event.get("name"),
-        "timeUnixNano": _nanos(event.get("timestamp")),
-        "attributes": [{"key": key, "value": as_any_value(value)} for key, value in pairs],
-    }
 
 
 def _hex(value: Any) -> Any:

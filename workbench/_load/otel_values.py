@@ -19,6 +19,7 @@ __all__ = [
     "any_value",
     "as_any_value",
     "attributes_of",
+    "otlp_event",
     "span_exception",
     "span_nanos",
     "tool_response",
@@ -118,3 +119,16 @@ def as_any_value(value: Any) -> dict[str, Any]:
     if isinstance(value, list):
         return {"arrayValue": {"values": [as_any_value(v) for v in value]}}
     return {"stringValue": value if isinstance(value, str) else str(value)}
+
+
+def otlp_event(event: Mapping[str, Any], nanos: int | None) -> dict[str, Any]:
+    """A span event (``exception``, ``tool.output``) of an SDK's span JSON in OTLP's shape, its
+    time (``nanos``) read by the caller: its attributes as OTLP key-value pairs, as ``otel``
+    reads them."""
+    attributes = event.get("attributes")
+    pairs = attributes.items() if isinstance(attributes, Mapping) else ()
+    return {
+        "name": event.get("name"),
+        "timeUnixNano": nanos,
+        "attributes": [{"key": key, "value": as_any_value(value)} for key, value in pairs],
+    }

@@ -22,8 +22,24 @@ from .common import (
 )
 
 
-def _rate_text(rate: float) -> str:
+def rate_text(rate: float) -> str:
+    """A recovery rate as a cell shows it (an en dash: no fault was triggered)."""
     return "\u2013" if math.isnan(rate) else f"{rate:.0%}"
+
+
+def rate_layers(base: alt.Chart, tooltip: list[alt.Tooltip]) -> tuple[alt.Chart, alt.Chart]:
+    """A recovery heatmap's two layers over ``base``: the cells coloured by ``rate`` (red to
+    green, 0 to 1) and the rate written in each (``rateText``), both with ``tooltip``."""
+    cells = base.mark_rect(stroke="white", strokeWidth=1).encode(
+        color=alt.Color(
+            "rate:Q",
+            scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"),
+            legend=alt.Legend(title="recovery rate", format=".0%"),
+        ),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=10, color="#111111").encode(text="rateText:N", tooltip=tooltip)
+    return cells, text
 
 
 def recovery_matrix(
@@ -84,7 +100,7 @@ def recovery_matrix(
                     "task": task,
                     "kind": f"{task} \u00b7 {kind}" if multi else kind,
                     "rate": None if math.isnan(rate) else round(rate, 6),
-                    "rateText": _rate_text(rate),
+                    "rateText": rate_text(rate),
                     "variants": sum(_int(r.get("variants")) for r in recs),
                     "trials": trials,
                     "triggered": fired,
@@ -113,15 +129,7 @@ def recovery_matrix(
         alt.Tooltip("passHatK:Q", title="pass^k", format=".2f"),
         alt.Tooltip("extraCalls:Q", title="extra calls", format=".2f"),
     ]
-    cells = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=alt.Color(
-            "rate:Q",
-            scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"),
-            legend=alt.Legend(title="recovery rate", format=".0%"),
-        ),
-        tooltip=tooltip,
-    )
-    text = base.mark_text(fontSize=10, color="#111111").encode(text="rateText:N", tooltip=tooltip)
+    cells, text = rate_layers(base, tooltip)
     subtitle = ["recovered / triggered variant-trials (R38); \u2013: no fault was triggered"]
     if binned:
         subtitle.append(f"boundaries binned into ranges (at most {max_columns} columns per task)")

@@ -21,6 +21,7 @@ import pandas as pd
 
 from .._grade.recovery import wilson_interval
 from .common import _data, _int, _is_nan, _records, _require, _truncate, safe_text
+from .matrix import rate_layers, rate_text
 
 MAX_TASK_CHARTS = 5
 """Tasks a multi-task report draws their own three charts for (the most affected first)."""
@@ -119,7 +120,7 @@ def task_matrix(
                 "task": labels[task],
                 "kind": safe_text(kind),
                 "rate": None if math.isnan(rate) else round(rate, 6),
-                "rateText": "\u2013" if math.isnan(rate) else f"{rate:.0%}",
+                "rateText": rate_text(rate),
                 "variantTrials": _int(rec["variantTrials"]),
                 "triggered": triggered,
                 "untriggered": _int(rec["untriggered"]),
@@ -146,15 +147,7 @@ def task_matrix(
         alt.Tooltip("interval:N", title="Wilson 95% interval"),
         alt.Tooltip("variantTrials:Q", title="variant-trials"),
     ]
-    cells = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=alt.Color(
-            "rate:Q",
-            scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"),
-            legend=alt.Legend(title="recovery rate", format=".0%"),
-        ),
-        tooltip=tooltip,
-    )
-    text = base.mark_text(fontSize=10, color="#111111").encode(text="rateText:N", tooltip=tooltip)
+    cells, text = rate_layers(base, tooltip)
     subtitle = [
         "recovered / triggered variant-trials (R38); \u2013: no fault was triggered",
         f"{len(shown)} of {len(ranks)} tasks, most affected first (most triggered "
