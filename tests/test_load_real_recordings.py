@@ -271,6 +271,20 @@ def test_codex_errors_written_by_codex_itself_are_failures() -> None:
     assert spawn.error_message == "execution error: No such file or directory (os error 2)"
 
 
+def test_a_gemini_cli_call_cancelled_while_it_ran_serves_its_output_and_its_error() -> None:
+    """R3, R36: Gemini CLI sends the model a cancelled call's output so far beside the error
+    (``functionResponse.response`` of both members): both are served, as they were sent; the
+    error is the call's error message (the output was dropped before)."""
+    path = FIXTURES / "gemini-cli" / "session-2026-03-18T01-56-3afe7bdc.json"
+    (cancelled,) = [b for b in wb.load_runs(path).boundaries if b.error_code == "cancelled"]
+    sent = json.loads(path.read_text(encoding="utf-8"))["messages"][8]["toolCalls"][0]
+    response = sent["result"][0]["functionResponse"]["response"]
+    assert cancelled.is_error
+    assert cancelled.error_message == response["error"]
+    assert json.loads(cancelled.response_text) == response
+    assert len(response["output"]) == 6702
+
+
 def test_a_cassette_of_both_sides_reads_the_model_side_when_asked() -> None:
     """R34: chatlas recorded its MCP client and the Responses API in one cassette. ``auto``
     reads the MCP server's side; asked for the model's, the loader reads that instead of

@@ -70,6 +70,8 @@ RECORDINGS: tuple[Recording, ...] = (
     # status error/cancelled, plus shell commands whose output reports a non-zero exit code
     _r("gemini-cli", "session-2026-03-18T01-46-50316244.json", "gemini-cli", 6, 1),
     _r("gemini-cli", "session-2026-03-18T01-58-b26e4930.json", "gemini-cli", 8, 1),
+    # a shell call cancelled while it ran: its output so far and the error, both served
+    _r("gemini-cli", "session-2026-03-18T01-56-3afe7bdc.json", "gemini-cli", 4, 2),
     _r("gemini-cli", "matrix_pro_run2.json", "gemini-cli", 50, 2 + 10),
     _r("tau2-bench", "whissle_airline_run1.tasks-9-20-25.json", "tau2-bench", 19, 7),
     # leaderboard submissions: the simulations alone, and in a submitter's own wrapper object

@@ -181,7 +181,9 @@ def _result(parts: Any) -> tuple[Any, str, str | None]:
             if isinstance(body, dict):
                 if "error" in body:
                     error = text_of(body["error"]) or str(body["error"])
-                    texts.append(error)
+                    # a call cancelled while it ran keeps the output so far beside the error,
+                    # and the model is sent both: the response as it was sent
+                    texts.append(_plain(body) if "output" in body else error)
                 elif "output" in body:
                     texts.append(text_of(body["output"]) or _plain(body["output"]))
                 else:
