@@ -285,6 +285,24 @@ def test_a_gemini_cli_call_cancelled_while_it_ran_serves_its_output_and_its_erro
     assert len(response["output"]) == 6702
 
 
+def test_codex_structured_outputs_are_served_as_the_model_was_sent_them() -> None:
+    """R3, R36: Codex 0.40 wrote a shell's output as JSON text (``{"output": ..., "metadata":
+    {"exit_code": ...}}``) and sent the model that text whole: it is served whole (it was
+    the printed text alone), the exit code still fails the call, and the error message is
+    the printed text."""
+    name = "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl.gz"
+    result = wb.load_runs(FIXTURES / "codex" / name, strict=False)
+    failed = next(b for b in result.boundaries if b.error_code == "exit_code:1")
+    sent = json.loads(failed.response_text)
+    assert sent["metadata"]["exit_code"] == 1
+    assert failed.error_message == sent["output"]
+    assert sent["output"].startswith("sed: packages/ui/hooks/use-api-list.ts: No such file")
+    (run,) = result.runs
+    assert run.conversation is not None
+    answers = [m for m in run.conversation.messages if m.get("role") == "tool"]
+    assert failed.response_text in {m["content"] for m in answers}
+
+
 def test_a_cassette_of_both_sides_reads_the_model_side_when_asked() -> None:
     """R34: chatlas recorded its MCP client and the Responses API in one cassette. ``auto``
     reads the MCP server's side; asked for the model's, the loader reads that instead of

@@ -320,12 +320,12 @@ def _answer(
     rule: ErrorRule,
     talk: ConversationBuilder,
 ) -> None:
-    text, code = output_text(output)
+    sent, text, code = output_text(output)
     event_codes = exit_codes.get(call_id)
     event_code = event_codes.pop(0) if event_codes else None
     if event_code == MCP_FAILED:  # an MCP call whose result or error the events record
         failed = True
-        served = {"content": [{"type": "text", "text": text}]} if text else {"content": []}
+        served = {"content": [{"type": "text", "text": sent}]} if sent else {"content": []}
         pairer.result(
             call_id,
             served,
@@ -336,7 +336,7 @@ def _answer(
             error_message=text or "tool call failed",
             extra={"output": output} if not isinstance(output, str) else None,
         )
-        talk.tool(call_id, text, failed)
+        talk.tool(call_id, sent, failed)
         return
     if event_code is not None and still_running(text):
         # the command outlived the call: the agent saw a running process, and the exit code
@@ -349,7 +349,7 @@ def _answer(
     own = codex_error(output, text) if code is None else None
     if code is None:
         failed = own is not None or rule.matches(text)
-    response: Any = {"content": [{"type": "text", "text": text}]} if text else {"content": []}
+    response: Any = {"content": [{"type": "text", "text": sent}]} if sent else {"content": []}
     extra: dict[str, Any] = {"output": output} if not isinstance(output, str) else {}
     if code is not None:
         extra["exitCode"] = code
@@ -365,7 +365,7 @@ def _answer(
         error_message=(text or "tool call failed") if failed else None,
         extra=extra or None,
     )
-    talk.tool(call_id, text, failed)
+    talk.tool(call_id, sent, failed)  # what the model was sent: the output as written
 
 
 def _hosted(

@@ -28,24 +28,28 @@ def still_running(text: str) -> bool:
     return _RUNNING.search(text[:400]) is not None
 
 
-def output_text(output: Any) -> tuple[str, int | None]:
-    """An output's text and the exit code it records, if any."""
+def output_text(output: Any) -> tuple[str, str, int | None]:
+    """An output as the model was sent it, the text its tool printed, and the exit code it
+    records, if any. Codex before 0.4x wrote a shell's output as JSON text, ``{"output": ...,
+    "metadata": {"exit_code": ...}}``, and sent the model that text whole: it is served whole,
+    and the printed text (the ``output`` member) is what the failure rules read."""
     if isinstance(output, dict):
         text = text_of(output.get("content")) or text_of(output.get("output"))
-        return text, None
+        return text, text, None
     if isinstance(output, list):
-        return text_of(output), None
+        text = text_of(output)
+        return text, text, None
     if not isinstance(output, str):
-        return "", None
+        return "", "", None
     structured = json_args(output) if output.lstrip().startswith("{") else None
     if isinstance(structured, dict) and "output" in structured:
         meta = structured.get("metadata")
         code = meta.get("exit_code") if isinstance(meta, dict) else None
         text = structured["output"] if isinstance(structured["output"], str) else output
         if isinstance(code, int) and not isinstance(code, bool):
-            return text, code
-        return text, _text_exit(text)
-    return output, _text_exit(output)
+            return output, text, code
+        return output, text, _text_exit(text)
+    return output, output, _text_exit(output)
 
 
 _REJECTED = {
