@@ -12,6 +12,7 @@ import gc
 import io
 import json
 import random
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -603,6 +604,29 @@ def test_the_schemas_optional_envelope_members_take_the_typed_path_and_are_kept(
         "returned.envelope.nodeId": "fetch",
         "returned.envelope.causationId": "e0",
     }
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["", "nodeId", "causationId", "nodeId,engineVersion"]), max_size=8))
+def test_events_with_and_without_optional_members_mixed_load_as_in_text_mode(
+    members: list[str],
+) -> None:
+    """R4: the typed decode tries the classes without the optional envelope members, then the
+    ones with them (the first tried is the one that last decoded a line): lines of both kinds
+    in any order load as the text-mode reader loads them, extras and all."""
+    lines = []
+    for n, names in enumerate(members):
+        added = "".join(f'"{name}": "v{n}", ' for name in names.split(",") if name)
+        for line in pair(2 * n, f'{{"n": {n}}}').split(b"\n"):
+            lines.append(line.replace(b'"sequence": ', added.encode() + b'"sequence": ', 1))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "mixed.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n" if lines else b"\n")
+        fast, slow = both_ways(path)
+        extras = [b.extra for b in wb.load_runs(path, strict=False).boundaries]
+    assert fast == slow
+    assert len(extras) == len(members)  # every line decoded: each pair is a boundary
+    assert [bool(extra) for extra in extras] == [bool(names) for names in members]
 
 
 def _count_numpy_scans(monkeypatch: pytest.MonkeyPatch) -> list[object]:

@@ -147,10 +147,6 @@ class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=Fa
     eventId: Any = None
     timestamp: Any = None
     schemaVersion: Any = None
-    # the schema's optional members, which the loader keeps as extras (``envelope.NAME``)
-    nodeId: Any | msgspec.UnsetType = msgspec.UNSET
-    engineVersion: Any | msgspec.UnsetType = msgspec.UNSET
-    causationId: Any | msgspec.UnsetType = msgspec.UNSET
 
 
 class _CalledEvent(_ToolEvent, tag_field="type", tag=TOOL_CALLED, kw_only=True):
@@ -161,9 +157,36 @@ class _ReturnedEvent(_ToolEvent, tag_field="type", tag=TOOL_RETURNED, kw_only=Tr
     payload: _ReturnedPayload
 
 
-_TYPED_DECODE: Callable[[bytes], _CalledEvent | _ReturnedEvent] = msgspec.json.Decoder(
+class _ToolEventWithOptional(_ToolEvent, kw_only=True):
+    """With the schema's optional envelope members, which the loader keeps as extras
+    (``envelope.NAME``). A usual event has none: the classes above leave them out, so that
+    telling it takes one type test, and an event with any is decoded into the two below."""
+
+    nodeId: Any | msgspec.UnsetType = msgspec.UNSET
+    engineVersion: Any | msgspec.UnsetType = msgspec.UNSET
+    causationId: Any | msgspec.UnsetType = msgspec.UNSET
+
+
+class _CalledEventWithOptional(
+    _ToolEventWithOptional, tag_field="type", tag=TOOL_CALLED, kw_only=True
+):
+    payload: _CalledPayload
+
+
+class _ReturnedEventWithOptional(
+    _ToolEventWithOptional, tag_field="type", tag=TOOL_RETURNED, kw_only=True
+):
+    payload: _ReturnedPayload
+
+
+_TYPED_DECODE: Callable[[bytes], _ToolEvent] = msgspec.json.Decoder(
     _CalledEvent | _ReturnedEvent
 ).decode
+_TYPED_DECODE_OPTIONAL: Callable[[bytes], _ToolEvent] = msgspec.json.Decoder(
+    _CalledEventWithOptional | _ReturnedEventWithOptional
+).decode
+"""A usual tool event with the envelope's optional members (tried when ``_TYPED_DECODE``
+refuses a line; the first tried once it decodes one, until it refuses one)."""
 
 # Tool names and agent ids repeat on every call; one shared copy of each saves memory on large
 # logs. The table is capped so a log with a fresh name per call cannot grow it without end.
@@ -727,9 +750,9 @@ class _Assembler:
         """
         file = self.file
         fast = _FAST_LOADS
-        typed = _TYPED_DECODE
+        typed, other_typed = _TYPED_DECODE, _TYPED_DECODE_OPTIONAL
         typed_error = msgspec.DecodeError
-        unset = msgspec.UNSET
+        called, called_optional, returned = _CalledEvent, _CalledEventWithOptional, _ReturnedEvent
         deep_line = _DEEP_LINE
         max_depth = MAX_DEPTH
         failed_statuses = _FAILED_STATUSES
@@ -761,7 +784,11 @@ class _Assembler:
                     try:
                         event = typed(line)
                     except typed_error:
-                        event = None
+                        try:  # the other typed decode (with or without optional members)
+                            event = other_typed(line)
+                            typed, other_typed = other_typed, typed
+                        except typed_error:
+                            event = None
                 if event is None:  # not a usual tool event: decoded whole, handled in full
                     found, last_line = _whole_line_docs(line, lineno, file, problems)
                     first += last_line - lineno
@@ -780,10 +807,9 @@ class _Assembler:
                     self.give_up(builder)
                     continue
                 builder.last = seq
-                payload = event.payload
-                # the envelope's optional members: rare in logs, kept as extras (R4)
-                optional = not (unset is event.nodeId is event.engineVersion is event.causationId)
-                if isinstance(payload, _CalledPayload):
+                payload = event.payload  # type: ignore[attr-defined]
+                kind = type(event)
+                if kind is called or kind is called_optional:
                     call_id = payload.callId
                     tool = payload.toolName
                     if not call_id or not tool or call_id in open_calls:
@@ -803,7 +829,8 @@ class _Assembler:
                             shared[agent] = agent
                     else:
                         agent = None
-                    extra = _envelope_extras(event) if optional else {}
+                    # the envelope's optional members: rare in logs, kept as extras (R4)
+                    extra = {} if kind is called else _envelope_extras(event)
                     open_calls[call_id] = (
                         builder.calls,
                         tool,
@@ -820,9 +847,9 @@ class _Assembler:
                     builder.result(fast(line), lineno)  # reports what is wrong
                     continue
                 number, tool, args, called_at, agent, extra = opened
-                if optional:
-                    returned = _envelope_extras(event)
-                    extra = {**extra, **{f"returned.{k}": v for k, v in returned.items()}}
+                if kind is not returned:
+                    found_extra = _envelope_extras(event)
+                    extra = {**extra, **{f"returned.{k}": v for k, v in found_extra.items()}}
                 response = payload.outcome
                 status = payload.status
                 error = payload.error
