@@ -303,6 +303,19 @@ def test_codex_structured_outputs_are_served_as_the_model_was_sent_them() -> Non
     assert failed.response_text in {m["content"] for m in answers}
 
 
+def test_a_langgraph_tool_message_serves_its_content_whether_text_or_a_list() -> None:
+    """R3: a LangGraph ``ToolMessage`` serves its content. One run exported two ways (JSON text
+    of the message; the message parsed, its content a list) serves the same text."""
+    folder = FIXTURES / "langfuse"
+    as_text = wb.load_runs(folder / "langgraph-python-2025-08-22.trace.json").boundaries[0]
+    as_list = wb.load_runs(folder / "seeder-langgraph-2025-08-22.json").boundaries[0]
+    assert as_list.call_id == as_text.call_id == "call_1oGK863sxQHlPreFhDdEs3yl"
+    assert as_list.response_text == as_text.response_text
+    assert json.loads(as_list.response_text) == [
+        {"url": "https://example.com", "title": "Example Result", "q": "example"}
+    ]
+
+
 def test_a_cassette_of_both_sides_reads_the_model_side_when_asked() -> None:
     """R34: chatlas recorded its MCP client and the Responses API in one cassette. ``auto``
     reads the MCP server's side; asked for the model's, the loader reads that instead of

@@ -46,6 +46,8 @@ def test_credential_keys_are_recognised(key: str) -> None:
         "max_new_tokens",
         "token_count",
         "tokenLimit",
+        "input_token_details",
+        "outputTokenDetails",
         "author",
         "tokenizer",
         "session_id",
@@ -278,3 +280,20 @@ def test_a_tool_schema_s_property_named_password_is_a_schema_not_a_secret() -> N
         "inputSchema.properties.secret.value",  # a value the schema holds: still redacted
         "args.password.value",
     ]
+
+
+def test_token_usage_breakdowns_are_kept_and_a_token_inside_one_is_still_redacted() -> None:
+    """R31: LangChain's ``usage_metadata.input_token_details`` (a real Langfuse export of a
+    LangGraph run holds it) counts tokens by kind and is no credential; a ``token`` member
+    nested in such a key is still one."""
+    value = {
+        "usage_metadata": {
+            "input_token_details": {"audio": 0, "cache_read": 0},
+            "output_token_details": {"audio": 0, "reasoning": 0},
+        },
+        "session": {"token_details": {"token": "abc123", "kind": "bearer"}},
+    }
+    out, found = redact(value, "answer")
+    assert out["usage_metadata"] == value["usage_metadata"]
+    assert out["session"] == {"token_details": {"token": REDACTED, "kind": "bearer"}}
+    assert [r.path for r in found] == ["answer.session.token_details.token"]

@@ -527,6 +527,8 @@ RECORDINGS: tuple[Recording, ...] = (
     # tool runs that are spans named after the tool the model asked for (Agno, LangGraph)
     _r("langfuse", "agno-2025-06-11.trace.json", "langfuse", 1, 0),
     _r("langfuse", "langgraph-python-2025-08-22.trace.json", "langfuse", 1, 0),
+    # the same run as Langfuse's API gives it: the ToolMessage's content a list
+    _r("langfuse", "seeder-langgraph-2025-08-22.json", "langfuse", 1, 0),
     _r("langfuse", "langgraph-js-2025-10-30.trace.json", "langfuse", 1, 0),
     # written by the newest releases of the tools themselves, driven by a scripted fake model
     # (SYNTHETIC runs): the failures each tool words its own way

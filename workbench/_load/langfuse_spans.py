@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .._common.jsonio import json_text
+
 __all__ = [
     "SPAN_PREFIX",
     "asked_call",
@@ -116,6 +118,14 @@ def tool_message(output: Any) -> tuple[str, bool] | None:
     if not isinstance(output, Mapping) or "tool_call_id" not in output:
         return None
     content = output.get("content")
+    if isinstance(content, list):  # LangChain's content blocks, or any JSON list a tool gave
+        texts = [
+            b.get("text") for b in content if isinstance(b, Mapping) and b.get("type") == "text"
+        ]
+        if content and len(texts) == len(content) and all(isinstance(t, str) for t in texts):
+            content = "\n".join(texts)
+        else:
+            content = json_text(content)  # as the export that keeps it as text writes it
     if not isinstance(content, str):
         return None
     return content, output.get("status") == "error"

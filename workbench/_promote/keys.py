@@ -64,6 +64,10 @@ _QUANTITY_WORDS = frozenset(
     }
 )
 
+_TOKEN_BREAKDOWNS = frozenset({"details", "detail", "breakdown"})
+"""Words that, right after ``token``, name a usage breakdown: OpenAI's and LangChain's
+``input_token_details`` and ``output_token_details`` (``{"audio": 0, "reasoning": 0}``)."""
+
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 # Signed-URL parameters and session cookies: secrets by name in a URL or a header, though too
@@ -91,6 +95,8 @@ def is_credential_key(key: str) -> bool:
     words = [w.lower() for w in _WORD_SPLIT.split(key) if w]
     if not words or any(w in _QUANTITY_WORDS for w in words):
         return False
+    if any(a == "token" and b in _TOKEN_BREAKDOWNS for a, b in itertools.pairwise(words)):
+        return False  # a count of tokens by kind: its members are read on their own
     if any(w in _CREDENTIAL_WORDS or w.endswith(_CREDENTIAL_ENDINGS) for w in words):
         return True
     if len(words) == 1 and words[0] in _SECRET_LISTS:
