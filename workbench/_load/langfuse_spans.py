@@ -120,12 +120,15 @@ def tool_message(output: Any) -> tuple[str, bool] | None:
     content = output.get("content")
     if isinstance(content, list):  # LangChain's content blocks, or any JSON list a tool gave
         texts = [
-            b.get("text") for b in content if isinstance(b, Mapping) and b.get("type") == "text"
+            text
+            for b in content
+            if isinstance(b, Mapping)
+            and b.get("type") == "text"
+            and isinstance(text := b.get("text"), str)
         ]
-        if content and len(texts) == len(content) and all(isinstance(t, str) for t in texts):
-            content = "\n".join(texts)
-        else:
-            content = json_text(content)  # as the export that keeps it as text writes it
+        # text blocks as their text; any other list as the export that keeps it as text writes it
+        whole = bool(content) and len(texts) == len(content)
+        content = "\n".join(texts) if whole else json_text(content)
     if not isinstance(content, str):
         return None
     return content, output.get("status") == "error"
