@@ -98,3 +98,28 @@ def test_the_late_2025_sdks_error_header_is_in_the_text() -> None:
     assert said == [
         {"type": "text", "text": "[There was an error during command execution.]\nERROR: no"}
     ]
+
+
+def test_a_terminal_observation_of_wrong_types_is_read_not_crashed_on(tmp_path: Path) -> None:
+    """R35 (hostile input, found by a helper's round): a terminal observation whose text block
+    holds no string, or whose ``kind`` is a list, was an internal error (exit 3); it is read
+    as stored, the bad block shown as such, and no terminal's text is made of it."""
+    events = json.loads(
+        (FIXTURES / "openhands" / "sdk-cd94562403b9487ebdd4018e3f531dfd.events.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    observed = next(e for e in events if e.get("kind") == "ObservationEvent")
+    for change in ("text", "kind"):
+        hostile = json.loads(json.dumps(events))
+        observation = next(e for e in hostile if e.get("id") == observed["id"])["observation"]
+        if change == "text":
+            observation["content"][0]["text"] = None
+        else:
+            observation["kind"] = ["TerminalObservation"]
+        path = tmp_path / f"{change}.events.json"
+        path.write_text(json.dumps(hostile), encoding="utf-8")
+        result = wb.load_runs(path, strict=False)
+        answered = [b for b in result.boundaries if b.call_id == observed["tool_call_id"]]
+        assert len(answered) == 1, change
+        assert "recordedContent" not in answered[0].extra

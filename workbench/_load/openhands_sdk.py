@@ -286,9 +286,13 @@ def terminal_text(observation: Mapping[str, Any], blocks: list[Any]) -> list[dic
     another observation, or one without the ``metadata`` that text is made of. The output the
     SDK stored (its ``content``) is what the model read only in part: the rest was added when
     it was sent."""
-    if observation.get("kind") not in _TERMINALS:
+    kind = observation.get("kind")
+    if type(kind) is not str or kind not in _TERMINALS:
         return None
-    output = "".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    if not all(isinstance(text, str) for text in texts):
+        return None  # served as stored: the reader says what is wrong with it
+    output = "".join(texts)
     said = command_text(output, observation.get("metadata"))
     if said is None:
         return None
