@@ -316,6 +316,38 @@ def test_a_langgraph_tool_message_serves_its_content_whether_text_or_a_list() ->
     ]
 
 
+def test_a_tool_call_id_given_as_a_list_is_its_last_id(tmp_path: Path) -> None:
+    """R2: Microsoft's Agent Framework (2025) wrote ``gen_ai.tool.call.id`` as ``[run id, call
+    id]``: the call is the list's last id, in a Langfuse export and in OTLP JSON alike, the list
+    kept on the call's extra (the observation's or span's id was taken before)."""
+    path = FIXTURES / "langfuse" / "seeder-microsoft-agent-2025-10-14.json"
+    (call,) = wb.load_runs(path).boundaries
+    given = ["run_9guMCbt68iSVgtsx6WdKMA18", "call_Sz1QP8T7fuJkIECGDLFWOorq"]
+    assert call.call_id == given[-1]
+    assert call.extra["gen_ai.tool.call.id"] == given
+    span = {
+        "traceId": "t" * 32,
+        "spanId": "s" * 16,
+        "name": "execute_tool get_weather",
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}},
+            {
+                "key": "gen_ai.tool.call.id",
+                "value": {"arrayValue": {"values": [{"stringValue": v} for v in given]}},
+            },
+        ],
+    }
+    otlp = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {}, "spans": [span]}]}]}
+    traced = tmp_path / "trace.json"
+    traced.write_text(json.dumps(otlp), encoding="utf-8")
+    (call,) = wb.load_runs(traced).boundaries
+    assert call.call_id == given[-1]
+    assert call.extra["gen_ai.tool.call.id"] == given
+
+
 def test_a_cassette_of_both_sides_reads_the_model_side_when_asked() -> None:
     """R34: chatlas recorded its MCP client and the Responses API in one cassette. ``auto``
     reads the MCP server's side; asked for the model's, the loader reads that instead of

@@ -529,6 +529,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("langfuse", "langgraph-python-2025-08-22.trace.json", "langfuse", 1, 0),
     # the same run as Langfuse's API gives it: the ToolMessage's content a list
     _r("langfuse", "seeder-langgraph-2025-08-22.json", "langfuse", 1, 0),
+    # Microsoft Agent Framework: gen_ai.tool.call.id a list, [run id, call id]
+    _r("langfuse", "seeder-microsoft-agent-2025-10-14.json", "langfuse", 1, 0),
     _r("langfuse", "langgraph-js-2025-10-30.trace.json", "langfuse", 1, 0),
     # written by the newest releases of the tools themselves, driven by a scripted fake model
     # (SYNTHETIC runs): the failures each tool words its own way

@@ -29,6 +29,7 @@ __all__ = [
     "CallIds",
     "RecordTally",
     "StreamRun",
+    "gen_ai_call_id",
     "is_output_tool",
     "json_args",
     "read_flag",
@@ -45,6 +46,17 @@ result for it, by design (R36)."""
 def is_output_tool(name: str) -> bool:
     """Whether ``name`` is pydantic-ai's output tool: a terminal call in a recorded cassette."""
     return name == OUTPUT_TOOL or name.startswith(OUTPUT_TOOL + "_")
+
+
+def gen_ai_call_id(value: Any) -> str | None:
+    """A span's ``gen_ai.tool.call.id``: a string, or the last of a list of strings (Microsoft's
+    Agent Framework of 2025 wrote ``[run id, call id]``, the call's own id last); else
+    ``None``."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return value[-1] or None
+    return None
 
 
 def json_args(raw: Any) -> Any:

@@ -7,20 +7,20 @@ trace downloaded from its UI is ``{"trace": {...}, "observations": [...]}`` (the
 also inside the trace); its public API gives the trace object itself with ``observations``.
 
 One file is one run. A ``TOOL`` observation is a call and its result (an observation whose
-OpenTelemetry attributes, ``metadata.attributes``, say ``gen_ai.operation.name:
-execute_tool`` too): the tool is ``gen_ai.tool.name``, else the observation's name less the
-framework's prefix (``execute_tool say_hello``, ``running tool: get_pun``); the call id is
-``gen_ai.tool.call.id``, else the observation's id; the args are its ``input`` and the response
-its ``output`` (exports keep both as JSON text: text that is JSON is decoded, other text kept as
-it is); the call lasts from ``startTime`` to ``endTime``, and its agent is the nearest ``AGENT``
+OpenTelemetry attributes, ``metadata.attributes``, say ``gen_ai.operation.name: execute_tool``
+too): the tool is ``gen_ai.tool.name``, else the observation's name less the framework's prefix
+(``execute_tool say_hello``, ``running tool: get_pun``); the call id is ``gen_ai.tool.call.id``
+(the last of a list), else the observation's id; the args are its ``input`` and the response its
+``output`` (exports keep both as JSON text: text that is JSON is decoded, other text kept as it
+is); the call lasts from ``startTime`` to ``endTime``, and its agent is the nearest ``AGENT``
 observation above it. A tool observation with neither output nor end time never finished (a
-problem, R2). Calls are in ``startTime`` order. A trace with no tool observation whose
-framework marks a tool run only by a ``SPAN`` named ``tool.<Name>`` (Koog) has those spans read
-as its calls (the tool ``<Name>``, the id the observation's), and so has one whose spans are
-named after the tools the model asked for (Agno, LangGraph: ``langfuse_spans``).
+problem, R2). Calls are in ``startTime`` order. A trace with no tool observation whose framework
+marks a tool run only by a ``SPAN`` named ``tool.<Name>`` (Koog) has those spans read as its calls
+(the tool ``<Name>``, the id the observation's), and so has one whose spans are named after the
+tools the model asked for (Agno, LangGraph: ``langfuse_spans``).
 
-Failures (R36): ``level: ERROR`` (its ``statusMessage`` the error), else the caller's error rule
-on the output's text. Every other observation is counted by type (R35); observations hold no
+Failures (R36): ``level: ERROR`` (its ``statusMessage`` the error), else the caller's error rule on
+the output's text. Every other observation is counted by type (R35); observations hold no
 conversation the workbench reads (R40: none).
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text, text_content
-from .common import RecordTally, json_args
+from .common import RecordTally, gen_ai_call_id, json_args
 from .langfuse_spans import (
     SPAN_PREFIX,
     asked_call,
@@ -279,8 +279,7 @@ def _tool(
     rule: ErrorRule,
     asked: str | None = None,
 ) -> None:
-    """One tool run (``asked``: the id of the model's request a span named after the tool
-    answers)."""
+    """One tool run (``asked``: the model's request's id a span named after the tool answers)."""
     attributes = _attributes(observation)
     name = attributes.get("gen_ai.tool.name")
     field_name = "metadata.attributes.gen_ai.tool.name"
@@ -295,13 +294,15 @@ def _tool(
     if not isinstance(name, str) or not name:
         pairer.problem(where, field_name, "missing or not a string")
         return
-    call_id = asked or attributes.get("gen_ai.tool.call.id")
+    given = attributes.get("gen_ai.tool.call.id")
+    call_id = asked or gen_ai_call_id(given)
     if not isinstance(call_id, str) or not call_id:
         call_id = observation.get("id")
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
         return
     extra = {"observationId": observation.get("id")} if call_id != observation.get("id") else {}
+    extra |= {"gen_ai.tool.call.id": given} if isinstance(given, list) else {}  # as given
     agent = _agent(observation, by_id, agents)
     args = _decoded(observation.get("input"))
     pairer.call(call_id, name, args, where=where, field_name="id", agent_id=agent, extra=extra)

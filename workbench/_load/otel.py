@@ -1,36 +1,35 @@
 """OpenTelemetry GenAI spans exported as OTLP JSON, as promoted runs (SPEC R34-R36).
 
 The file is an OTLP/JSON ``ExportTraceServiceRequest`` (``{"resourceSpans": [{"resource",
-"scopeSpans": [{"scope", "spans": [...]}]}]}``), or JSONL of them (the collector's file
-exporter writes one a line), or a trace as Grafana Tempo's API returns it (``{"batches":
-[{"resource", "instrumentationLibrarySpans": [{"instrumentationLibrary", "spans"}]}]}``, the
-names OTLP had before 0.15), or a Jaeger JSON export (``{"data": [{"traceID", "spans": [{"spanID",
+"scopeSpans": [{"scope", "spans": [...]}]}]}``), or JSONL of them (the collector's file exporter
+writes one a line), or a trace as Grafana Tempo's API returns it (``{"batches": [{"resource",
+"instrumentationLibrarySpans": [{"instrumentationLibrary", "spans"}]}]}``, the names OTLP had
+before 0.15), or a Jaeger JSON export (``{"data": [{"traceID", "spans": [{"spanID",
 "operationName", "references", "startTime", "duration", "tags"}]}]}``, as Jaeger's UI and API give
 it: its tags read as attributes, ``otel.status_code`` and ``error`` as the status, times in
 microseconds), or spans as the OpenTelemetry SDK writes them (its console exporter's indented
 objects, a JSON array or JSONL of them; ``otel_sdk``), or as JavaScript exporters write them
 (Copilot CLI's file exporter; ``otel_js``). A span of ``execute_tool`` is a tool call and its
-result in one: tool ``gen_ai.tool.name`` (else the span name after
-``execute_tool ``), call id ``gen_ai.tool.call.id`` (else the span id), args
-``gen_ai.tool.call.arguments`` (JSON text decoded), result ``gen_ai.tool.call.result``, or the
-attributes Google ADK writes in their place (``gcp.vertex.agent.tool_call_args`` and
-``gcp.vertex.agent.tool_response``), duration from the span's start and end. A result that is
-an MCP ``CallToolResult`` (an object with a ``content`` list, or JSON text of one) is the
-response as it is. It failed when it has an ``error.type`` attribute (the boundary's
-``error_code``), its status code is ERROR (``2`` or ``"STATUS_CODE_ERROR"``; ``status.message``
-is the error text), or its result says ``isError: true`` (ADK leaves an MCP tool's failure in
-the result). The agent is the ``gen_ai.agent.name`` of the span or of its nearest
-``invoke_agent`` ancestor. An MCP ``tools/call`` traced on both sides (the client's span, the
-server's nested in it, as the MCP semantic conventions trace it) is one call: the outer span's;
-the inner one is counted as ``span:execute_tool:inner``. Google ADK's ``execute_tool (merged)``
-span (tool name ``(merged tools)``, written beside or around the spans of calls the model made
-at once) records no call of its own: it is counted as ``span:execute_tool:merged``.
-OpenInference's ``TOOL`` spans and Logfire's ``Function: {name}`` spans are tool calls too, their
-names read as GenAI's (``otel_conventions``). Claude Code's own spans (``claude_code.tool``: a
-call, whether or not a collector added ``gen_ai.operation.name``) are read as ``otel_claude`` says.
-A failed span's error text is its status message, else what its ``exception`` event says was
-raised; a failed call with no result is served that text. A call whose span records neither
-arguments nor result (its instrumentation captured no content) is marked
+result in one: tool ``gen_ai.tool.name`` (else the span name after ``execute_tool ``), call id
+``gen_ai.tool.call.id`` (the last of a list; else the span id), args ``gen_ai.tool.call.arguments``
+(JSON text decoded), result ``gen_ai.tool.call.result``, or the attributes Google ADK writes in
+their place (``gcp.vertex.agent.tool_call_args`` and ``gcp.vertex.agent.tool_response``), duration
+from the span's start and end. A result that is an MCP ``CallToolResult`` (an object with a
+``content`` list, or JSON text of one) is the response as it is. It failed when it has an
+``error.type`` attribute (the boundary's ``error_code``), its status code is ERROR (``2`` or
+``"STATUS_CODE_ERROR"``; ``status.message`` is the error text), or its result says ``isError:
+true`` (ADK leaves an MCP tool's failure in the result). The agent is the ``gen_ai.agent.name`` of
+the span or of its nearest ``invoke_agent`` ancestor. An MCP ``tools/call`` traced on both sides
+(the client's span, the server's nested in it, as the MCP semantic conventions trace it) is one
+call: the outer span's; the inner one is counted as ``span:execute_tool:inner``. Google ADK's
+``execute_tool (merged)`` span (tool name ``(merged tools)``, written beside or around the spans of
+calls the model made at once) records no call of its own: it is counted as
+``span:execute_tool:merged``. OpenInference's ``TOOL`` spans and Logfire's ``Function: {name}``
+spans are tool calls too, their names read as GenAI's (``otel_conventions``). Claude Code's own
+spans (``claude_code.tool``: a call, whether or not a collector added ``gen_ai.operation.name``)
+are read as ``otel_claude`` says. A failed span's error text is its status message, else what its
+``exception`` event says was raised; a failed call with no result is served that text. A call whose
+span records neither arguments nor result (its instrumentation captured no content) is marked
 ``extra.contentNotRecorded``.
 
 Spans are grouped into runs by ``traceId`` (in order of first appearance) and ordered by start
@@ -50,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import RecordTally, is_output_tool, json_args, read_flag
+from .common import RecordTally, gen_ai_call_id, is_output_tool, json_args, read_flag
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
 from .otel_claude import claude_execution, event_attribute
 from .otel_conventions import as_genai, needs_genai
@@ -275,7 +274,8 @@ def _trace(
             field = "attributes.tool_name" if claude else "attributes.gen_ai.tool.name"
             pairer.problem(where, field, "missing or not a string")
             continue
-        raw_id = attrs.get("gen_ai.tool.call.id")
+        given = attrs.get("gen_ai.tool.call.id")
+        raw_id = gen_ai_call_id(given) if isinstance(given, list) else given
         if claude and (not isinstance(raw_id, str) or not raw_id):
             raw_id = attrs.get("tool_use_id")
         if raw_id in NO_CALL_ID:  # an instrumentation's placeholder for none (ADK's)
@@ -306,6 +306,8 @@ def _trace(
             )
         extra = {k: v for k, v in attrs.items() if k not in _READ_ATTRIBUTES}
         extra["spanId"] = span.get("spanId")
+        if isinstance(given, list):  # the ids as given ([run id, call id]): the call's is last
+            extra["gen_ai.tool.call.id"] = given
         if from_messages:
             extra["contentFrom"] = "gen_ai messages"  # see otel_chat_parts
         elif args is None and result is None and not claude:
