@@ -290,9 +290,10 @@ def terminal_text(observation: Mapping[str, Any], blocks: list[Any]) -> list[dic
     if type(kind) is not str or kind not in _TERMINALS:
         return None
     texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    if not all(isinstance(text, str) for text in texts):
-        return None  # served as stored: the reader says what is wrong with it
-    output = "".join(texts)
+    strings = [text for text in texts if isinstance(text, str)]
+    if len(strings) != len(texts):
+        return None  # a block of no text: served as stored (shown as such)
+    output = "".join(strings)
     said = command_text(output, observation.get("metadata"))
     if said is None:
         return None
