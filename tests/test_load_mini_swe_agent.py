@@ -9,10 +9,13 @@ message, ``extra`` failure signals, and messages of a role no chat format has.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import workbench as wb
 from workbench.cli import main
@@ -258,3 +261,27 @@ def test_version_1_s_timeout_message_fails_the_command_it_killed() -> None:
     assert [b.error_code for b in killed] == ["timeout", "timeout"]
     assert all(b.args["command"].startswith("./reproduction/test_issue") for b in killed)
     assert len(run.boundaries) == 26
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.permutations(range(6)), st.lists(st.integers(0, 2), min_size=6, max_size=6))
+def test_parallel_calls_answered_in_any_order_pair_each_with_its_own(
+    order: list[int], codes: list[int]
+) -> None:
+    """R2: calls made at once and answered in any order pair by id, each failing by its own
+    return code (the calls awaiting an answer are kept so that any order takes constant time
+    each: a list made 80,000 answers in reverse order take 80 s)."""
+    calls = [_call(f"c{n}", f"echo {n}") for n in range(6)]
+    messages: list[dict[str, Any]] = [
+        *START,
+        {"role": "assistant", "content": "", "tool_calls": calls},
+        *(_output(f"c{n}", codes[n]) for n in order),
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(Path(folder), messages)
+        result = wb.load_runs(path, strict=False)
+    assert [(b.call_id, b.args) for b in result.boundaries] == [
+        (f"c{n}", {"command": f"echo {n}"}) for n in range(6)
+    ]
+    assert [b.is_error for b in result.boundaries] == [code != 0 for code in codes]
+    assert not result.problems

@@ -107,8 +107,12 @@ def _add_all(messages: dict[str, tuple[int, Any]], found: list[Any], line: int) 
 
 
 def _rewind(messages: dict[str, tuple[int, Any]], to: str, tally: RecordTally) -> None:
-    ids = list(messages)
-    start = ids.index(to) if to in messages else 0
-    for key in ids[start:]:
-        del messages[key]
+    # the messages from ``to`` on, taken from the end (all of them when ``to`` is not one):
+    # the time it takes is the rewound messages', not the session's (a copy of every id a
+    # rewind made 50,000 rewinds take 48 s)
+    last = to if to in messages else None
+    while messages:
+        key, _ = messages.popitem()
         tally.add("rewound")
+        if key == last:
+            break

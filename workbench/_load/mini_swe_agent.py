@@ -141,8 +141,9 @@ class _Reader:
         self.pairer = CallPairer(file)
         self.talk = ConversationBuilder()
         self.rule = rule
-        self.awaiting: list[str] = []
-        """The calls made and not answered yet, oldest first."""
+        self.awaiting: dict[str, None] = {}
+        """The calls made and not answered yet, oldest first (a dict: answered in any order in
+        constant time; a list's removals made 80,000 answers in reverse order take 80 s)."""
         self.exit: str | None = None
         self.answer: str | None = None
         self.other: list[Any] = []
@@ -177,7 +178,7 @@ class _Reader:
             self.pairer.problem(where, path, "a refused reply's calls, not a list: not read")
             self.talk.user(text)
         elif role == "user":
-            text_call = self.awaiting[-1] if self.awaiting else None
+            text_call = next(reversed(self.awaiting)) if self.awaiting else None
             if text_call is not None and text_call.startswith("action-"):
                 self._output(text_call, message, text, where, "content")  # a command's output
             else:
@@ -201,7 +202,7 @@ class _Reader:
                 call_id = f"action-{index}"
                 args = {"command": commands[0]}
                 self.pairer.call(call_id, "bash", args, where=where, field_name="content")
-                self.awaiting.append(call_id)
+                self.awaiting[call_id] = None
                 made.append({"id": call_id, "name": "bash", "args": args})
         self.talk.assistant(text or None, made, fresh=True)
         if text and not made:
@@ -219,7 +220,7 @@ class _Reader:
         name = function["name"]
         args = json_args(function.get("arguments"))
         self.pairer.call(call_id, name, args, where=where, field_name="id")
-        self.awaiting.append(call_id)
+        self.awaiting[call_id] = None
         command = args.get("command") if isinstance(args, Mapping) else None
         if isinstance(command, str):
             self.commands[call_id] = command
@@ -234,8 +235,7 @@ class _Reader:
             self.deferred[call_id] = (message, text, where)
             return
         failed, code = _failure(message, text, self.rule)
-        if call_id in self.awaiting:
-            self.awaiting.remove(call_id)
+        self.awaiting.pop(call_id, None)
         self._answer(call_id, message, text, where, field, failed, code)
 
     def _exit(self, message: Mapping[str, Any], text: str, where: str) -> None:
@@ -245,8 +245,9 @@ class _Reader:
         if not self.awaiting:
             return  # the run ended between calls (a limit reached)
         submitted = [c for c in self.awaiting if c in self.deferred]
-        call_id = submitted[-1] if submitted else self.awaiting[-1]  # it submitted, or raised
-        self.awaiting.remove(call_id)
+        # it submitted, or raised
+        call_id = submitted[-1] if submitted else next(reversed(self.awaiting))
+        del self.awaiting[call_id]
         self.deferred.pop(call_id, None)
         failed = self.exit != "Submitted"
         self._answer(call_id, message, text, where, "role", failed, self.exit if failed else None)
@@ -264,7 +265,7 @@ class _Reader:
                 made.append(read)
         self.talk.assistant(None, made, fresh=True)
         for read in made:
-            self.awaiting.remove(read["id"])
+            self.awaiting.pop(read["id"], None)
             self._answer(
                 read["id"], message, text, where, "extra.interrupt_type", True, "FormatError"
             )
@@ -273,7 +274,7 @@ class _Reader:
         """Answer a submitting call no exit message answered with its padding, as recorded."""
         for call_id, (message, text, where) in self.deferred.items():
             if call_id in self.awaiting:
-                self.awaiting.remove(call_id)
+                del self.awaiting[call_id]
                 failed, code = _failure(message, text, self.rule)
                 self._answer(call_id, message, text, where, "tool_call_id", failed, code)
         self.deferred.clear()
