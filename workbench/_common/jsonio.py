@@ -288,7 +288,13 @@ def _refuse_constant(name: str) -> Any:
     raise _NonFiniteConstant(name)
 
 
-def read_input_bytes(path: StrPath) -> bytes:
+MAX_INPUT_BYTES = 2 * 1024 * 1024 * 1024
+"""The most an input may hold (2 GiB): a file over it is refused from its size, a pipe once it
+has given that much (``cat /dev/zero | workbench ... /dev/stdin`` no longer reads without end)."""
+_READ_CHUNK = 1 << 20
+
+
+def read_input_bytes(path: StrPath, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The whole content of an input file, refusing what is not one.
 
     A device (``/dev/zero`` never ends, ``/dev/tty`` waits for a person) and a folder are
@@ -297,7 +303,8 @@ def read_input_bytes(path: StrPath) -> bytes:
     instead of waiting forever for a writer (it is opened without blocking, then read with).
 
     Raises:
-        OSError: the file cannot be opened or read, or is a device or a folder.
+        OSError: the file cannot be opened or read, is a device or a folder, or holds more
+            than ``limit`` bytes (``errno.EFBIG``).
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
@@ -313,7 +320,21 @@ def read_input_bytes(path: StrPath) -> bytes:
         os.close(fd)
         raise
     with handle:
-        return handle.read()
+        if stat.S_ISREG(mode):
+            if os.fstat(handle.fileno()).st_size > limit:
+                raise _too_large(path, limit)
+            return handle.read()
+        read = bytearray()
+        while chunk := handle.read(_READ_CHUNK):  # a pipe's bytes, a chunk at a time
+            read += chunk
+            if len(read) > limit:
+                raise _too_large(path, limit)
+        return bytes(read)
+
+
+def _too_large(path: StrPath, limit: int) -> OSError:
+    size = f"{limit // (1 << 30)} GiB" if limit >= 1 << 30 else f"{limit} bytes"
+    return OSError(errno.EFBIG, f"it is larger than {size}", os.fspath(path))
 
 
 def read_json(path: StrPath) -> Any:

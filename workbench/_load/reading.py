@@ -27,6 +27,7 @@ code that finds its line and field; splitting it would put one rule (R35's) in t
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import math
@@ -192,11 +193,11 @@ def read_pipe_bytes(file: str) -> bytes:
     end; one no process writes to reads as empty at once. A gzip stream is inflated under the
     same size limit as a file; a zip archive (an Inspect ``.eval``) needs a seekable file."""
     try:
-        data = read_input_bytes(file)
+        data = read_input_bytes(file, MAX_FILE_BYTES)  # a pipe is read up to the limit only
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise _refusal(file, f"it is larger than {_size(MAX_FILE_BYTES)}") from exc
         raise _refusal(file, f"cannot read: {exc.strerror or exc}") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise _refusal(file, f"it is larger than {_size(MAX_FILE_BYTES)}")
     if data.startswith(b"PK\x03\x04"):
         raise _refusal(file, "cannot read a zip archive from a pipe; save it to a file first")
     if data.startswith(b"\x1f\x8b"):

@@ -1,0 +1,71 @@
+"""Stop 35's hostile round (SPEC R35): each input here is SYNTHETIC, a small case of what the
+round found; each test says what went wrong before."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from helpers.cli import run_cli
+from workbench._common.jsonio import read_input_bytes
+from workbench._load import reading
+
+
+def _feed(fifo: Path, size: int) -> threading.Thread:
+    """A writer of ``size`` zero bytes into ``fifo``, which stops when the reader has gone."""
+
+    def write() -> None:
+        try:
+            with fifo.open("wb") as pipe:
+                for _ in range(size // 65536):
+                    pipe.write(b"\0" * 65536)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    return writer
+
+
+def test_a_pipe_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
+    """A pipe was read to its end and measured after (``head -c 3G /dev/zero | workbench
+    boundaries /dev/stdin`` took 2.96 GB before "larger than 2 GiB"; ``cat /dev/zero`` into a
+    FIFO grew without end): it is refused once it has given more than the limit."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    writer = _feed(fifo, 8 << 20)
+    with pytest.raises(OSError) as refused:
+        read_input_bytes(fifo, limit=1 << 20)
+    writer.join()
+    assert refused.value.errno == errno.EFBIG
+    assert refused.value.strerror == "it is larger than 1048576 bytes"
+
+
+def test_a_load_from_a_pipe_over_the_limit_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader's limit (2 GiB, here 1 MiB) applies while a pipe is read."""
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1 << 20)
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    writer = _feed(fifo, 8 << 20)
+    code, _, err = run_cli(capsys, "boundaries", str(fifo))
+    writer.join()
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"workbench: error: {fifo}: (file): it is larger than 1 MiB"
+    ]
+
+
+def test_a_regular_file_over_the_limit_is_refused_from_its_size(tmp_path: Path) -> None:
+    """A suite or any JSON input over the limit is refused before it is read."""
+    path = tmp_path / "big.json"
+    path.write_bytes(b"[" + b"0," * 1000 + b"0]")
+    with pytest.raises(OSError) as refused:
+        read_input_bytes(path, limit=100)
+    assert refused.value.errno == errno.EFBIG
+    assert read_input_bytes(path) == path.read_bytes()
