@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import workbench as wb
 from helpers.cli import run_cli
 from workbench._common.jsonio import read_input_bytes
 from workbench._load import reading
@@ -69,3 +70,28 @@ def test_a_regular_file_over_the_limit_is_refused_from_its_size(tmp_path: Path) 
         read_input_bytes(path, limit=100)
     assert refused.value.errno == errno.EFBIG
     assert read_input_bytes(path) == path.read_bytes()
+
+
+def test_a_zstandard_member_that_inflates_past_its_declared_size_is_refused_at_once(
+    tmp_path: Path,
+) -> None:
+    """An .eval member whose directory says 100 bytes inflated to 1.9 GiB was read whole (3.9
+    GB, 6 s, then "no tool call found"): it is read to one byte past its size and refused."""
+    import struct
+    import zlib
+
+    import zstandard
+    from test_load_synthetic_formats import _zip_with_zstandard_members
+
+    header = b'{"version": 2, "eval": {"model": "m"}' + b" " * 5_000_000 + b"}"
+    archive = _zip_with_zstandard_members([("header.json", header)])
+    packed = len(zstandard.ZstdCompressor().compress(header))  # as the helper packs it
+    true = struct.pack("<III", zlib.crc32(header), packed, len(header))
+    assert archive.count(true) == 2  # the local header's and the directory's
+    path = tmp_path / "lying.eval"
+    path.write_bytes(archive.replace(true, true[:8] + struct.pack("<I", 100)))
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert problem.where == "header.json"
+    assert "inflates to more than the 100 bytes the archive's directory says" in problem.message

@@ -157,12 +157,23 @@ def _zstd_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     raw = handle.read(info.compress_size)
     if len(raw) != info.compress_size:
         raise EOFError("the member is cut short")
+    declared = info.file_size  # (within the limit: the caller checked)
+    pieces: list[bytes] = []
+    size = 0
     try:
         reader = zstandard.ZstdDecompressor().stream_reader(raw)
-        data = reader.read(MAX_FILE_BYTES + 1)
+        while size <= declared and (piece := reader.read(declared + 1 - size)):
+            pieces.append(piece)  # no more than one byte past the size the directory says
+            size += len(piece)
     except zstandard.ZstdError as exc:
         raise ValueError(f"not a valid Zstandard stream ({exc})") from None
-    if len(data) <= MAX_FILE_BYTES and zlib.crc32(data) != info.CRC:
+    if size != declared:  # a member that inflates past its size was read whole before
+        raise zipfile.BadZipFile(
+            f"it inflates to {'more' if size > declared else 'less'} than the {declared:,} "
+            "bytes the archive's directory says"
+        )
+    data = b"".join(pieces)
+    if zlib.crc32(data) != info.CRC:
         raise zipfile.BadZipFile("CRC-32 of the decompressed member does not match")
     return data
 
