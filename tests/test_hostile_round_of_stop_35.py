@@ -12,6 +12,7 @@ import pytest
 
 import workbench as wb
 from helpers.cli import run_cli
+from helpers.paths import BILLING
 from workbench._common.jsonio import read_input_bytes
 from workbench._load import reading
 
@@ -95,3 +96,28 @@ def test_a_zstandard_member_that_inflates_past_its_declared_size_is_refused_at_o
     (problem,) = refused.value.problems
     assert problem.where == "header.json"
     assert "inflates to more than the 100 bytes the archive's directory says" in problem.message
+
+
+def test_a_jsonl_file_of_no_format_is_refused_once_its_first_lines_hold_no_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R35: a JSONL file whose records are of no format was read whole as an OpenWOP log, a
+    problem a line, to say at the end that none was an event (15 million lines of ``{}``, 45
+    MB: 55 s and 2.9 GB). It is refused once its first lines (100,000; here 10, checked a
+    megabyte at a time) hold no event; told it is a log, it is read whole as before."""
+    from workbench._load import loader
+
+    monkeypatch.setattr(loader, "_GUESS_LINES", 10)
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(b"{}\n" * 400_000 + BILLING.read_bytes())
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert problem.where == "line 1"
+    assert "no record of its first 349,525 lines is of a format" in problem.message
+    told = wb.load_runs(path, format="openwop", strict=False)
+    assert len(told.boundaries) == 12 and len(told.problems) == 400_000
+    early = tmp_path / "early.jsonl"  # an event within the lines read first: read as before
+    early.write_bytes(b"{}\n" * 5 + BILLING.read_bytes() + b"{}\n" * 400_000)
+    loaded = wb.load_runs(early, strict=False)
+    assert len(loaded.boundaries) == 12 and len(loaded.problems) == 400_005

@@ -810,18 +810,25 @@ def _nothing_read(runs: list[PromotedRun], problems: list[LoadProblem]) -> bool:
     )
 
 
-def _unknown_records(file: str, line: int, first: Any) -> LoadProblem:
+_GUESS_LINES = 100_000
+"""The lines a JSONL file of no format is read as an OpenWOP log for before it is refused for
+holding no event among them (it would be refused for holding none among all of them)."""
+
+
+def _unknown_records(file: str, line: int, first: Any, read: int | None = None) -> LoadProblem:
     """R35: the one problem of a JSONL file whose records are of no format the workbench
     reads, not even OpenWOP events (:func:`_nothing_read`; ``line``, ``first``: its first
     record). Read as an OpenWOP log, it had a problem a record (``event has no string
     type``), which said nothing of what the file is. A file that also holds an event (a log
     whose header has no ``type``) or a line that could not be read keeps its problems."""
+    among = "" if read is None else f" of its first {read:,} lines"
     return LoadProblem(
         file,
         f"line {line}",
         "",
-        f"cannot tell the format: no record is of a format the workbench reads, nor an OpenWOP "
-        f"event (runId, type, payload); the first is {_shape(first)}; expected one of the "
+        f"cannot tell the format: no record{among}"
+        " is of a format the workbench reads, nor an OpenWOP event (runId, type, payload); "
+        f"the first is {_shape(first)}; expected one of the "
         "formats in docs/formats.md; pass format= (--format) to say which",
         line,
     )
@@ -1043,8 +1050,13 @@ def _stream_openwop(
                 raise OSError(0, "the file changed while it was being loaded")
             yield iter(partial(again.read, _CHUNK_BYTES), b"")
 
+    guess = isinstance(found, _Unknown) and not told
     if openwop._FAST_DECODE:
-        loaded = load_openwop_bytes(chunks, file)
+        try:  # read on a guess: a file whose first lines hold no event is no log
+            loaded = load_openwop_bytes(chunks, file, give_up_after=_GUESS_LINES if guess else None)
+        except openwop.NoEventsRead as stopped:
+            assert isinstance(found, _Unknown)
+            return [], [_unknown_records(file, found.line, found.first, stopped.lines)]
     else:
         loaded = load_openwop_lines(lines, file)
     if isinstance(found, _Unknown) and not told and _nothing_read(*loaded):
