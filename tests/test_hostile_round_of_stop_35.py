@@ -17,12 +17,18 @@ from workbench._common.jsonio import read_input_bytes
 from workbench._load import reading
 
 
-def _feed(fifo: Path, size: int) -> threading.Thread:
-    """A writer of ``size`` zero bytes into ``fifo``, which stops when the reader has gone."""
+def _feed(fifo: Path, size: int) -> tuple[threading.Thread, int]:
+    """A writer of ``size`` zero bytes into ``fifo``, which stops when the reader has gone,
+    and a reading end held open until the writer has opened its end (the reader under test
+    opens without blocking: before any writer, it would read the pipe as empty). Close the
+    held end once the reader under test has opened its own."""
+    held = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    opened = threading.Event()
 
     def write() -> None:
         try:
             with fifo.open("wb") as pipe:
+                opened.set()
                 for _ in range(size // 65536):
                     pipe.write(b"\0" * 65536)
         except BrokenPipeError:
@@ -30,7 +36,8 @@ def _feed(fifo: Path, size: int) -> threading.Thread:
 
     writer = threading.Thread(target=write)
     writer.start()
-    return writer
+    assert opened.wait(10)
+    return writer, held
 
 
 def test_a_pipe_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
@@ -39,9 +46,12 @@ def test_a_pipe_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
     FIFO grew without end): it is refused once it has given more than the limit."""
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    writer = _feed(fifo, 8 << 20)
-    with pytest.raises(OSError) as refused:
-        read_input_bytes(fifo, limit=1 << 20)
+    writer, held = _feed(fifo, 8 << 20)
+    try:
+        with pytest.raises(OSError) as refused:
+            read_input_bytes(fifo, limit=1 << 20)
+    finally:
+        os.close(held)
     writer.join()
     assert refused.value.errno == errno.EFBIG
     assert refused.value.strerror == "it is larger than 1048576 bytes"
@@ -54,8 +64,11 @@ def test_a_load_from_a_pipe_over_the_limit_says_so_in_one_line(
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1 << 20)
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
-    writer = _feed(fifo, 8 << 20)
-    code, _, err = run_cli(capsys, "boundaries", str(fifo))
+    writer, held = _feed(fifo, 8 << 20)
+    try:
+        code, _, err = run_cli(capsys, "boundaries", str(fifo))
+    finally:
+        os.close(held)
     writer.join()
     assert code == 2
     assert err.strip().splitlines() == [
@@ -121,3 +134,27 @@ def test_a_jsonl_file_of_no_format_is_refused_once_its_first_lines_hold_no_event
     early.write_bytes(b"{}\n" * 5 + BILLING.read_bytes() + b"{}\n" * 400_000)
     loaded = wb.load_runs(early, strict=False)
     assert len(loaded.boundaries) == 12 and len(loaded.problems) == 400_005
+
+
+def test_a_gzipped_jsonl_file_of_no_format_is_refused_from_its_first_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R35: a gzip of 1.25 GB of ``{}`` lines (1.2 MB on disk) decoded every line before it
+    was read as a log on a guess (killed at 120 s, 18 GB). Only its first lines (100,000;
+    here 10) are decoded to find that none is an event; a file with one among them is read
+    whole as before."""
+    import gzip
+
+    from workbench._load import loader
+
+    monkeypatch.setattr(loader, "_GUESS_LINES", 10)
+    path = tmp_path / "junk.jsonl.gz"
+    path.write_bytes(gzip.compress(b"{}\n" * 1000 + BILLING.read_bytes()))
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert "no record of its first 10 lines is of a format" in problem.message
+    early = tmp_path / "early.jsonl.gz"
+    early.write_bytes(gzip.compress(b"{}\n" * 5 + BILLING.read_bytes() + b"{}\n" * 1000))
+    loaded = wb.load_runs(early, strict=False)
+    assert len(loaded.boundaries) == 12 and len(loaded.problems) == 1005

@@ -769,6 +769,14 @@ def _load_jsonl(
         told = head is not None
         found = _detect_lines(head) if head is not None else None
         del head  # not kept beside the whole file's records (a head of large records is large)
+        if chosen == "auto" and found is None and (cut := _after_lines(data, _GUESS_LINES)):
+            # no format tells itself: a long file whose first lines hold no event is no log
+            first_docs, first_problems = decode_json_lines(data[:cut], file)
+            runs, more = _lines_loader("openwop", first_docs, file, rule)
+            if first_docs and _nothing_read(runs, [*first_problems, *more]):
+                line, first = first_docs[0]
+                return [], [_unknown_records(file, line, first, _GUESS_LINES)], "openwop"
+            del first_docs, first_problems, runs, more
         use_typed = chosen == "codex" or (chosen == "auto" and found == "codex")
         typed = CODEX_TYPED_LINE if use_typed else None
         docs, problems = decode_json_lines(data, file, typed=typed)
@@ -797,6 +805,16 @@ def _load_jsonl(
         label = "chat records or messages" if found == "chat" else found
         return [], [_wrong_format(file, chosen, label)], fmt
     return runs, problems, fmt
+
+
+def _after_lines(data: bytes, count: int) -> int:
+    """Where the file's first ``count`` lines end (0: it has no more lines than that)."""
+    end = 0
+    for _ in range(count):
+        end = data.find(b"\n", end) + 1
+        if not end:
+            return 0
+    return end if end < len(data) else 0
 
 
 def _nothing_read(runs: list[PromotedRun], problems: list[LoadProblem]) -> bool:
