@@ -40,6 +40,7 @@ from .langfuse_spans import (
     is_named_tool_span,
     requested_calls,
     tool_message,
+    without_prefix,
 )
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -289,8 +290,7 @@ def _tool(
         name, field_name = observation.get("name"), "name"
         if isinstance(name, str):
             span = observation.get("type") == "SPAN"
-            prefixes = (*_PREFIXES, SPAN_PREFIX) if span else _PREFIXES
-            name = next((name[len(p) :] for p in prefixes if name.startswith(p)), name)
+            name = without_prefix(name, (*_PREFIXES, SPAN_PREFIX) if span else _PREFIXES)
     if not isinstance(name, str) or not name:
         pairer.problem(where, field_name, "missing or not a string")
         return
@@ -344,15 +344,15 @@ def _content(response: Any) -> Any:
 
 def _decoded(value: Any) -> Any:
     """An export's input or output: JSON text decoded (as strictly as a file, R35), other text
-    as it is."""
-    if type(value) is not str or not value.lstrip().startswith(_JSON_STARTS):
+    as it is (JSON text of an object, array or string: a tool's output ``42`` stays text)."""
+    if type(value) is not str or (value[:1] not in _JSON_STARTS and not value[:1].isspace()):
+        return value  # (its first character read alone: ``lstrip`` copies the whole text)
+    if value[:1] not in _JSON_STARTS and value.lstrip()[:1] not in _JSON_STARTS:
         return value
     return json_args(value)  # the text kept where it does not decode as strictly as a file
 
 
-_JSON_STARTS = ("{", "[", '"')
-"""What JSON text that is not a bare number, ``true``, ``false`` or ``null`` starts with: a
-tool's output ``42`` or ``null`` stays the text it was."""
+_JSON_STARTS = frozenset('{["')
 
 
 def _agent(

@@ -29,6 +29,7 @@ __all__ = [
     "is_named_tool_span",
     "requested_calls",
     "tool_message",
+    "without_prefix",
 ]
 
 SPAN_PREFIX = "tool."
@@ -166,3 +167,12 @@ def asked_call(
 
 
 SPAN_PREFIX = "tool."
+
+
+def without_prefix(name: str, prefixes: tuple[str, ...]) -> str:
+    """``name`` less the first of ``prefixes`` it starts with (a loop: a generator costs more
+    for a few prefixes, once a tool call)."""
+    for prefix in prefixes:
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name

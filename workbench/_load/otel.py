@@ -63,6 +63,7 @@ from .otel_values import (
     ERROR_CODES,
     NO_CALL_ID,
     attributes_of,
+    first_of,
     span_exception,
     span_nanos,
     tool_response,
@@ -108,10 +109,6 @@ def _resources_key(request: Mapping[str, Any]) -> str:
 
 def _scopes_key(resource: Mapping[str, Any]) -> str | None:
     return next((k for k in _SCOPE_KEYS if k in resource), None)
-
-
-def _first(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
-    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
 
 
 _READ_ATTRIBUTES = frozenset(
@@ -254,8 +251,8 @@ def _trace(
             tally.add("span:execute_tool:merged")  # ADK's span around parallel calls: no call
             continue
         claude = span.get("name") == _CLAUDE_TOOL_SPAN
-        if isinstance(operation, str):
-            tally.add(f"span:{operation}")
+        if isinstance(operation, str):  # (the usual span's kind: no text made for it)
+            tally.add("span:execute_tool" if operation == "execute_tool" else f"span:{operation}")
         else:
             tally.add(f"span:{_CLAUDE_TOOL_SPAN}" if claude else "span")
         if operation != "execute_tool" and not claude:
@@ -282,8 +279,8 @@ def _trace(
             raw_id = None
         call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
         spanned.add(call_id)
-        args = json_args(_first(attrs, _ARGS_KEYS))
-        result = _first(attrs, _RESULT_KEYS)
+        args = json_args(first_of(attrs, _ARGS_KEYS))
+        result = first_of(attrs, _RESULT_KEYS)
         said = parts.take(name) if not claude else None
         from_messages = False
         if said is not None and (args is None or (_elided(attrs, _ARGS_KEYS) and said[0])):
