@@ -769,7 +769,8 @@ def _load_jsonl(
         told = head is not None
         found = _detect_lines(head) if head is not None else None
         del head  # not kept beside the whole file's records (a head of large records is large)
-        if chosen == "auto" and found is None and (cut := _after_lines(data, _GUESS_LINES)):
+        guess = chosen == "auto" and told and found is None  # its first records tell none
+        if guess and (cut := _after_lines(data, _GUESS_LINES)):
             # no format tells itself: a long file whose first lines hold no event is no log
             first_docs, first_problems = decode_json_lines(data[:cut], file)
             runs, more = _lines_loader("openwop", first_docs, file, rule)
