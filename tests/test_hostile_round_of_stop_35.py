@@ -158,3 +158,45 @@ def test_a_gzipped_jsonl_file_of_no_format_is_refused_from_its_first_lines(
     early.write_bytes(gzip.compress(b"{}\n" * 5 + BILLING.read_bytes() + b"{}\n" * 1000))
     loaded = wb.load_runs(early, strict=False)
     assert len(loaded.boundaries) == 12 and len(loaded.problems) == 1005
+
+
+def test_a_broken_event_or_a_line_of_no_json_keeps_a_guessed_file_read_as_a_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R35 (found by a review of the change above): the guess gives up only when what it read
+    holds no event at all; an event with a broken payload, or a line that is no JSON, keeps
+    the file read as a log with a problem a line, plain and gzipped alike."""
+    import gzip
+
+    from workbench._load import loader
+
+    monkeypatch.setattr(loader, "_GUESS_LINES", 10)
+    for odd in (b'{"type": "agent.tool-called"}', b"{bad"):
+        content = b"{}\n" + odd + b"\n" + b"{}\n" * 400_000
+        for name, data in (("odd.jsonl", content), ("odd.jsonl.gz", gzip.compress(content))):
+            path = tmp_path / name
+            path.write_bytes(data)
+            loaded = wb.load_runs(path, strict=False)
+            assert len(loaded.problems) == 400_002, (odd, name)
+            assert not any("cannot tell the format" in p.message for p in loaded.problems)
+
+
+def test_the_model_cache_is_read_whatever_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model cache is the workbench's own file: read with no size limit (the input limit
+    had reached it too)."""
+    from workbench._replay import model_cache
+
+    seen: list[object] = []
+    real = read_input_bytes
+
+    def reading(path: Path, limit: int | None = 0) -> bytes:
+        seen.append(limit)
+        return real(path, limit)
+
+    monkeypatch.setattr(model_cache, "read_input_bytes", reading)
+    path = tmp_path / "turns.model-cache.jsonl"
+    path.write_bytes(b"")
+    assert len(wb.ModelCache(path)) == 0
+    assert seen == [None]

@@ -29,6 +29,9 @@ from workbench._promote.redact import REDACTED, is_credential_key, redact
         "clientSecret",
         "cookie",
         "secret",
+        "password_token_details",  # a usage breakdown's words do not hide a secret's
+        "client_secret_token_details",
+        "token_details_secret",
     ],
 )
 def test_credential_keys_are_recognised(key: str) -> None:

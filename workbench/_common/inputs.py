@@ -17,7 +17,7 @@ has given that much (``cat /dev/zero | workbench ... /dev/stdin`` no longer read
 _READ_CHUNK = 1 << 20
 
 
-def read_input_bytes(path: StrPath, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_input_bytes(path: StrPath, limit: int | None = MAX_INPUT_BYTES) -> bytes:
     """The whole content of an input file, refusing what is not one.
 
     A device (``/dev/zero`` never ends, ``/dev/tty`` waits for a person) and a folder are
@@ -27,7 +27,7 @@ def read_input_bytes(path: StrPath, limit: int = MAX_INPUT_BYTES) -> bytes:
 
     Raises:
         OSError: the file cannot be opened or read, is a device or a folder, or holds more
-            than ``limit`` bytes (``errno.EFBIG``).
+            than ``limit`` bytes (``errno.EFBIG``; ``None``: no limit).
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
@@ -43,6 +43,8 @@ def read_input_bytes(path: StrPath, limit: int = MAX_INPUT_BYTES) -> bytes:
         os.close(fd)
         raise
     with handle:
+        if limit is None:  # (the workbench's own file, which it may grow past any limit)
+            return handle.read()
         if stat.S_ISREG(mode):
             if os.fstat(handle.fileno()).st_size > limit:
                 raise _too_large(path, limit)

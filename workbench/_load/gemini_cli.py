@@ -167,7 +167,7 @@ def _call(
         error_message=message,
         extra={"status": status, "resultDisplay": call.get("resultDisplay")},
     )
-    return call_id, name, args, error or text, failed
+    return call_id, name, args, text or error or "", failed  # what the model was sent
 
 
 def _result(parts: Any) -> tuple[Any, str, str | None]:

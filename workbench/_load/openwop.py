@@ -785,7 +785,7 @@ class _Assembler:
         lineno = 0
         for lines, special in _line_blocks(chunks, file):
             if give_up is not None and lineno >= give_up:  # (checked a block at a time)
-                if not self.events_read():
+                if self.no_events_so_far(problems):
                     raise NoEventsRead(lineno)
                 give_up = None
             first = lineno + 1  # the block's first line, whose index is 0
@@ -904,9 +904,16 @@ class _Assembler:
                 else:
                     builder.top = number
 
-    def events_read(self) -> bool:
-        """Whether any event was read so far (a call, a result, any other event)."""
-        return any(b.calls or b.done or b.other for b in self.builders.values())
+    def no_events_so_far(self, problems: list[LoadProblem]) -> bool:
+        """Whether what was read so far holds no event, broken or not: no run holds a call, a
+        result or another event, and each problem (one at least) says a record is no event
+        (``loader._nothing_read``'s test, on the lines read so far: an event with a broken
+        payload, or a line that is no JSON, keeps the file read as a log)."""
+        builders = self.builders.values()
+        if any(b.calls or b.done or b.other for b in builders):
+            return False
+        found = [*problems, *(p for b in builders for p in b.problems)]
+        return bool(found) and all(p.message in NOT_EVENTS for p in found)
 
     def rebuild(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """Build the given-up runs again from ``events`` (every event, read again), sorted."""

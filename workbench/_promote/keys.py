@@ -95,8 +95,14 @@ def is_credential_key(key: str) -> bool:
     words = [w.lower() for w in _WORD_SPLIT.split(key) if w]
     if not words or any(w in _QUANTITY_WORDS for w in words):
         return False
-    if any(a == "token" and b in _TOKEN_BREAKDOWNS for a, b in itertools.pairwise(words)):
-        return False  # a count of tokens by kind: its members are read on their own
+    for at, (a, b) in enumerate(itertools.pairwise(words)):
+        if a == "token" and b in _TOKEN_BREAKDOWNS:
+            # a count of tokens by kind (its members are read on their own), unless another
+            # word names a secret (``password_token_details``)
+            words = words[:at] + words[at + 2 :]
+            if not words:
+                return False
+            break
     if any(w in _CREDENTIAL_WORDS or w.endswith(_CREDENTIAL_ENDINGS) for w in words):
         return True
     if len(words) == 1 and words[0] in _SECRET_LISTS:

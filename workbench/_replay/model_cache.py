@@ -76,8 +76,9 @@ class ModelCache:
 
     def _read(self, path: Path) -> None:
         try:
-            # a device (/dev/zero never ends) is refused, a FIFO with no writer reads empty
-            text = read_input_bytes(path).decode("utf-8")
+            # a device (/dev/zero never ends) is refused, a FIFO with no writer reads empty;
+            # no size limit: the cache is the workbench's own file, grown a turn at a time
+            text = read_input_bytes(path, limit=None).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise JSONFileError(path, f"cannot read the model cache: {reason}") from exc
