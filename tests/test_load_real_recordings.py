@@ -283,6 +283,10 @@ def test_a_gemini_cli_call_cancelled_while_it_ran_serves_its_output_and_its_erro
     assert cancelled.error_message == response["error"]
     assert json.loads(cancelled.response_text) == response
     assert len(response["output"]) == 6702
+    (run,) = wb.load_runs(path).runs
+    assert run.conversation is not None
+    told = [m for m in run.conversation.messages if m.get("toolCallId") == cancelled.call_id]
+    assert [m["content"] for m in told] == [cancelled.response_text]
 
 
 def test_codex_structured_outputs_are_served_as_the_model_was_sent_them() -> None:
