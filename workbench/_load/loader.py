@@ -103,7 +103,7 @@ from .mini_swe_agent import load_mini_swe_agent, sniff_mini_swe_agent
 from .openai_chat import load_openai_chat
 from .openhands import load_openhands, sniff_openhands
 from .openhands_sdk import is_sdk_events
-from .openwop import NOT_EVENTS, load_openwop, load_openwop_bytes, load_openwop_lines
+from .openwop import holds_no_event, load_openwop, load_openwop_bytes, load_openwop_lines
 from .otel import load_otel, sniff_otel
 from .otel_js import is_js_export
 from .reading import (
@@ -822,11 +822,8 @@ def _nothing_read(runs: list[PromotedRun], problems: list[LoadProblem]) -> bool:
     """Whether a JSONL file of no format, read as an OpenWOP log, gave no boundary, no other
     event, and a problem a record saying it is no event (no ``type``, not an object) and no
     other problem: none of its records is an event, broken or not, and every line was read."""
-    return (
-        bool(problems)
-        and all(problem.message in NOT_EVENTS for problem in problems)
-        and not any(run.boundaries or run.metadata.get("otherEvents") for run in runs)
-    )
+    events = any(run.boundaries or run.metadata.get("otherEvents") for run in runs)
+    return holds_no_event(problems, events)
 
 
 _GUESS_LINES = 100_000

@@ -22,6 +22,7 @@ one loop, and splitting it across modules would cost that speed (docs/performanc
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -51,10 +52,10 @@ from .records import (
 )
 
 __all__ = [
-    "NOT_EVENTS",
     "V1_TO_V2",
     "ByteSource",
     "LineSource",
+    "holds_no_event",
     "load_openwop",
     "load_openwop_bytes",
     "load_openwop_lines",
@@ -541,9 +542,25 @@ def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
 
 _NOT_AN_OBJECT = "an event must be a JSON object"
 _NO_TYPE = "event has no string type"
-NOT_EVENTS = frozenset({_NOT_AN_OBJECT, _NO_TYPE})
+_NOT_EVENTS = frozenset({_NOT_AN_OBJECT, _NO_TYPE})
 """The messages of the problems of a record that is no event at all (not an object, or no
 ``type``), not a broken one: a file of such records is in no format (``loader``)."""
+
+
+def holds_no_event(problems: Iterable[LoadProblem], events: bool) -> bool:
+    """Whether what a log gave (its problems; ``events``: whether any run holds a call, a
+    result or another event) holds no event, broken or not: no event, a problem at least, and
+    each saying a record is no event (an event with a broken payload, or a line that is no
+    JSON, keeps the file a log). Asked of a whole file (``loader``) and, reading on a guess, of
+    its first lines (:meth:`_Assembler.no_events_so_far`)."""
+    if events:
+        return False
+    found = False
+    for problem in problems:
+        if problem.message not in _NOT_EVENTS:
+            return False
+        found = True
+    return found
 
 
 def _not_an_object(file: str, lineno: int) -> LoadProblem:
@@ -910,10 +927,8 @@ class _Assembler:
         (``loader._nothing_read``'s test, on the lines read so far: an event with a broken
         payload, or a line that is no JSON, keeps the file read as a log)."""
         builders = self.builders.values()
-        if any(b.calls or b.done or b.other for b in builders):
-            return False
-        found = [*problems, *(p for b in builders for p in b.problems)]
-        return bool(found) and all(p.message in NOT_EVENTS for p in found)
+        events = any(b.calls or b.done or b.other for b in builders)
+        return holds_no_event(itertools.chain(problems, *(b.problems for b in builders)), events)
 
     def rebuild(self, events: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """Build the given-up runs again from ``events`` (every event, read again), sorted."""
