@@ -345,10 +345,9 @@ def _content(response: Any) -> Any:
 def _decoded(value: Any) -> Any:
     """An export's input or output: JSON text decoded (as strictly as a file, R35), other text
     as it is (JSON text of an object, array or string: a tool's output ``42`` stays text)."""
-    if type(value) is not str or (value[:1] not in _JSON_STARTS and not value[:1].isspace()):
-        return value  # (its first character read alone: ``lstrip`` copies the whole text)
-    if value[:1] not in _JSON_STARTS and value.lstrip()[:1] not in _JSON_STARTS:
-        return value
+    head = value[:1] if type(value) is str else ""
+    if (value.lstrip()[:1] if head.isspace() else head) not in _JSON_STARTS:
+        return value  # (``lstrip`` copies the whole text: only for text that starts blank)
     return json_args(value)  # the text kept where it does not decode as strictly as a file
 
 
