@@ -155,6 +155,11 @@ def test_tokens_inside_text_are_redacted(text: str, redacted: str) -> None:
         # stop 32): members whose values are a name, an object, a literal, a bare type
         "  auth: getSession,\n  auth: {\n    autoRefreshToken: false,\n  api_keys: {",
         "      api_key_reqs: number",
+        # `git config --local --list` in a real Claude Code session (entireio/cli, world round
+        # of stop 36): a branch named after secrets is a subsection, no credential's name
+        "core.bare=false\nbranch.fix-secrets-redaction.remote=origin\n"
+        "branch.fix-secrets-redaction.merge=refs/heads/fix-secrets-redaction",
+        "remote.token-service.url=https://github.com/acme/token-service.git",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -187,6 +192,13 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ("password: letMeIn,", "password header"),
         ("secret: fluffyBunny;", "secret header"),
         ("password=HUNTER_TWO", "credential key 'password' in text"),
+        # a git configuration variable naming a secret, whatever its subsection is called
+        (
+            "sendemail.work.smtpPassword=hunter2abc",
+            "credential key 'sendemail.work.smtpPassword' in text",
+        ),
+        ("branch.main.token=hunter2x", "credential key 'branch.main.token' in text"),
+        ("secrets.db.password=Xy12abcdEF", "credential key 'secrets.db.password' in text"),
     ],
 )
 def test_credentials_that_look_a_little_like_code_are_still_redacted(

@@ -68,12 +68,15 @@ def sniff_mcp(data: Any) -> bool:
     interactions = data.get("interactions")
     if isinstance(interactions, list):  # one loop: a large cassette of other traffic is common
         for interaction in interactions:
-            if type(interaction) is not dict:
+            request = interaction.get("request") if type(interaction) is dict else None
+            if not isinstance(request, dict):
                 continue
-            request = interaction.get("request")
-            if is_mcp_request(request):
+            if request.get(RPC) == "2.0" and is_mcp_request(request):
                 return True  # mcp-recorder's cassette: the message itself
-            if type(request) is dict and is_mcp_request(cassette_request_json(request, naming=RPC)):
+            body = request.get("parsed_body", request)  # (the request: no parsed body)
+            if body is request:
+                body = cassette_request_json(request, naming=RPC)
+            if isinstance(body, dict) and body.get(RPC) == "2.0" and is_mcp_request(body):
                 return True
         return False
     return any(is_mcp_request(request) for request in cassette_requests(data, naming=RPC))

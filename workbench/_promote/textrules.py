@@ -152,6 +152,41 @@ def _names_a_secret(name: str) -> bool:
     return any(word in low for word in _SECRET_WORDS)
 
 
+def _without_subsection(key: str) -> str:
+    """A git configuration key without its subsection: ``branch.<name>.remote`` is
+    ``branch.remote`` (``git config --list`` prints them). A subsection is a name someone chose
+    (a branch, a remote, a URL), not what the variable holds: ``branch.fix-secrets.remote`` names
+    no secret, ``sendemail.work.smtpPassword`` still does."""
+    section, dot, rest = key.partition(".")
+    if not dot or section.lower() not in _GIT_SUBSECTIONED or "." not in rest:
+        return key
+    return f"{section}.{rest.rsplit('.', 1)[1]}"
+
+
+_GIT_SUBSECTIONED = frozenset(
+    {
+        "branch",
+        "remote",
+        "submodule",
+        "url",
+        "includeif",
+        "http",
+        "credential",
+        "difftool",
+        "mergetool",
+        "merge",
+        "diff",
+        "filter",
+        "lfs",
+        "sendemail",
+        "worktree",
+        "guitool",
+        "remotes",
+    }
+)
+"""git's sections whose keys take a subsection (``section.<subsection>.variable``)."""
+
+
 def _is_code(key: str, match: re.Match[str]) -> bool:
     """Whether an unquoted ``key=value`` value reads as code, not a secret: an attribute path,
     the key's own last name (``self.token = token``), a word that begins an expression, a
@@ -199,7 +234,8 @@ def own_spans(text: str) -> list[Span]:
             for match in pattern.finditer(text):
                 key = match.group("key")
                 after = text[match.end("value") : match.end("value") + 1]
-                credential = is_credential_key(key) and after not in _EXPRESSION
+                credential = is_credential_key(_without_subsection(key))
+                credential = credential and after not in _EXPRESSION
                 if credential and not _is_code(key, match):
                     spans.append(_value_span(match, f"credential key {key!r} in text"))
     if ":" in text:
