@@ -280,6 +280,14 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("chat-cassettes", "adk_go_TestFunctionTool.gemini.httprr", "gemini-api", 1, 0),
     # llm-gemini resends calls and answers in the proto's names (function_call, ...)
     _r("chat-cassettes", "llm-gemini_test_tools.yaml", "gemini-api", 2, 0),
+    # crewAI answers three parallel calls in three user contents, one a response
+    _r(
+        "chat-cassettes",
+        "crewai_TestGeminiNativeToolCalling.test_gemini_parallel_native_tool_calling_test_crew.yaml",
+        "gemini-api",
+        3,
+        0,
+    ),
     _r(
         "chat-cassettes",
         "llm-gemini_test_tools_with_gemini_3_thought_signatures.yaml",

@@ -62,7 +62,9 @@ def as_messages(exchange: Exchange) -> Exchange:
     contents = [c for c in request["contents"]]
     messages: list[Any] = []
     turn = 0
-    calls: list[tuple[str, str | None, str]] = []  # the last model content's (name, id, our id)
+    # the last model content's calls not answered yet, (name, id, our id): the user contents
+    # after it answer them, in one content or one a response (crewAI sends each on its own)
+    calls: list[tuple[str, str | None, str]] = []
     for content in contents:
         if not isinstance(content, Mapping):
             messages.append(content)  # the Messages reader reports what is not an object
@@ -73,7 +75,6 @@ def as_messages(exchange: Exchange) -> Exchange:
             turn += 1
         else:
             messages.append({"role": "user", "content": _user_blocks(content.get("parts"), calls)})
-            calls = []
     body: dict[str, Any] = {"messages": messages}
     model = exchange.uri.split("/models/", 1)[-1].split(":", 1)[0]
     if model:
@@ -106,9 +107,10 @@ def _model_blocks(parts: Any, turn: int) -> tuple[list[Any], list[tuple[str, str
     return blocks, calls
 
 
-def _user_blocks(parts: Any, calls: Sequence[tuple[str, str | None, str]]) -> list[Any]:
+def _user_blocks(parts: Any, waiting: list[tuple[str, str | None, str]]) -> list[Any]:
+    """A user content's parts as blocks; a ``functionResponse`` answers a call of ``waiting``
+    (by id, else by name), which it takes off the list."""
     blocks: list[Any] = []
-    waiting = list(calls)
     for part in parts if isinstance(parts, list) else []:
         answer = member(part, "functionResponse") if isinstance(part, Mapping) else None
         if not isinstance(answer, Mapping):
