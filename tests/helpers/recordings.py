@@ -216,6 +216,11 @@ RECORDINGS: tuple[Recording, ...] = (
     # chatlas: the MCP server's side and the Responses API's side of one call, in one cassette
     _r("mcp", "chatlas_test_call_http_mcp_tool.yaml", "mcp", 1, 0),
     _r("otel", "tempo_export_with_batches.json", "otel", 1, 0),  # kagent, via Grafana Tempo
+    # one claims agent under three frameworks (agentic-otel's traces): Strands' content in span
+    # events, pydantic-ai's "running tool" spans, OpenLLMetry's LangChain records
+    _r("otel", "agentic-otel_framework_strands.json", "otel", 3, 0),
+    _r("otel", "agentic-otel_framework_pydantic_ai.json", "otel", 3, 0),
+    _r("otel", "agentic-otel_framework_langchain.json.gz", "otel", 3, 0),
     _r("otel", "adk_py_v2_default_S6b.json", "otel", 1, 1),  # Google ADK Python 2.10
     # ADK with its own attributes off, content on the model calls' spans, or in events only
     _r("otel", "adk_py_v2_span_only_nolegacy_S2.json", "otel", 2, 0),

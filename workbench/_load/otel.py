@@ -49,8 +49,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import RecordTally, gen_ai_call_id, is_output_tool, json_args, read_flag
-from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, is_handoff
+from .common import RecordTally, gen_ai_call_id, json_args, read_flag
+from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, ends_the_run, own_content
 from .otel_claude import claude_execution, event_attribute
 from .otel_conventions import as_genai, needs_genai
 from .otel_jaeger import is_jaeger, jaeger_spans
@@ -58,15 +58,18 @@ from .otel_js import is_js_record, is_js_span, js_span, not_a_js_span
 from .otel_links import linked
 from .otel_logs import Event, event_time, holds_genai_events, log_records
 from .otel_sdk import is_sdk_span, sdk_spans
+from .otel_traceloop import langchain_tool
 from .otel_tree import agent_of, inside_its_call, once
 from .otel_values import (
     ERROR_CODES,
     NO_CALL_ID,
     attributes_of,
+    elided,
     first_of,
     span_exception,
     span_nanos,
     tool_response,
+    with_details,
 )
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -117,6 +120,8 @@ _READ_ATTRIBUTES = frozenset(
         "gen_ai.tool.call.id",
         *_ARGS_KEYS,
         *_RESULT_KEYS,
+        "gen_ai.input.messages",  # a tool span's own (own_content)
+        "gen_ai.output.messages",
         "gen_ai.operation.name",
         "error.type",
         "tool_name",
@@ -175,7 +180,8 @@ def load_otel(
                     if not isinstance(span, dict):
                         problems.append(LoadProblem(file, place, "", "a span must be an object"))
                         continue
-                    spans.append((place, span, attributes_of(span.get("attributes"))))
+                    attrs = attributes_of(span.get("attributes"))
+                    spans.append((place, span, with_details(span, attrs)))
         log_records(request.get("resourceLogs"), logs, events, where)
     traces: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
     for entry in spans:
@@ -277,18 +283,23 @@ def _trace(
             raw_id = attrs.get("tool_use_id")
         if raw_id in NO_CALL_ID:  # an instrumentation's placeholder for none (ADK's)
             raw_id = None
-        call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
-        spanned.add(call_id)
         args = json_args(first_of(attrs, _ARGS_KEYS))
         result = first_of(attrs, _RESULT_KEYS)
+        if (chain := langchain_tool(args, result)) is not None:  # Traceloop's records of it
+            args, result, raw_id = chain.args, chain.result, raw_id or chain.call_id
+        call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
+        spanned.add(call_id)
+        if args is None or result is None:  # the span's own messages (Strands' events)
+            own = own_content(attrs, call_id)
+            args, result = own[0] if args is None else args, own[1] if result is None else result
         said = parts.take(name) if not claude else None
         from_messages = False
-        if said is not None and (args is None or (_elided(attrs, _ARGS_KEYS) and said[0])):
+        if said is not None and (args is None or (elided(attrs, _ARGS_KEYS) and said[0])):
             args, from_messages = said[0], True
         if (
             said is not None
             and said[1] is not None
-            and (result is None or _elided(attrs, _RESULT_KEYS))
+            and (result is None or elided(attrs, _RESULT_KEYS))
         ):
             result, from_messages = said[1], True
         if args is None and claude:
@@ -330,6 +341,8 @@ def _trace(
             pairer.discard(call_id)
             continue
         failed = error_type is not None or status.get("code") in ERROR_CODES or said_failed
+        failed = failed or attrs.get("gen_ai.tool.status") == "error"  # (Strands')
+        failed = failed or (chain is not None and chain.failed)
         message = status.get("message") if isinstance(status.get("message"), str) else None
         if failed:  # what the tool raised, where the span's status does not say it
             error_type, message = span_exception(span, error_type, message)
@@ -365,7 +378,7 @@ def _trace(
             else None,
         )
     calls_of_messages(parts, spanned, pairer, rule or ErrorRule())
-    boundaries = pairer.finish(_ends_the_run)
+    boundaries = pairer.finish(ends_the_run)
     key = f"trace-{trace[:12]}" if trace else f"trace-{number}"
     run = PromotedRun(
         run_id=trace or key,
@@ -383,15 +396,3 @@ def _trace(
 
 
 _UNREAD = "messages that do not decode as a file's JSON would (nested too deep, NaN): not read"
-
-
-def _ends_the_run(tool: str) -> bool:
-    """A call nothing answers by design (R36): a handoff, or pydantic-ai's output tool (which
-    has no tool span: the run ends with its arguments)."""
-    return is_handoff(tool) or is_output_tool(tool)
-
-
-def _elided(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
-    """Whether a tool span holds, in place of its content, only Google ADK's ``"{}"`` (the
-    GenAI attribute absent): ADK writes it where it does not capture content."""
-    return attrs.get(keys[0]) is None and attrs.get(keys[1]) == "{}"

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from .._common.toolresult import result_text
-from .common import json_args
+from .common import is_output_tool, json_args
 from .otel_values import tool_response
 from .pairing import CallPairer
 from .records import ErrorRule
@@ -43,8 +43,10 @@ __all__ = [
     "ChatParts",
     "PartCall",
     "calls_of_messages",
+    "ends_the_run",
     "is_handoff",
     "messages_of",
+    "own_content",
     "parts_of",
 ]
 
@@ -115,8 +117,9 @@ class ChatParts:
                 answer = by_id.get(call_id)
                 if answer is None and len(answers) == len(calls):
                     answer = answers[place]  # ids that do not agree (ADK's: index in message)
-                if answer is not None:
-                    self._responses.setdefault(call_id, answer.get("response"))
+                if answer is not None:  # (pydantic-ai writes it as ``result``)
+                    said = answer.get("response", answer.get("result"))
+                    self._responses.setdefault(call_id, said)
 
     def add_event(self, name: str, body: Any, where: str) -> None:
         """Read one of the OpenAI instrumentation's older events (:data:`LEGACY_EVENTS`)."""
@@ -190,6 +193,38 @@ def messages_of(value: Any) -> list[Any]:
 def parts_of(message: Any) -> list[Mapping[str, Any]]:
     parts = message.get("parts") if isinstance(message, Mapping) else None
     return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+
+
+def own_content(attrs: Mapping[str, Any], call_id: str) -> tuple[Any, Any]:
+    """A tool span's own call and result as its messages record them (Strands' tool spans:
+    a ``tool_call`` part in ``gen_ai.input.messages``, a ``tool_call_response`` part in
+    ``gen_ai.output.messages``; of ``call_id`` when a part has an id): ``(arguments,
+    response)``, ``None`` for what they do not hold."""
+    found: list[Any] = [None, None]
+    for slot, key, kind, member in (
+        (0, _INPUT, "tool_call", "arguments"),
+        (1, _OUTPUT, "tool_call_response", "response"),
+    ):
+        for message in messages_of(attrs.get(key)):
+            part = next(
+                (
+                    p
+                    for p in parts_of(message)
+                    if p.get("type") == kind and p.get("id", call_id) == call_id
+                ),
+                None,
+            )
+            if part is not None:
+                value = part.get(member)
+                found[slot] = json_args(value) if slot == 0 and isinstance(value, str) else value
+                break
+    return found[0], found[1]
+
+
+def ends_the_run(tool: str) -> bool:
+    """A call nothing answers by design (R36): a handoff, or pydantic-ai's output tool (which
+    has no tool span: the run ends with its arguments)."""
+    return is_handoff(tool) or is_output_tool(tool)
 
 
 def is_handoff(tool: str) -> bool:

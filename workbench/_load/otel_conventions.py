@@ -12,6 +12,10 @@ conventions are common in the traces people export, and say the same in other na
   ``logfire.msg_template`` is ``Function: {name}``, the tool ``name``, the arguments ``input``,
   the result ``output``; a failure is the span's ERROR status (its ``error`` attribute, JSON
   text, beside it).
+- **pydantic-ai's own** (its instrumentation before version 3, Logfire's "running tool"): a span
+  with ``gen_ai.tool.name`` and ``gen_ai.tool.call.id`` but no ``gen_ai.operation.name``, the
+  arguments ``tool_arguments``, the result ``tool_response``; a failure is the span's ERROR
+  status.
 
 :func:`as_genai` gives such a span's attributes with GenAI's names added (the originals kept,
 less those it read, :data:`READ`), so that the rest of ``otel`` reads one convention.
@@ -24,7 +28,18 @@ from typing import Any
 
 __all__ = ["READ", "as_genai", "needs_genai"]
 
-READ = frozenset({"input.value", "output.value", "tool.name", "tool_call.id", "input", "output"})
+READ = frozenset(
+    {
+        "input.value",
+        "output.value",
+        "tool.name",
+        "tool_call.id",
+        "input",
+        "output",
+        "tool_arguments",
+        "tool_response",
+    }
+)
 """The attributes :func:`as_genai` reads into GenAI's, of a span it reads (not kept twice)."""
 
 _LOGFIRE_TOOL = "Function: {name}"
@@ -35,7 +50,13 @@ def needs_genai(attrs: Mapping[str, Any]) -> bool:
     return "gen_ai.operation.name" not in attrs and (
         attrs.get("openinference.span.kind") == "TOOL"
         or attrs.get("logfire.msg_template") == _LOGFIRE_TOOL
+        or _is_pydantic_ai_tool(attrs)
     )
+
+
+def _is_pydantic_ai_tool(attrs: Mapping[str, Any]) -> bool:
+    """pydantic-ai's tool span before GenAI's operation name (no model call names a tool)."""
+    return isinstance(attrs.get("gen_ai.tool.name"), str) and "gen_ai.tool.call.id" in attrs
 
 
 def as_genai(span: Mapping[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +73,8 @@ def as_genai(span: Mapping[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:
             attrs.get("output.value"),
             attrs.get("tool_call.id"),
         )
+    if _is_pydantic_ai_tool(attrs):  # (its name and id are GenAI's already)
+        return _tool(attrs, None, attrs.get("tool_arguments"), attrs.get("tool_response"), None)
     return _tool(attrs, attrs.get("name"), attrs.get("input"), attrs.get("output"), None)
 
 

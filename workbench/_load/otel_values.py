@@ -19,11 +19,13 @@ __all__ = [
     "any_value",
     "as_any_value",
     "attributes_of",
+    "elided",
     "first_of",
     "otlp_event",
     "span_exception",
     "span_nanos",
     "tool_response",
+    "with_details",
 ]
 
 ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
@@ -76,15 +78,51 @@ def span_nanos(value: Any) -> int | None:
 
 
 def tool_response(result: Any) -> dict[str, Any]:
-    """The boundary's response: an MCP ``CallToolResult`` as it is, other results as text."""
+    """The boundary's response: an MCP ``CallToolResult`` as it is, a list of text blocks
+    (Strands' ``[{"text": ...}]``, what the model was sent) as MCP's, other results as text."""
     tool_result = json_args(result) if isinstance(result, str) and result[:1] == "{" else result
     if isinstance(tool_result, dict) and isinstance(tool_result.get("content"), list):
         return tool_result
+    if isinstance(result, list) and result and all(_is_text_block(b) for b in result):
+        return {"content": [{"type": "text", "text": block["text"]} for block in result]}
     if isinstance(result, str):
         return {"content": text_content(result)}
     if result is None:
         return {"content": []}
     return {"content": text_content(json_text(result))}
+
+
+def elided(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
+    """Whether a tool span holds, in place of its content, only Google ADK's ``"{}"`` (the
+    GenAI attribute absent): ADK writes it where it does not capture content."""
+    return attrs.get(keys[0]) is None and attrs.get(keys[1]) == "{}"
+
+
+def _is_text_block(block: Any) -> bool:
+    return (
+        isinstance(block, dict)
+        and isinstance(block.get("text"), str)
+        and block.keys() <= {"text", "type"}
+        and block.get("type", "text") == "text"
+    )
+
+
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+"""The GenAI conventions' event that holds a call's content when it is captured (Strands)."""
+_DETAILS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+
+
+def with_details(span: Mapping[str, Any], attrs: dict[str, Any]) -> dict[str, Any]:
+    """A span's attributes with the messages its :data:`DETAILS_EVENT` events hold, where the
+    attributes have none: Strands records a model call's messages, and a tool call's own
+    ``tool_call`` and ``tool_call_response``, only there."""
+    events = span.get("events")
+    for event in events if isinstance(events, list) else ():
+        if isinstance(event, dict) and event.get("name") == DETAILS_EVENT:
+            for key, value in attributes_of(event.get("attributes")).items():
+                if key in _DETAILS:
+                    attrs.setdefault(key, value)
+    return attrs
 
 
 NO_CALL_ID = ("<not specified>",)

@@ -1,0 +1,61 @@
+"""OpenLLMetry's (Traceloop's) LangChain tool spans, read as what the model made and was sent.
+
+Its LangChain instrumentation writes a tool span's ``gen_ai.tool.call.arguments`` and
+``gen_ai.tool.call.result`` as the callback's own records, not the call's: the input
+``{"input_str": <the arguments as Python text>, "tags", "metadata", "inputs": {<arguments>},
+"kwargs": {"tool_call_id": ...}}`` and the output ``{"output": <a serialized ToolMessage>,
+"kwargs": {...}}``. The model made the call with ``inputs``, under ``kwargs.tool_call_id``, and
+was sent the ToolMessage's content; its ``status: "error"`` is a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from .common import json_args
+from .langfuse_spans import tool_message
+
+__all__ = ["LangChainTool", "langchain_tool"]
+
+
+class LangChainTool(NamedTuple):
+    """A LangChain tool call as the model saw it (``None``: the span does not say)."""
+
+    args: Any
+    result: Any
+    call_id: str | None
+    failed: bool
+
+
+def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
+    """The call inside a Traceloop LangChain tool span's records, or ``None`` for a span whose
+    arguments and result are not those records (read as they are)."""
+    inputs = args.get("inputs") if _is_callback_input(args) else None
+    output = json_args(result) if isinstance(result, str) and result[:1] == "{" else result
+    message = tool_message(output.get("output")) if isinstance(output, Mapping) else None
+    if inputs is None and message is None:
+        return None
+    call_id = _call_id(args.get("kwargs") if inputs is not None else None)
+    if call_id is None and message is not None:  # the ToolMessage's (it answers that call)
+        sent = output.get("output")
+        call_id = _call_id(sent.get("kwargs") if isinstance(sent.get("id"), list) else sent)
+    return LangChainTool(
+        inputs if inputs is not None else args,
+        message[0] if message is not None else result,
+        call_id,
+        message is not None and message[1],
+    )
+
+
+def _call_id(members: Any) -> str | None:
+    found = members.get("tool_call_id") if isinstance(members, Mapping) else None
+    return found if isinstance(found, str) and found else None
+
+
+def _is_callback_input(args: Any) -> bool:
+    return (
+        isinstance(args, Mapping)
+        and isinstance(args.get("input_str"), str)
+        and isinstance(args.get("inputs"), Mapping)
+    )
