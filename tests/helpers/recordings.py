@@ -35,6 +35,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("claude-code", "e9f146fa-3b20-48d0-9be4-d99ca901cae4.resumed.jsonl", "claude-code", 30, 2),
     # the Agent SDK's stream-json records as a test harness dumped them: {messages: [...]}
     _r("claude-code", "openinference_claude_agent_sdk_query_tool_spans.yaml", "claude-code", 1, 0),
+    # ... and as logfire records the SDK's transport: each record in a {direction, message} envelope
+    _r("claude-code", "logfire_claude_agent_sdk_tool_use_conversation.json", "claude-code", 1, 0),
     # exit codes the agent was shown; exec_command_end of a call that said "Process running"
     # belongs to the write_stdin poll that reports it (fixtures/codex/SOURCE.md)
     _r(

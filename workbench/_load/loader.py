@@ -554,15 +554,28 @@ def _document_loader(fmt: RunFormat, value: Any, file: str, rule: ErrorRule) -> 
 
 def _claude_code_messages(value: Any) -> list[Any] | None:
     """Claude Code's stream-json records kept as a document's ``messages`` (the Claude Agent
-    SDK's messages as a test harness dumps them, ``{"messages": [{"type": "system", ...}]}``):
-    records with a ``type`` and no ``role``, which no chat transcript's messages are."""
+    SDK's messages as a test harness dumps them, ``{"messages": [{"type": "system", ...}]}``,
+    each maybe in its transport envelope): records with a ``type`` and no ``role``, which no
+    chat transcript's messages are."""
     records = value.get("messages") if isinstance(value, Mapping) else None
     if type(records) is not list or not records:
         return None
+    if all(_is_transport_envelope(r) for r in records):  # the SDK's transport, both ways
+        records = [r["message"] for r in records]
     heads = records[:_HEAD_LINES]
     if any(isinstance(r, Mapping) and "role" in r for r in heads):
         return None
     return records if sniff_claude_code(heads) else None
+
+
+def _is_transport_envelope(record: Any) -> bool:
+    """A record of the Claude Agent SDK's transport as a test recorder keeps it (logfire's
+    cassettes): ``{"direction": "send" | "recv", "message": <stream-json record>}``."""
+    return (
+        isinstance(record, Mapping)
+        and record.get("direction") in ("send", "recv")
+        and isinstance(record.get("message"), Mapping)
+    )
 
 
 def _shape(value: Any) -> str:
