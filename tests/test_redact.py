@@ -160,6 +160,10 @@ def test_tokens_inside_text_are_redacted(text: str, redacted: str) -> None:
         "core.bare=false\nbranch.fix-secrets-redaction.remote=origin\n"
         "branch.fix-secrets-redaction.merge=refs/heads/fix-secrets-redaction",
         "remote.token-service.url=https://github.com/acme/token-service.git",
+        # template references to a secret, not the secret: a goreleaser file in a real Claude
+        # Code session (entireio/cli, world round of stop 36) and a GitHub Actions workflow
+        'token: "{{ .Env.TAP_GITHUB_TOKEN }}"',
+        "env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n  password: '{{ vault_password }}'",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
@@ -199,6 +203,7 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ),
         ("branch.main.token=hunter2x", "credential key 'branch.main.token' in text"),
         ("secrets.db.password=Xy12abcdEF", "credential key 'secrets.db.password' in text"),
+        ('token: "{{ x }}hunter2"', "token header"),  # more than a template
     ],
 )
 def test_credentials_that_look_a_little_like_code_are_still_redacted(

@@ -117,6 +117,9 @@ def normalised(name: str) -> str:
 
 PLACEHOLDER = re.compile(
     r"(?i)^(?:\*+|x{3,}|\.{3}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|null|none|"
-    r"true|false|undefined|changeme|redacted|\[redacted\])$"
+    r"true|false|undefined|changeme|redacted|\[redacted\]|"
+    r"([\"']?)\$?\{\{[^{}\n]*\}\}\1)$"
 )
-"""Values that are not secrets but placeholders for one (``${TOKEN}``, ``***``, ``<your key>``)."""
+"""Values that are not secrets but placeholders for one (``${TOKEN}``, ``***``, ``<your key>``,
+a template's ``${{ secrets.GITHUB_TOKEN }}`` or ``"{{ .Env.TOKEN }}"``: a workflow file an agent
+read says where its secret comes from, and is served as it was read)."""
