@@ -347,3 +347,80 @@ def test_beeai_s_events_of_a_tool_run_are_no_tool_of_their_own(tmp_path: Path) -
     result = wb.load_runs(_export(tmp_path, observations), strict=False)
     assert result.boundaries == ()
     assert "no tool call found" in result.problems[0].message
+
+
+def _react_update(
+    n: int, parent: str | None, level: str = "DEFAULT", **said: Any
+) -> dict[str, Any]:
+    attributes = {"target": "agent.react.update", "name": "update", **said}
+    return _observation(
+        n,
+        "SPAN",
+        name=f"agent.react.update-{n}",
+        parentObservationId=parent,
+        level=level,
+        input=None,
+        output=None,
+        metadata=json.dumps({"attributes": attributes}),
+    )
+
+
+@pytest.mark.parametrize("under_iterations", [True, False])
+def test_beeai_react_steps_are_read_as_calls(tmp_path: Path, under_iterations: bool) -> None:
+    """R34: BeeAI's ReAct agent records its calls only in its step updates (the real trace is
+    fixtures/langfuse/beeai-2025-08-01.trace.json): each step's last update is the call, its
+    ``output.value`` the result the agent read; a step with no tool is the answer. Steps are
+    told apart by their iteration, else by their thought. R36: the error rule fails a result."""
+    first = "it1" if under_iterations else None
+    second = "it2" if under_iterations else None
+    third = "it3" if under_iterations else None
+    observations = [
+        _react_update(1, first, thought="look it up", **{"tool.parameters": "null"}),
+        _react_update(
+            2, first, thought="look it up", **{"tool.name": "Search", "tool.parameters": "null"}
+        ),
+        _react_update(
+            3,
+            first,
+            thought="look it up",
+            **{"tool.name": "Search", "tool.parameters": '{"q": "x"}'},
+        ),
+        _react_update(
+            4,
+            first,
+            thought="look it up",
+            **{"tool.name": "Search", "tool.parameters": '{"q": "x"}', "output.value": "found x"},
+        ),
+        _react_update(
+            5,
+            second,
+            thought="now the weather",
+            **{
+                "tool.name": "Weather",
+                "tool.parameters": '{"city": "y"}',
+                "output.value": "Error: down",
+            },
+        ),
+        _react_update(
+            6, third, thought="done", **{"tool.parameters": "null", "output.value": "x, y"}
+        ),
+    ]
+    result = wb.load_runs(
+        _export(tmp_path, observations), strict=False, error_rule=wb.ErrorRule.prefix("Error:")
+    )
+    assert result.problems == ()
+    assert [(b.call_id, b.tool, b.args, b.is_error) for b in result.boundaries] == [
+        ("obs-4", "Search", {"q": "x"}, False),
+        ("obs-5", "Weather", {"city": "y"}, True),
+    ]
+    assert result.boundaries[0].response["content"][0]["text"] == "found x"
+
+
+def test_a_beeai_step_whose_tool_gave_no_output_is_never_answered(tmp_path: Path) -> None:
+    """R2: a step cut off after the model named its call (no output) is a call left open."""
+    observations = [
+        _react_update(1, "it1", thought="t", **{"tool.name": "Search", "tool.parameters": "{}"}),
+    ]
+    result = wb.load_runs(_export(tmp_path, observations), strict=False)
+    assert result.boundaries == ()
+    assert "never answered" in result.problems[0].message

@@ -524,6 +524,8 @@ RECORDINGS: tuple[Recording, ...] = (
     # Langfuse trace exports of four frameworks (TOOL observations); a JSON error text that a
     # regex fails; pydantic-ai's calls carry their ids in OpenTelemetry attributes
     _r("langfuse", "claude-agent-2025-12-22.trace.json", "langfuse", 2, 0),
+    # BeeAI's ReAct agent: its calls only in its step updates (langfuse_beeai)
+    _r("langfuse", "beeai-2025-08-01.trace.json", "langfuse", 2, 0),
     _r(
         "langfuse",
         "csharp-agent-with-gemini-2026-03-09.trace.json",

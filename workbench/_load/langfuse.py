@@ -17,7 +17,8 @@ observation above it. A tool observation with neither output nor end time never 
 problem, R2). Calls are in ``startTime`` order. A trace with no tool observation whose framework
 marks a tool run only by a ``SPAN`` named ``tool.<Name>`` (Koog) has those spans read as its calls
 (the tool ``<Name>``, the id the observation's), and so has one whose spans are named after the
-tools the model asked for (Agno, LangGraph: ``langfuse_spans``).
+tools the model asked for (Agno, LangGraph: ``langfuse_spans``); BeeAI's ReAct agent's calls are
+read from its step updates (``langfuse_beeai``).
 
 Failures (R36): ``level: ERROR`` (its ``statusMessage`` the error), else the caller's error rule on
 the output's text. Every other observation is counted by type (R35); observations hold no
@@ -34,9 +35,11 @@ from typing import Any
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text, text_content
 from .common import RecordTally, gen_ai_call_id, json_args
+from .langfuse_beeai import read_react
 from .langfuse_spans import (
     SPAN_PREFIX,
     asked_call,
+    duration_ms,
     is_named_tool_span,
     requested_calls,
     tool_message,
@@ -210,6 +213,8 @@ def _run(
             pairer.problem(where, "level", "not one of DEBUG, DEFAULT, WARNING, ERROR")
             continue
         _tool(observation, where, by_id, agents, pairer, rule, asked)
+    if by_name and not pairer.calls_made:  # BeeAI's ReAct agent: its steps hold its calls
+        read_react([observations[i] for i in ordered], _attributes, _decoded, base, pairer, rule)
     boundaries = pairer.finish()
     trace_id = trace.get("id") if isinstance(trace.get("id"), str) else None
     metadata: dict[str, Any] = {
@@ -334,7 +339,7 @@ def _tool(
         field_name="level",
         error_message=(message if isinstance(message, str) and message else None)
         or ("tool call failed" if failed else None),
-        duration_ms=_duration(observation.get("startTime"), end),
+        duration_ms=duration_ms(observation.get("startTime"), end),
     )
 
 
@@ -386,14 +391,3 @@ def _parent(observation: Mapping[str, Any], by_id: Mapping[str, Any]) -> Mapping
     parent_id = observation.get("parentObservationId")
     parent = by_id.get(parent_id) if isinstance(parent_id, str) else None
     return parent if isinstance(parent, Mapping) else None
-
-
-def _duration(start: Any, end: Any) -> int | None:
-    if not isinstance(start, str) or not isinstance(end, str):
-        return None
-    try:
-        took = datetime.fromisoformat(end) - datetime.fromisoformat(start)
-    except (ValueError, TypeError):  # not a time, or one with a zone and one without
-        return None
-    milliseconds = round(took.total_seconds() * 1000)
-    return milliseconds if milliseconds >= 0 else None
