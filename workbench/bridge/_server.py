@@ -236,9 +236,16 @@ def build_tool_server(
 def _first_task_id(suite: Suite) -> str:
     tasks = suite.tasks
     if len(tasks) != 1:
-        ids = ", ".join(str(t.get("taskId")) for t in tasks) or "none"
+        ids = ", ".join(_task_id(t, "(no id)") for t in tasks) or "none"
         raise ValueError(f"the suite has {len(tasks)} tasks ({ids}); name the one to serve")
-    return str(tasks[0].get("taskId", "task-0"))
+    return _task_id(tasks[0])
+
+
+def _task_id(task: Any, none: str = "task-0") -> str:
+    """A task's id as given (``none`` when it has none; a task that is no object has none, and
+    the session's validation then names what is wrong with it)."""
+    given = task.get("taskId") if isinstance(task, Mapping) else None
+    return str(given) if given is not None else none
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

@@ -150,8 +150,8 @@ def run_serve(args: argparse.Namespace) -> int:
             events=True,
             include_content=args.events_content,
         )
-    except HostRefusal as refusal:
-        print(json.dumps(refusal.body, indent=2, sort_keys=True), file=sys.stderr)
+    except HostRefusal as refusal:  # the body, one JSON line, as replay writes it
+        print(json.dumps(refusal.body, sort_keys=True, ensure_ascii=False), file=sys.stderr)
         return 2
     except KeyError as exc:
         return fail(str(exc.args[0]) if exc.args else str(exc))
