@@ -4,11 +4,14 @@ round found; each test says what went wrong before."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers.cli import run_cli
+from helpers.cli import child_env, run_cli
+from helpers.paths import BILLING
 
 pytest.importorskip("mcp")
 
@@ -57,3 +60,28 @@ def test_serve_mcp_writes_a_refusal_on_one_line(
     body = json.loads(line)
     assert body["error"] == "validation_error"
     assert body["details"]["field"].startswith("tasks[0]")
+
+
+def test_a_sweep_under_a_small_address_space_limit_says_so_in_one_line(tmp_path: Path) -> None:
+    """Under ``ulimit -v 4 GB`` the report's chart engine (vl-convert's V8, which reserves about
+    64 GiB) killed the sweep with SIGTRAP (exit 133) and a native backtrace: the report is now
+    refused in one line, exit 2, before its folder is touched."""
+    resource = pytest.importorskip("resource")
+
+    def small_address_space() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    out = tmp_path / "report"
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "sweep", str(BILLING), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        preexec_fn=small_address_space,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert "ulimit -v" in line and "cannot draw the charts" in line
+    assert not out.exists()

@@ -45,7 +45,7 @@ from .charts import branch_chart, chart_spec, divergence_strip, recovery_matrix
 from .embed import _BOOT, _bundle, _inline_svg, _script_element, _spec_element
 from .overview import MAX_TASK_CHARTS, rank_tasks, task_matrix
 from .page import _page, _profile_json
-from .render import spec_svg, svgs_png
+from .render import check_chart_engine, spec_svg, svgs_png
 from .sections import _boundary_table, _other_tasks, _tasks_intro, _text
 
 __all__ = ["REPORT_FILES", "write_report"]
@@ -125,6 +125,7 @@ def write_report(
     """
     if isinstance(task_charts, bool) or not isinstance(task_charts, int) or task_charts < 0:
         raise ValueError(f"task_charts must be an integer >= 0, not {task_charts!r}")
+    check_chart_engine()  # (under too small a ulimit -v its engine kills the process)
     with replace_folder(
         out_dir,
         inputs=inputs,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import zlib
@@ -24,6 +25,29 @@ def chart_spec(chart: alt.TopLevelMixin, *, validate: bool = True) -> dict[str, 
     return spec
 
 
+ENGINE_ADDRESS_SPACE = 72 << 30
+"""The address space vl-convert's JavaScript engine (V8) needs: it reserves about 64 GiB when it
+starts, and under a smaller ``ulimit -v`` the whole process dies (SIGTRAP), where no error can
+be caught. (Its rasteriser, resvg, needs none of it.)"""
+
+
+def check_chart_engine() -> None:
+    """Raise ``OSError`` (ENOMEM) when the process's address-space limit is too small for the
+    engine that draws charts (:data:`ENGINE_ADDRESS_SPACE`): said before, not died of."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX: no such limit
+        return
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft < ENGINE_ADDRESS_SPACE:
+        raise OSError(
+            errno.ENOMEM,
+            "cannot draw the charts: their engine (vl-convert's V8) reserves about 64 GiB of "
+            f"address space, and the address-space limit (ulimit -v) is {soft >> 20} MiB; "
+            "raise it (ulimit -v unlimited)",
+        )
+
+
 def _vl_version() -> str | None:
     import vl_convert
 
@@ -35,6 +59,8 @@ def _vl_version() -> str | None:
 def spec_svg(spec: dict[str, Any]) -> str:
     """SVG text of a Vega-Lite spec made by :func:`chart_spec` (vl-convert, no browser)."""
     import vl_convert
+
+    check_chart_engine()
 
     return str(vl_convert.vegalite_to_svg(spec, vl_version=_vl_version()))
 
@@ -77,6 +103,8 @@ def render_png(chart: alt.TopLevelMixin, *, scale: float = 2.0) -> bytes:
     """PNG bytes of the chart (vl-convert, no browser, no network)."""
     import vl_convert
 
+    check_chart_engine()
+
     data = vl_convert.vegalite_to_png(chart_spec(chart), vl_version=_vl_version(), scale=scale)
     return bytes(data)
 
@@ -84,6 +112,8 @@ def render_png(chart: alt.TopLevelMixin, *, scale: float = 2.0) -> bytes:
 def render_svg(chart: alt.TopLevelMixin) -> str:
     """SVG text of the chart (vl-convert, no browser, no network)."""
     import vl_convert
+
+    check_chart_engine()
 
     return str(vl_convert.vegalite_to_svg(chart_spec(chart), vl_version=_vl_version()))
 
