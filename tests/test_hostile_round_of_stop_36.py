@@ -3,6 +3,7 @@ round found; each test says what went wrong before."""
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -10,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
+import workbench as wb
 from helpers.cli import child_env, run_cli
 from helpers.paths import BILLING
-
-pytest.importorskip("mcp")
 
 
 @pytest.mark.parametrize("tasks", [["x"], [1, 2]])
@@ -22,6 +22,7 @@ def test_serve_mcp_refuses_a_suite_whose_tasks_are_no_objects(
 ) -> None:
     """serve-mcp read the task's id before the suite was checked: a task that is a string or a
     number was an internal error (exit 3, AttributeError)."""
+    pytest.importorskip("mcp")
     suite = tmp_path / "x.suite.json"
     suite.write_text(
         json.dumps(
@@ -41,6 +42,7 @@ def test_serve_mcp_writes_a_refusal_on_one_line(
 ) -> None:
     """A suite the host refuses was written as indented JSON (seven lines); it is one JSON
     line naming the field, as replay writes it."""
+    pytest.importorskip("mcp")
     task = {
         "taskId": "t",
         "input": {},
@@ -85,3 +87,22 @@ def test_a_sweep_under_a_small_address_space_limit_says_so_in_one_line(tmp_path:
     (line,) = done.stderr.strip().splitlines()
     assert "ulimit -v" in line and "cannot draw the charts" in line
     assert not out.exists()
+
+
+def test_a_sweep_whose_calls_squared_is_too_large_is_refused_before_it_starts() -> None:
+    """A sweep of a 50,000-call run made 100,000 variants of 50,000 calls each and grew past
+    14 GB before the machine stopped it: a sweep of generated faults is refused when it would
+    replay more than ``MAX_SWEEP_CALLS`` calls; one tool's faults (a variant a task) is not."""
+    suite = wb.sweep_source(BILLING)
+    data = copy.deepcopy(suite.data)
+    fixtures = data["tasks"][0]["fixtures"]
+    fixtures["toolResponses"] = (fixtures["toolResponses"] * 500)[:6000]
+    big = wb.Suite.coerce(data)
+    with pytest.raises(ValueError, match=r"about 72,000,000 tool calls, over the limit"):
+        wb.sweep(big)
+    with pytest.raises(ValueError, match=r"over the limit"):
+        wb.sweep(big, faults="pairs")
+    tool = fixtures["toolResponses"][0]["tool"]
+    from workbench._sweep.run import _check_size
+
+    _check_size(big, f"tool:{tool}", ("hard", "transient"), 1)  # 2 variants: allowed
