@@ -106,3 +106,22 @@ def test_a_sweep_whose_calls_squared_is_too_large_is_refused_before_it_starts() 
     from workbench._sweep.run import _check_size
 
     _check_size(big, f"tool:{tool}", ("hard", "transient"), 1)  # 2 variants: allowed
+
+
+def test_boundaries_json_escapes_what_a_terminal_acts_on_unseen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``boundaries --json`` wrote C1 controls (U+009B, a terminal's CSI), a right-to-left
+    override, a line separator and a zero-width space raw (the table and the CSV escape them):
+    they are JSON escapes now, and the output reads back to the same names."""
+    hostile = "rtl\u202eevil\u009b31m\u2028x\u200b"
+    log = tmp_path / "run.openwop.jsonl"
+    log.write_text(
+        BILLING.read_text(encoding="utf-8").replace("tickets:get", json.dumps(hostile)[1:-1]),
+        encoding="utf-8",
+    )
+    code, out, _ = run_cli(capsys, "boundaries", "--json", log)
+    assert code == 0
+    assert not any(ch in out for ch in "\u202e\u009b\u2028\u200b")
+    assert "\\u202e" in out and "\\u009b" in out
+    assert json.loads(out)[0]["tool"] == hostile

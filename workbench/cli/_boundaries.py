@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_run_file(args)
     rows, columns = _rows(loaded, whole=args.json or args.csv)
     if args.json:
-        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        # the characters a terminal acts on unseen as their escapes, the rest as they are
+        text = json.dumps(rows, ensure_ascii=False, indent=2)
+        sys.stdout.write(_UNSEEN_OR_BREAK.sub(_escape, text) + "\n")
     elif args.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
@@ -133,6 +134,8 @@ def _csv_cell(column: str, value: Any) -> str:
 
 _UNSEEN = re.compile(r"[^\x20-\x7e]")
 """A character past printable ASCII: checked one by one (``str.isprintable``)."""
+_UNSEEN_OR_BREAK = re.compile(r"[^\x20-\x7e\n]")
+"""The same in indented JSON, whose line breaks are its layout (a string's are escaped)."""
 
 
 def _escape(found: re.Match[str]) -> str:
