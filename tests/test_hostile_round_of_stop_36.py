@@ -125,3 +125,15 @@ def test_boundaries_json_escapes_what_a_terminal_acts_on_unseen(
     assert not any(ch in out for ch in "\u202e\u009b\u2028\u200b")
     assert "\\u202e" in out and "\\u009b" in out
     assert json.loads(out)[0]["tool"] == hostile
+
+
+def test_promote_refuses_an_empty_suite_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--suite-id ""`` was taken as no id given and replaced by the default, silently."""
+    code, _, err = run_cli(
+        capsys, "promote", BILLING, "--suite-id", "", "-o", tmp_path / "x.suite.json"
+    )
+    assert code == 2
+    assert "suite id '' is not of the form" in err
+    assert not (tmp_path / "x.suite.json").exists()

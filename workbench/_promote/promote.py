@@ -367,8 +367,9 @@ def promote(
             f"version {version!r} is not a SemVer version (MAJOR.MINOR.PATCH, such as 1.0.0)"
         )
     sources = sorted({run.source for run in runs if run.source})
-    suite_id = suite_id or default_suite_id(sources[0] if sources else "")
-    if not _SUITE_ID_RE.match(suite_id):
+    if suite_id is None:  # (an empty id given is refused below, not replaced)
+        suite_id = default_suite_id(sources[0] if sources else "")
+    if not isinstance(suite_id, str) or not _SUITE_ID_RE.match(suite_id):
         raise ValueError(
             f"suite id {suite_id!r} is not of the form '<scope>.<org>.evals.<name>' "
             "(lowercase letters, digits, dots and hyphens)"
