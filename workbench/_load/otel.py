@@ -181,7 +181,9 @@ def load_otel(
                         problems.append(LoadProblem(file, place, "", "a span must be an object"))
                         continue
                     attrs = attributes_of(span.get("attributes"))
-                    spans.append((place, span, with_details(span, attrs)))
+                    spans.append(
+                        (place, span, with_details(span, attrs) if "events" in span else attrs)
+                    )
         log_records(request.get("resourceLogs"), logs, events, where)
     traces: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any]]]] = {}
     for entry in spans:
@@ -289,7 +291,7 @@ def _trace(
             args, result, raw_id = chain.args, chain.result, raw_id or chain.call_id
         call_id = raw_id if isinstance(raw_id, str) and raw_id else str(span.get("spanId") or where)
         spanned.add(call_id)
-        if args is None or result is None:  # the span's own messages (Strands' events)
+        if (args is None or result is None) and parts.holds_messages(attrs):  # its own (Strands')
             own = own_content(attrs, call_id)
             args, result = own[0] if args is None else args, own[1] if result is None else result
         said = parts.take(name) if not claude else None

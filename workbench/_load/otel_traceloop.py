@@ -10,6 +10,7 @@ was sent the ToolMessage's content; its ``status: "error"`` is a failure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -31,8 +32,12 @@ class LangChainTool(NamedTuple):
 def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
     """The call inside a Traceloop LangChain tool span's records, or ``None`` for a span whose
     arguments and result are not those records (read as they are)."""
+    if not _may_be_record(args, "input_str") and not _may_be_record(result, "output"):
+        return None  # (the usual span: two quick tests)
     inputs = args.get("inputs") if _is_callback_input(args) else None
-    output = json_args(result) if isinstance(result, str) and result[:1] == "{" else result
+    output = result
+    if isinstance(result, str):  # JSON text: decoded only when it is the callback's record
+        output = json_args(result) if _RECORD.match(result) else None
     message = tool_message(output.get("output")) if isinstance(output, Mapping) else None
     if inputs is None and message is None:
         return None
@@ -46,6 +51,18 @@ def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
         call_id,
         message is not None and message[1],
     )
+
+
+_RECORD = re.compile(r'\s*\{\s*"output"\s*:')
+"""The start of the callback's output record as JSON text."""
+
+
+def _may_be_record(value: Any, member: str) -> bool:
+    """Whether ``value`` may be one of the callback's records: an object with ``member``, or
+    JSON text naming it near its start."""
+    if isinstance(value, str):
+        return f'"{member}"' in value[:40]
+    return isinstance(value, Mapping) and member in value
 
 
 def _call_id(members: Any) -> str | None:
