@@ -28,7 +28,6 @@ conversation the workbench reads (R40: none).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -42,6 +41,7 @@ from .langfuse_spans import (
     duration_ms,
     is_named_tool_span,
     requested_calls,
+    start_order,
     tool_message,
     without_prefix,
 )
@@ -181,9 +181,13 @@ def _run(
     pairer = CallPairer(file)
     tally = RecordTally()
     observations = [(index, _camel(o)) for index, o in listed]
-    by_id = {o["id"]: o for _, o in observations if isinstance(o, Mapping) and _named(o)}
+    by_id = {
+        o["id"]: o
+        for _, o in observations
+        if (type(o) is dict or isinstance(o, Mapping)) and type(o.get("id")) is str
+    }
     agents: dict[int, str | None] = {}
-    ordered = sorted(range(len(observations)), key=lambda i: (_start(observations[i][1]), i))
+    ordered = start_order(observations)
     read: set[str] = set()
     # spans that are tool runs by their names alone (langfuse_spans), if no tool observation
     by_name = not any(type(o) is dict and _is_tool(o) for _, o in observations)
@@ -238,22 +242,6 @@ def _run(
 
 def _named(observation: Mapping[str, Any]) -> bool:
     return type(observation.get("id")) is str
-
-
-def _start(observation: Any) -> tuple[int, float, str]:
-    """An observation's place in start order: by its ``startTime`` as a time (a time with no
-    zone read as UTC; texts of other precisions or zones compare right), then as text for a
-    time that does not read (after those that do)."""
-    start = observation.get("startTime") if type(observation) is dict else None
-    if not isinstance(start, str):
-        return 2, 0.0, ""
-    try:
-        moment = datetime.fromisoformat(start)
-    except ValueError:
-        return 1, 0.0, start
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return 0, moment.timestamp(), start
 
 
 def _attributes(observation: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -389,5 +377,5 @@ def _agent(
 
 def _parent(observation: Mapping[str, Any], by_id: Mapping[str, Any]) -> Mapping[str, Any] | None:
     parent_id = observation.get("parentObservationId")
-    parent = by_id.get(parent_id) if isinstance(parent_id, str) else None
-    return parent if isinstance(parent, Mapping) else None
+    parent = by_id.get(parent_id) if type(parent_id) is str else None
+    return parent if type(parent) is dict or isinstance(parent, Mapping) else None

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, cast
 
 from .._common.jsonio import json_text
 
@@ -30,6 +30,8 @@ __all__ = [
     "is_lifecycle_span",
     "is_named_tool_span",
     "requested_calls",
+    "start_key",
+    "start_order",
     "tool_message",
     "without_prefix",
 ]
@@ -190,3 +192,36 @@ def duration_ms(start: Any, end: Any) -> int | None:
         return None
     milliseconds = round(took.total_seconds() * 1000)
     return milliseconds if milliseconds >= 0 else None
+
+
+def start_order(observations: list[tuple[int, Any]]) -> list[int]:
+    """The observations' places in start order (:func:`start_key`), ties in export order. Times
+    all written alike in UTC (``2025-08-01T13:56:55.541Z``, one length) sort as their text."""
+    starts = [o.get("startTime") if type(o) is dict else None for _, o in observations]
+    first = starts[0] if starts else None
+    if isinstance(first, str) and all(
+        type(s) is str and len(s) == len(first) and _UTC_TEXT.fullmatch(s) for s in starts
+    ):
+        return sorted(
+            range(len(starts)), key=lambda i: cast(str, starts[i])
+        )  # (stable: ties in order)
+    return sorted(range(len(observations)), key=lambda i: (start_key(observations[i][1]), i))
+
+
+_UTC_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+
+
+def start_key(observation: Any) -> tuple[int, float, str]:
+    """An observation's place in start order: by its ``startTime`` as a time (a time with no
+    zone read as UTC; texts of other precisions or zones compare right), then as text for a
+    time that does not read (after those that do)."""
+    start = observation.get("startTime") if type(observation) is dict else None
+    if not isinstance(start, str):
+        return 2, 0.0, ""
+    try:
+        moment = datetime.fromisoformat(start)
+    except ValueError:
+        return 1, 0.0, start
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return 0, moment.timestamp(), start
