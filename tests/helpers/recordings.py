@@ -76,6 +76,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("gemini-cli", "session-2026-03-18T01-56-3afe7bdc.json", "gemini-cli", 4, 2),
     _r("gemini-cli", "matrix_pro_run2.json", "gemini-cli", 50, 2 + 10),
     _r("tau2-bench", "whissle_airline_run1.tasks-9-20-25.json", "tau2-bench", 19, 7),
+    _r("tau2-bench", "activegraph_20260601-033142-413096.results.json", "tau2-bench", 9, 2),
+    _r("tau2-bench", "activegraph_20260531-184109-726391.results.json", "tau2-bench", 15, 0),
     # leaderboard submissions: the simulations alone, and in a submitter's own wrapper object
     _r("tau2-bench", "adaptive_agent_airline_list.tasks-13-23-46.json", "tau2-bench", 17, 1),
     _r("tau2-bench", "adaptive_agent_airline_wrapped.tasks-7-46-48.json", "tau2-bench", 9, 1),
@@ -213,6 +215,9 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("mcp", "test_mcptoolset_in_temporal_workflow.yaml", "mcp", 1, 0),
     _r("mcp", "mock_session.json", "mcp", 4, 0),  # devhelm's mcp-recorder cassette
     _r("mcp", "echo-session.jsonl", "mcp", 1, 0),  # toddegray's mcp-recorder stdio log
+    # mcp-arcade's receipts: wire[] of {direction: out | in, message}, several sessions
+    _r("mcp", "docker-fixture.naive.receipt.json", "mcp", 6, 0),
+    _r("mcp", "ollama-intern-mcp.unlisted.receipt.json.gz", "mcp", 6, 1),
     _r("mcp", "mcp_cassette_sampling.mcp.json", "mcp", 1, 0),  # cheneeheng's mcp-cassette
     _r("mcp", "agent_vcr_calculator-errors.vcr", "mcp", 3, 2),  # agent-vcr's sample recording
     # chatlas: the MCP server's side and the Responses API's side of one call, in one cassette

@@ -7,8 +7,9 @@ These shapes are read, each one run:
   request beside its response (``latency_ms`` its duration); agent-vcr's ``.vcr`` holds the same
   interactions under ``session``;
 - **mcp-cassette recordings** (JSON): ``messages[]`` of ``{"sender": "client" | "server",
-  "payload", "t_offset_ms"}``, and **mcp-vcr transcripts** (YAML): ``{"meta", "messages": [{"t",
-  "dir", "payload"}]}``, each read as the message log below (a call's duration the offsets');
+  "payload", "t_offset_ms"}``, **mcp-vcr transcripts** (YAML): ``{"meta", "messages": [{"t",
+  "dir", "payload"}]}``, and **mcp-arcade receipts** (JSON): ``wire[]`` of ``{"direction": "out"
+  | "in", "message"}``, each read as the message log below (a call's duration the offsets');
 - **HTTP cassettes** (vcrpy YAML, see ``cassettes``) of Streamable-HTTP MCP traffic: the
   JSON-RPC request is the request body, the reply sits in the response body or its
   server-sent events (progress and log notifications beside it are not results);
@@ -40,6 +41,7 @@ from typing import Any
 
 from .cassettes import Exchange, cassette_exchanges, cassette_request_json, cassette_requests
 from .common import RecordTally
+from .mcp_logs import cassette_messages, is_cassette_log
 from .mcp_rpc import RPC, is_mcp_request, is_rpc, milliseconds, rpc_call, rpc_reply
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -63,7 +65,7 @@ def sniff_mcp(data: Any) -> bool:
     MCP's JSON-RPC traffic (:func:`is_mcp_request`)."""
     if not isinstance(data, dict):
         return False
-    if _vcr_session(data) is not None or _is_cassette_log(data):
+    if _vcr_session(data) is not None or is_cassette_log(data):
         return True
     interactions = data.get("interactions")
     if isinstance(interactions, list):  # one loop: a large cassette of other traffic is common
@@ -207,49 +209,6 @@ def _vcr_session(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
     "notifications", "latency_ms"}]}}``, its interactions read as mcp-recorder's."""
     session = data.get("session")
     return session if isinstance(session, dict) and _is_recorder(session) else None
-
-
-_SENDERS = {"client": "c2s", "server": "s2c"}
-
-
-def cassette_messages(data: Any) -> list[tuple[str, Any]] | None:
-    """mcp-cassette's recording (``{"format_version", "transport", "messages": [{"seq",
-    "sender": "client" | "server", "kind", "method", "msg_id", "payload"}]}``), or an mcp-vcr
-    transcript (``{"meta", "messages": [{"t", "dir": "c2s" | "s2c", "payload"}]}``, in YAML),
-    as the message log it is, each payload in an envelope of the way it went; ``None`` for
-    another shape."""
-    if not _is_cassette_log(data):
-        return None
-    messages = data["messages"]
-    return [
-        (
-            f"messages[{index}]",
-            {"dir": way, "msg": m["payload"], "at": m.get("t_offset_ms", m.get("t"))}
-            if isinstance(m, dict) and (way := _way(m)) is not None and "payload" in m
-            else m,
-        )
-        for index, m in enumerate(messages)
-    ]
-
-
-def _way(message: dict[str, Any]) -> str | None:
-    """The way a message went, from its ``sender`` (mcp-cassette) or its ``dir`` (mcp-vcr)
-    (``None``: none, or not one of the two: the message is then a problem, as one with no
-    envelope)."""
-    sender = message.get("sender")
-    if type(sender) is str:
-        return _SENDERS.get(sender)
-    way = message.get("dir")
-    return way if way in ("c2s", "s2c") else None
-
-
-def _is_cassette_log(data: Any) -> bool:
-    """Whether ``data`` is an mcp-cassette recording: some message is a ``payload`` of JSON-RPC
-    with its ``sender`` (what the sniff asks, without building the log)."""
-    messages = data.get("messages") if isinstance(data, dict) else None
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and _way(m) is not None and is_rpc(m.get("payload")) for m in messages
-    )
 
 
 def _listed(value: Any) -> list[Any]:
