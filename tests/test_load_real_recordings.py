@@ -271,6 +271,35 @@ def test_codex_errors_written_by_codex_itself_are_failures() -> None:
     assert spawn.error_message == "execution error: No such file or directory (os error 2)"
 
 
+def test_mid_2025_codex_words_a_failed_patch_and_a_failed_mcp_call(tmp_path: Path) -> None:
+    """R36: Codex of mid-2025 (rollouts of bare items between ``{"record_type": "state"}``
+    lines, no events) answered a patch run through ``shell`` that did not apply ``error: ...``
+    and a failed MCP call ``tool call error: ...``: both are failures. A SYNTHETIC rollout in
+    that shape; the wording is a real one's (AcidicSoil/codex-session-viewer's docs/example.jsonl,
+    which has no licence and is not copied: 246 calls, 21 failed by hand, 6 read before)."""
+    call = '{"type":"function_call","name":"%s","arguments":"{}","call_id":"%s"}'
+    answer = '{"type":"function_call_output","call_id":"%s","output":%s}'
+    lines = [
+        '{"id":"00000000-0000-4000-8000-000000000001","timestamp":"2025-09-10T18:58:38.331Z",'
+        '"instructions":null,"git":null}',
+        '{"record_type":"state"}',
+        call % ("memory__add_observations", "c1"),
+        answer % ("c1", json.dumps("tool call error: tool call failed for `memory/add`")),
+        call % ("shell", "c2"),
+        answer % ("c2", json.dumps('error: Failed to find expected lines ["x"] in /tmp/a.txt')),
+        call % ("shell", "c3"),
+        answer % ("c3", json.dumps('{"output":"","metadata":{"exit_code":0}}')),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = wb.load_runs(path)
+    assert [(b.call_id, b.is_error, b.error_code) for b in result.boundaries] == [
+        ("c1", True, "mcp_error"),
+        ("c2", True, "patch_failed"),
+        ("c3", False, None),
+    ]
+
+
 def test_a_gemini_cli_call_cancelled_while_it_ran_serves_its_output_and_its_error() -> None:
     """R3, R36: Gemini CLI sends the model a cancelled call's output so far beside the error
     (``functionResponse.response`` of both members): both are served, as they were sent; the

@@ -89,13 +89,18 @@ _NOT_RUN = (
     ("unable to resolve image path `", "image_not_found"),
     ("view_image is not allowed because ", "unsupported_call"),
     ("view_image handler received unsupported payload", "invalid_arguments"),
+    ("tool call error: ", "mcp_error"),
+    ("error: ", "patch_failed"),
 )
 """What Codex answers for a call it could not run, and the error code each is given: its
 command could not start, the model called a tool Codex has not, its arguments were no JSON or
 lacked a member (codex-rs's router, which logs an error for each), a patch that did not apply
 to the files, or one the sandbox or the approval settings refused; ``view_image`` of a path
 that is not there (or not a file: :data:`_NOT_A_FILE`), or in a session whose model takes no
-images (Codex 0.171's words, read off its binary)."""
+images (Codex 0.171's words, read off its binary). Codex of mid-2025, whose rollouts record no
+events, words two more: a failed MCP call ``tool call error: ...``, and a patch run through
+``shell`` that did not apply ``error: Failed to find expected lines ...`` (an output of its own:
+a command's is JSON, ``{"output", "metadata"}``)."""
 _NOT_A_FILE = re.compile(r"image path `[^\n]*` is not a file\Z")
 """``view_image`` of a path that is a folder: the whole output, so no command's can match."""
 
