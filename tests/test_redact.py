@@ -317,3 +317,13 @@ def test_token_usage_breakdowns_are_kept_and_a_token_inside_one_is_still_redacte
     assert out["usage_metadata"] == value["usage_metadata"]
     assert out["session"] == {"token_details": {"token": REDACTED, "kind": "bearer"}}
     assert [r.path for r in found] == ["answer.session.token_details.token"]
+
+
+def test_a_number_under_tokens_is_a_count_not_a_secret() -> None:
+    """R31: ``tokens`` alone names secrets (a list of them), but a number under it counts them:
+    context7's ``get-library-docs`` takes ``"tokens": 4000`` (a real Codex session, world round
+    of stop 36), which was redacted, so the fixture's arguments differed from what the model
+    sent. Text under it, and a password that is a number, are still redacted."""
+    assert redact({"libraryID": "/x", "tokens": 4000}) == ({"libraryID": "/x", "tokens": 4000}, [])
+    assert redact({"tokens": "s3kr1t-value"})[0] == {"tokens": REDACTED}
+    assert redact({"password": 1234})[0] == {"password": REDACTED}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
-__all__ = ["PLACEHOLDER", "URL_SECRET_NAMES", "is_credential_key", "normalised"]
+__all__ = ["PLACEHOLDER", "URL_SECRET_NAMES", "is_a_count", "is_credential_key", "normalised"]
 
 # Key words that name a credential. A key is split into words (snake, kebab, camel case) and
 # matches when one word, or two adjacent words joined, is in this set, or one word ends with one
@@ -108,6 +109,16 @@ def is_credential_key(key: str) -> bool:
     if len(words) == 1 and words[0] in _SECRET_LISTS:
         return True
     return any(a + b in _CREDENTIAL_WORDS for a, b in itertools.pairwise(words))
+
+
+def is_a_count(key: str, value: Any) -> bool:
+    """Whether ``value`` under a key that names secrets when whole (``tokens``) counts them: a
+    number is no secret there (context7's ``get-library-docs`` takes ``"tokens": 4000``)."""
+    return (
+        key.lower() in _SECRET_LISTS
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    )
 
 
 def normalised(name: str) -> str:

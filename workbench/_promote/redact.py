@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .gitleaks import gitleaks_rules, gitleaks_spans
-from .keys import PLACEHOLDER, is_credential_key
+from .keys import PLACEHOLDER, is_a_count, is_credential_key
 from .textrules import Span, own_spans
 
 __all__ = [
@@ -218,7 +218,8 @@ def _walk(value: Any, path: str, found: list[Redaction], under: str | None, dept
         result: dict[str, Any] = {}
         named = _named_credential(value)
         for key, item in value.items():
-            credential = str(key) if is_credential_key(str(key)) else under
+            named_so = is_credential_key(str(key)) and not is_a_count(str(key), item)
+            credential = str(key) if named_so else under
             if credential is not None and under is None and _is_schema_property(path, item):
                 # a tool schema's property named "password": its words are no secret, a value
                 # it holds (a default, an example, a value) still is
