@@ -204,6 +204,12 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
         ("branch.main.token=hunter2x", "credential key 'branch.main.token' in text"),
         ("secrets.db.password=Xy12abcdEF", "credential key 'secrets.db.password' in text"),
         ('token: "{{ x }}hunter2"', "token header"),  # more than a template
+        # a template that holds more than a bare reference (a literal default, a filter), and
+        # a credential variable under a subsection of a section that has them (a review of
+        # stop 36 found these let through)
+        ("password: \"{{ 'Tr0ub4dor&3xyz' }}\"", "password header"),
+        ('password: {{ vault_password | default("hunter2") }}', "password header"),
+        ("http.proxyAuth.value=Hunter2Secret", "credential key 'http.proxyAuth.value' in text"),
     ],
 )
 def test_credentials_that_look_a_little_like_code_are_still_redacted(
@@ -327,3 +333,5 @@ def test_a_number_under_tokens_is_a_count_not_a_secret() -> None:
     assert redact({"libraryID": "/x", "tokens": 4000}) == ({"libraryID": "/x", "tokens": 4000}, [])
     assert redact({"tokens": "s3kr1t-value"})[0] == {"tokens": REDACTED}
     assert redact({"password": 1234})[0] == {"password": REDACTED}
+    assert redact({"t": "curl ...&tokens=4000"})[1] == []  # (text: digits alone)
+    assert redact({"t": "tokens=4000 and more"}) == ({"t": "tokens=4000 and more"}, [])

@@ -113,12 +113,13 @@ def is_credential_key(key: str) -> bool:
 
 def is_a_count(key: str, value: Any) -> bool:
     """Whether ``value`` under a key that names secrets when whole (``tokens``) counts them: a
-    number is no secret there (context7's ``get-library-docs`` takes ``"tokens": 4000``)."""
-    return (
-        key.lower() in _SECRET_LISTS
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
-    )
+    number, or text of digits alone, is no secret there (context7's ``get-library-docs`` takes
+    ``"tokens": 4000``)."""
+    if key.lower() not in _SECRET_LISTS:
+        return False
+    if isinstance(value, str):  # (text: ``tokens=4000``)
+        return value.isascii() and value.isdigit()
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def normalised(name: str) -> str:
@@ -129,8 +130,9 @@ def normalised(name: str) -> str:
 PLACEHOLDER = re.compile(
     r"(?i)^(?:\*+|x{3,}|\.{3}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|null|none|"
     r"true|false|undefined|changeme|redacted|\[redacted\]|"
-    r"([\"']?)\$?\{\{[^{}\n]*\}\}\1)$"
+    r"([\"']?)\$?\{\{ ?\.?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)* ?\}\}\1)$"
 )
 """Values that are not secrets but placeholders for one (``${TOKEN}``, ``***``, ``<your key>``,
-a template's ``${{ secrets.GITHUB_TOKEN }}`` or ``"{{ .Env.TOKEN }}"``: a workflow file an agent
-read says where its secret comes from, and is served as it was read)."""
+a template's bare reference ``${{ secrets.GITHUB_TOKEN }}`` or ``"{{ .Env.TOKEN }}"``: a workflow
+file an agent read says where its secret comes from, and is served as it was read; a template
+holding anything else, a literal default or a filter, is no placeholder)."""

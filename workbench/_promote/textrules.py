@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .keys import PLACEHOLDER, URL_SECRET_NAMES, is_credential_key, normalised
+from .keys import PLACEHOLDER, URL_SECRET_NAMES, is_a_count, is_credential_key, normalised
 
 __all__ = ["Span", "own_spans"]
 
@@ -156,7 +156,7 @@ def _without_subsection(key: str) -> str:
     """A git configuration key without its subsection: ``branch.<name>.remote`` is
     ``branch.remote`` (``git config --list`` prints them). A subsection is a name someone chose
     (a branch, a remote, a URL), not what the variable holds: ``branch.fix-secrets.remote`` names
-    no secret, ``sendemail.work.smtpPassword`` still does."""
+    no secret; ``branch.main.token`` still does."""
     section, dot, rest = key.partition(".")
     if not dot or section.lower() not in _GIT_SUBSECTIONED or "." not in rest:
         return key
@@ -170,21 +170,19 @@ _GIT_SUBSECTIONED = frozenset(
         "submodule",
         "url",
         "includeif",
-        "http",
-        "credential",
         "difftool",
         "mergetool",
         "merge",
         "diff",
         "filter",
-        "lfs",
-        "sendemail",
         "worktree",
         "guitool",
         "remotes",
     }
 )
-"""git's sections whose keys take a subsection (``section.<subsection>.variable``)."""
+"""git's sections whose keys take a subsection (``section.<subsection>.variable``) and whose
+variables hold no credential (``http.<url>.extraHeader``, ``credential.<url>.*`` and
+``sendemail.<identity>.smtpPass`` may: their keys are judged whole)."""
 
 
 def _is_code(key: str, match: re.Match[str]) -> bool:
@@ -236,6 +234,7 @@ def own_spans(text: str) -> list[Span]:
                 after = text[match.end("value") : match.end("value") + 1]
                 credential = is_credential_key(_without_subsection(key))
                 credential = credential and after not in _EXPRESSION
+                credential = credential and not is_a_count(key, match.group("value"))
                 if credential and not _is_code(key, match):
                     spans.append(_value_span(match, f"credential key {key!r} in text"))
     if ":" in text:

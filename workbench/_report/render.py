@@ -25,10 +25,10 @@ def chart_spec(chart: alt.TopLevelMixin, *, validate: bool = True) -> dict[str, 
     return spec
 
 
-ENGINE_ADDRESS_SPACE = 72 << 30
+ENGINE_ADDRESS_SPACE = 65 << 30
 """The address space vl-convert's JavaScript engine (V8) needs: it reserves about 64 GiB when it
 starts, and under a smaller ``ulimit -v`` the whole process dies (SIGTRAP), where no error can
-be caught. (Its rasteriser, resvg, needs none of it.)"""
+be caught (bisected: 64 GiB died, 65 GiB and more drew). Its rasteriser, resvg, needs none."""
 
 
 def check_chart_engine() -> None:
