@@ -424,3 +424,46 @@ def test_a_beeai_step_whose_tool_gave_no_output_is_never_answered(tmp_path: Path
     result = wb.load_runs(_export(tmp_path, observations), strict=False)
     assert result.boundaries == ()
     assert "never answered" in result.problems[0].message
+
+
+def test_beeai_steps_under_another_span_are_told_apart_by_their_thought(tmp_path: Path) -> None:
+    """Updates under a span that is no ``iteration-<n>`` (the run's own) are grouped by their
+    thought, as updates under none are (a review of stop 36: they made one step, and the calls
+    of all but the last were lost)."""
+    root = _observation(0, "SPAN", name="beeai-framework-main")
+    observations = [
+        root,
+        _react_update(1, "obs-0", thought="a", **{"tool.name": "A", "tool.parameters": "{}"}),
+        _react_update(
+            2,
+            "obs-0",
+            thought="a",
+            **{"tool.name": "A", "tool.parameters": "{}", "output.value": "1"},
+        ),
+        _react_update(
+            3,
+            "obs-0",
+            thought="b",
+            **{"tool.name": "B", "tool.parameters": "{}", "output.value": "2"},
+        ),
+    ]
+    result = wb.load_runs(_export(tmp_path, observations), strict=False)
+    assert [(b.call_id, b.tool) for b in result.boundaries] == [("obs-2", "A"), ("obs-3", "B")]
+
+
+def test_a_beeai_tool_s_error_event_fails_its_step_s_call(tmp_path: Path) -> None:
+    """R36: BeeAI sends a tool's ``error`` event as a span (``tool.<path>.error-<n>``) under the
+    update that called it: the step's call failed."""
+    iteration = _observation(0, "SPAN", name="iteration-1")
+    observations = [
+        iteration,
+        _react_update(1, "obs-0", thought="t", **{"tool.name": "Search", "tool.parameters": "{}"}),
+        _observation(2, "SPAN", name="tool.search.wikipedia.error-12", parentObservationId="obs-1",
+                     level="ERROR", input=None, output=None),
+        _react_update(
+            3, "obs-0", thought="t",
+            **{"tool.name": "Search", "tool.parameters": "{}", "output.value": "timed out"},
+        ),
+    ]  # fmt: skip
+    result = wb.load_runs(_export(tmp_path, observations), strict=False)
+    assert [(b.call_id, b.is_error) for b in result.boundaries] == [("obs-3", True)]
