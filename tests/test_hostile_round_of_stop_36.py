@@ -13,7 +13,7 @@ import pytest
 
 import workbench as wb
 from helpers.cli import child_env, run_cli
-from helpers.paths import BILLING
+from helpers.paths import BILLING, FIXTURES
 
 
 @pytest.mark.parametrize("tasks", [["x"], [1, 2]])
@@ -137,3 +137,21 @@ def test_promote_refuses_an_empty_suite_id(
     assert code == 2
     assert "suite id '' is not of the form" in err
     assert not (tmp_path / "x.suite.json").exists()
+
+
+def test_an_sdk_transport_record_that_is_no_envelope_is_a_problem_not_the_file(
+    tmp_path: Path,
+) -> None:
+    """R35: one record of the Claude Agent SDK's transport that is no envelope (its message is
+    text) made the whole file unread, taken for an empty OpenAI chat (a review of stop 36):
+    the envelopes are unwrapped one by one, and that record is a problem naming its place."""
+    real = FIXTURES / "claude-code" / "logfire_claude_agent_sdk_tool_use_conversation.json"
+    document = json.loads(real.read_text(encoding="utf-8"))
+    document["messages"].append({"direction": "recv", "message": "stray text"})
+    path = tmp_path / "transport.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert result.format == "claude-code"
+    assert [b.tool for b in result.boundaries] == ["Bash"]
+    (problem,) = result.problems
+    assert problem.where == f"messages item {len(document['messages']) - 1}"

@@ -212,3 +212,18 @@ def test_the_real_langchain_trace_serves_each_tool_message_s_content() -> None:
     assert first.args == {"drug_name": "lisinopril"}
     assert json.loads(_texts(first)[0])["source"] == "formulary-db"
     assert len(loaded.runs) == 2  # the second trace holds no tool span
+
+
+def test_a_langchain_record_without_a_tool_message_serves_its_output(tmp_path: Path) -> None:
+    """A tool that gave text, not a ToolMessage, is recorded ``{"output": "...", "kwargs":
+    {...}}``: the text is served, not the record (a review of stop 36 found the record)."""
+    span = _langchain_tool("d1", 1_000, "success")
+    for pair in span["attributes"]:
+        if pair["key"] == "gen_ai.tool.call.result":
+            pair["value"]["stringValue"] = json.dumps({"output": "covered", "kwargs": {"tags": []}})
+    (boundary,) = _load(tmp_path, span).boundaries
+    assert (boundary.call_id, boundary.args, _texts(boundary)) == (
+        "toolu_d1",
+        {"q": 1},
+        ["covered"],
+    )

@@ -560,8 +560,8 @@ def _claude_code_messages(value: Any) -> list[Any] | None:
     records = value.get("messages") if isinstance(value, Mapping) else None
     if type(records) is not list or not records:
         return None
-    if all(_is_transport_envelope(r) for r in records):  # the SDK's transport, both ways
-        records = [r["message"] for r in records]
+    if any(_is_transport_envelope(r) for r in records):  # the SDK's transport, both ways
+        records = [r["message"] if _is_transport_envelope(r) else r for r in records]
     heads = records[:_HEAD_LINES]
     if any(isinstance(r, Mapping) and "role" in r for r in heads):
         return None

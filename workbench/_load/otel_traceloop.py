@@ -5,7 +5,8 @@ Its LangChain instrumentation writes a tool span's ``gen_ai.tool.call.arguments`
 ``{"input_str": <the arguments as Python text>, "tags", "metadata", "inputs": {<arguments>},
 "kwargs": {"tool_call_id": ...}}`` and the output ``{"output": <a serialized ToolMessage>,
 "kwargs": {...}}``. The model made the call with ``inputs``, under ``kwargs.tool_call_id``, and
-was sent the ToolMessage's content; its ``status: "error"`` is a failure.
+was sent the ToolMessage's content (its ``status: "error"`` a failure), or, for a tool that gave
+no ToolMessage, the record's ``output`` itself.
 """
 
 from __future__ import annotations
@@ -38,21 +39,28 @@ def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
     output = result
     if isinstance(result, str):  # JSON text: decoded only when it is the callback's record
         output = json_args(result) if _RECORD.match(result) else None
+    record = isinstance(output, Mapping) and output.keys() == _OUTPUT_RECORD
     message = tool_message(output.get("output")) if isinstance(output, Mapping) else None
-    if inputs is None and message is None:
+    if inputs is None and message is None and not record:
         return None
     call_id = _call_id(args.get("kwargs") if inputs is not None else None)
     if call_id is None and message is not None:  # the ToolMessage's (it answers that call)
         sent = output.get("output")
         call_id = _call_id(sent.get("kwargs") if isinstance(sent.get("id"), list) else sent)
+    if message is not None:  # a ToolMessage: its content is what the model was sent
+        served = message[0]
+    else:  # another output the tool gave (text, or JSON), in the callback's record
+        served = output["output"] if record and isinstance(output, Mapping) else result
     return LangChainTool(
         inputs if inputs is not None else args,
-        message[0] if message is not None else result,
+        served,
         call_id,
         message is not None and message[1],
     )
 
 
+_OUTPUT_RECORD = {"output", "kwargs"}
+"""The members of the callback's output record (``kwargs``: its tags, color and name)."""
 _RECORD = re.compile(r'\s*\{\s*"output"\s*:')
 """The start of the callback's output record as JSON text."""
 
