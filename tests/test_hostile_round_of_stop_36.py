@@ -155,3 +155,29 @@ def test_an_sdk_transport_record_that_is_no_envelope_is_a_problem_not_the_file(
     assert [b.tool for b in result.boundaries] == ["Bash"]
     (problem,) = result.problems
     assert problem.where == f"messages item {len(document['messages']) - 1}"
+
+
+def test_a_sweep_over_its_limits_is_refused_before_its_baseline_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``sweep --trials 10000`` of a 5,000-task suite ran its baseline (50 million trials) for
+    minutes before the size check refused it; the billing run's took 22 s. The limits are now
+    asked before the baseline replays anything."""
+    import workbench._sweep.run as sweep_run
+
+    def no_baseline(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the baseline ran before the size check")
+
+    monkeypatch.setattr(sweep_run, "replay", no_baseline)
+    with pytest.raises(ValueError, match="over the limit of 200000 variant-trials"):
+        wb.sweep(wb.sweep_source(BILLING), trials=10_000)
+
+
+def test_replay_trials_given_for_every_task_are_bounded_over_all_tasks() -> None:
+    """``replay --trials 10000`` of a 5,000-task suite ran for hours (the suite's own trials are
+    bounded over all tasks, 1,000,000; the option was not): it is refused before it starts."""
+    data = copy.deepcopy(wb.sweep_source(BILLING).data)
+    task = data["tasks"][0]
+    data["tasks"] = [{**copy.deepcopy(task), "taskId": f"t{i}"} for i in range(101)]
+    with pytest.raises(wb.HostRefusal, match=r"10000 trials x 101 tasks: 1010000 trials"):
+        wb.replay(wb.Suite.coerce(data), trials=10_000)

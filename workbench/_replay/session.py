@@ -20,7 +20,7 @@ from typing import Any, Literal, Unpack
 
 from .._common.vocab import NEEDS_MODEL
 from .._grade.trial import decided_trial_stats, grade_task, grade_trial, summary
-from .._suite.capabilities import check_suite
+from .._suite.capabilities import MAX_TOTAL_TRIALS, HostRefusal, check_suite
 from .._suite.model import Suite, task_trials
 from . import events
 from .agents import Agent, Decision, TaskContext, as_decision
@@ -418,6 +418,14 @@ def replay(
     the_options = resolve_options(options, overrides)
     the_suite = Suite.coerce(suite)
     check_suite(the_suite.data, the_options.profile, validate=the_options.validate)
+    if the_options.trials is not None:  # the suite's own trials were checked above
+        total = the_options.trials * len(the_suite.tasks)
+        if total > MAX_TOTAL_TRIALS:
+            raise HostRefusal(
+                "trials",
+                f"{the_options.trials} trials x {len(the_suite.tasks)} tasks: {total} trials "
+                f"over all tasks is over the limit of {MAX_TOTAL_TRIALS}",
+            )
     the_agent: Any = agent if agent is not None else ScriptedAgent()
     if isinstance(the_agent, ScriptedAgent):
         for index, task in enumerate(the_suite.tasks):

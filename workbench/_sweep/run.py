@@ -120,12 +120,19 @@ and memory grow with N squared (a 4,000-call run: 32 million calls, 16 s, 0.8 GB
 run grew past 14 GB and was refused only by the machine)."""
 
 
-def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) -> None:
-    """Refuse a sweep too large to finish before generating it (bounds on work from content)."""
+def _check_size(
+    suite: Suite, faults: Any, kinds: Sequence[str], trials: int, *, early: bool = False
+) -> None:
+    """Refuse a sweep too large to finish before generating it (bounds on work from content).
+
+    ``early``: asked before the baseline has checked the suite, so only the limits are told (a
+    task that is no object counts no boundary; "nothing to sweep" waits for the check)."""
     if not isinstance(faults, str):
         count = len(faults)
     else:
-        responses = [task_tool_responses(task) for task in suite.tasks]
+        responses = [
+            task_tool_responses(task) if isinstance(task, Mapping) else [] for task in suite.tasks
+        ]
         sizes = [len(entries) for entries in responses]
         if faults == "pairs":
             per_task = [n * (n - 1) // 2 for n in sizes]
@@ -134,7 +141,7 @@ def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) ->
         else:
             per_task = sizes
         count = sum(per_task) * len(kinds)
-        if count == 0 and not faults.startswith("tool:"):  # (tool_variants names the tools)
+        if count == 0 and not early and not faults.startswith("tool:"):  # (tool_variants says)
             raise ValueError("nothing to sweep: the suite has no tool boundary to fault")
     if count > MAX_VARIANTS:
         raise ValueError(
@@ -227,6 +234,7 @@ def sweep(
     note = baseline_note(suite, promoted_here=not isinstance(source, Suite | Mapping))
     checked = check_kinds(kinds)
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
+    _check_size(suite, faults, checked, trials, early=True)  # (the baseline may be long too)
     # The baseline is validated once (here); variants derived from it skip the schema check.
     baseline = replay(suite, agent, trials=trials, seed=seed, events=False, validate=True)
     _check_size(suite, faults, checked, trials)
