@@ -181,3 +181,24 @@ def test_replay_trials_given_for_every_task_are_bounded_over_all_tasks() -> None
     data["tasks"] = [{**copy.deepcopy(task), "taskId": f"t{i}"} for i in range(101)]
     with pytest.raises(wb.HostRefusal, match=r"10000 trials x 101 tasks: 1010000 trials"):
         wb.replay(wb.Suite.coerce(data), trials=10_000)
+
+
+def test_a_sweep_shows_a_long_tool_name_cut_where_it_repeats_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sweep's ``trajectory`` column repeats each name once a call and a variant: 200 calls
+    of a 10 KB name took 3.5 GB (a 100 KB name, past 24 GB, killed), and its table printed the
+    names whole. The column cuts a name at 100 characters and the table a cell at 80 (the CSVs
+    of the boundaries and the branches keep it whole)."""
+    name = "tickets:" + "x" * 5_000
+    log = tmp_path / "run.openwop.jsonl"
+    log.write_text(BILLING.read_text(encoding="utf-8").replace("tickets:get", name), "utf-8")
+    result = wb.sweep(log, progress=False)
+    longest = int(result.frame["trajectory"].str.len().max())
+    assert longest < 12 * 110
+    assert "tickets:" + "x" * 91 + "\u2026" in result.frame["trajectory"].iloc[0]
+    code, out, _ = run_cli(capsys, "sweep", log, "--out", tmp_path / "report")
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) < 400
+    csv_text = (tmp_path / "report" / "recovery.csv").read_text(encoding="utf-8")
+    assert name in csv_text

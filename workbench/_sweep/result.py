@@ -415,12 +415,22 @@ TRAJECTORY_STEPS: Final = 200
 steps are all in :attr:`SweepResult.steps`)."""
 
 
+TRAJECTORY_NAME = 100
+"""Characters of a tool's name the ``trajectory`` column writes out; a longer one ends ``…``
+(a column of 400 variants x 200 calls of a 10 KB name took 3.5 GB)."""
+
+
 def _trajectory(steps: TrialSteps, key: StepKey) -> str:
-    if steps.length(key) <= TRAJECTORY_STEPS:
-        return trajectory_string(steps[key])
-    shown = steps[key][:TRAJECTORY_STEPS]
-    more = steps.length(key) - TRAJECTORY_STEPS
-    return f"{trajectory_string(shown)} > \u2026 (+{more:,} calls)"
+    shown = steps[key] if steps.length(key) <= TRAJECTORY_STEPS else steps[key][:TRAJECTORY_STEPS]
+    text = trajectory_string(shown)
+    if len(text) > (TRAJECTORY_NAME + 4) * len(shown):  # (a name over the limit, maybe)
+        text = " > ".join(_shown_name(s.tool) + ("!" if s.is_error else "") for s in shown)
+    more = steps.length(key) - len(shown)
+    return f"{text} > \u2026 (+{more:,} calls)" if more > 0 else text
+
+
+def _shown_name(tool: str) -> str:
+    return tool if len(tool) <= TRAJECTORY_NAME else tool[: TRAJECTORY_NAME - 1] + "\u2026"
 
 
 def tabulate(

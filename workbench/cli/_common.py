@@ -274,7 +274,8 @@ def terminal_text(text: str) -> str:
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
-    """Print rows as an aligned plain-text table (cells escaped, blanks for missing values)."""
+    """Print rows as an aligned plain-text table (cells escaped and cut to :data:`TABLE_CELL`
+    characters, blanks for missing values)."""
     cells = [[_cell(row.get(c)) for c in columns] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
@@ -285,4 +286,11 @@ def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
 def _cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return terminal_text(str(value))
+    text = str(value)
+    if len(text) > TABLE_CELL:  # (a tool named with a megabyte printed a megabyte a row)
+        text = text[: TABLE_CELL - 1] + "\u2026"
+    return terminal_text(text)
+
+
+TABLE_CELL = 80
+"""Characters a table cell shows; a longer value ends ``…`` (the CSVs and JSON hold it whole)."""
