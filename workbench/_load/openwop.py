@@ -820,6 +820,8 @@ class _Assembler:
                     try:
                         event = typed(line)
                     except typed_error:
+                        if line.isspace():  # a blank line: nothing, as in text mode (fast)
+                            continue
                         try:  # the other typed decode (with or without optional members)
                             event = other_typed(line)
                             typed, other_typed = other_typed, typed

@@ -44,15 +44,20 @@ class ApiKey:
         if not _KEY.fullmatch(self.key):
             raise ValueError("an API key is 16 to 512 printable ASCII characters with no space")
         if self.scope not in ("run", "read"):
-            raise ValueError(f"unknown key scope {self.scope!r} (run, read)")
+            raise ValueError(f"unknown key scope {_shown(self.scope)!r} (run, read)")
         if not self.subject:
             digest = hashlib.sha256(self.key.encode()).hexdigest()[:12]
             object.__setattr__(self, "subject", f"key-{digest}")
         elif not _SUBJECT.fullmatch(self.subject):
-            raise ValueError(f"subject {self.subject!r} has a space or a '/'")
+            raise ValueError(f"subject {_shown(self.subject)!r} has a space or a '/'")
 
     def __repr__(self) -> str:  # never show the secret
         return f"ApiKey(scope={self.scope!r}, subject={self.subject!r})"
+
+
+def _shown(value: str) -> str:
+    """A value for a message, cut to 40 characters (a key file's line can be a megabyte)."""
+    return value if len(value) <= 40 else value[:39] + "\u2026"
 
 
 def generate_api_key() -> ApiKey:
@@ -60,12 +65,20 @@ def generate_api_key() -> ApiKey:
     return ApiKey("wbk_" + secrets.token_urlsafe(32))
 
 
+MAX_KEY_FILE = 1 << 20
+"""The largest key file read (a line a key: a megabyte holds thousands); a larger one is refused
+before it is read whole."""
+
+
 def load_api_keys(path: str | os.PathLike[str]) -> tuple[ApiKey, ...]:
     """The keys of a key file; a bad line is a ``ValueError`` naming the file and line."""
     file = os.fspath(path)
     try:
-        with open(file, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        with open(file, "rb") as handle:
+            data = handle.read(MAX_KEY_FILE + 1)
+        if len(data) > MAX_KEY_FILE:
+            raise ValueError(f"{file}: a key file is at most {MAX_KEY_FILE} bytes")
+        lines = data.decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{file}: cannot read the key file ({exc})") from None
     keys: list[ApiKey] = []
@@ -78,7 +91,7 @@ def load_api_keys(path: str | os.PathLike[str]) -> tuple[ApiKey, ...]:
             raise ValueError(f"{file}:{number}: expected 'KEY [SCOPE [SUBJECT]]'")
         scope = parts[1] if len(parts) > 1 else "run"
         if scope not in ("run", "read"):
-            raise ValueError(f"{file}:{number}: unknown scope {scope!r} (run, read)")
+            raise ValueError(f"{file}:{number}: unknown scope {_shown(scope)!r} (run, read)")
         try:
             keys.append(ApiKey(parts[0], scope, parts[2] if len(parts) > 2 else ""))  # type: ignore[arg-type]
         except ValueError as exc:
