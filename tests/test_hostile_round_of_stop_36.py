@@ -240,3 +240,20 @@ def test_a_key_file_is_read_up_to_a_megabyte_and_its_values_shown_cut(tmp_path: 
     with pytest.raises(ValueError) as refused:
         load_api_keys(odd)
     assert len(str(refused.value)) < len(str(odd)) + 100
+
+
+@pytest.mark.parametrize(
+    ("given", "said"), [("", "is not [HOST:]PORT"), ("a" * 300 + ":0", "is not a host name")]
+)
+def test_serve_mcp_refuses_an_http_address_it_cannot_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str, said: str
+) -> None:
+    """``--http ''`` was taken as no ``--http`` (it served stdio), and a 300-character host
+    failed in the idna codec with a message naming neither: both are refused in one line."""
+    pytest.importorskip("mcp")
+    suite = tmp_path / "billing.suite.json"
+    assert run_cli(capsys, "promote", BILLING, "-o", suite)[0] == 0
+    code, _, err = run_cli(capsys, "serve-mcp", suite, "--http", given)
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert "--http" in line and said in line

@@ -240,6 +240,25 @@ def test_serve_mcp_http_writes_its_files_on_a_signal(
     assert json.loads(summary.read_text(encoding="utf-8"))["passed"] is True
 
 
+def test_serve_mcp_http_stops_quietly_on_a_second_ctrl_c(tmp_path: Path, promoted: Path) -> None:
+    """Two SIGINTs 50 ms apart (Ctrl-C pressed twice): uvicorn forced its exit and logged its
+    lifespan's cancellation as a traceback (hostile round of stop 36); the second is ignored
+    while the first stops it, and its files are written as after one."""
+    events = tmp_path / "served.jsonl"
+    with serving_http(promoted, "--events", str(events)) as (url, proc):
+        http = RawHttp(url)
+        http.initialize()
+        http.close()
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+    assert "Traceback" not in err and "stopped: SIGINT" in err
+    assert read_log(events)[-1]["type"] == "run.completed"
+
+
 HOSTILE_SERVER = r'''
 """A synthetic MCP server (written for this test) answering with what JSON cannot hold."""
 import json, sys

@@ -582,7 +582,8 @@ def _has_bad_id(body: bytes) -> bool:
 class _QuietExitServer(uvicorn.Server):
     """uvicorn's server, except that SIGINT, SIGTERM and SIGHUP only stop it (uvicorn re-raises
     the signal after a graceful shutdown, which would end the process before the bridge writes
-    its event log and summary) and it remembers which one came."""
+    its event log and summary), it remembers which one came, and a second one while it stops is
+    ignored (the graceful stop takes 3 s at most)."""
 
     stop_reason: StopReason = "SIGTERM"
 
@@ -594,6 +595,8 @@ class _QuietExitServer(uvicorn.Server):
         handled = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
         def stop(number: int, frame: Any) -> None:
+            if self.should_exit:  # a second signal while stopping: uvicorn would force the
+                return  # exit and log its lifespan's cancellation as a traceback (3 s at most)
             self.stop_reason = signal.Signals(number).name  # type: ignore[assignment]
             self.handle_exit(number, frame)
 

@@ -121,6 +121,9 @@ def _parse_http(value: str) -> tuple[str, int]:
         raise ValueError(f"--http: {value!r} is not [HOST:]PORT") from None
     if not 0 <= port <= 65535:
         raise ValueError(f"--http: port {port} is out of range")
+    if len(host) > 253 or not all(part and len(part) <= 63 for part in host.split(".")):
+        shown = host if len(host) <= 40 else host[:39] + "\u2026"
+        raise ValueError(f"--http: {shown!r} is not a host name or address")
     return host, port
 
 
@@ -138,7 +141,7 @@ def run_serve(args: argparse.Namespace) -> int:
         suite = Suite.load(args.suite)
         profile = HostProfile.load(args.host_profile) if args.host_profile else None
         catalogue = read_json(args.tools) if args.tools else None
-        http = _parse_http(args.http) if args.http else None
+        http = _parse_http(args.http) if args.http is not None else None
         bridge = McpBridge(
             suite,
             args.task,
