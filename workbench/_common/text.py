@@ -6,7 +6,7 @@ import math
 import unicodedata
 from typing import Any
 
-__all__ = ["plural", "safe_text"]
+__all__ = ["cut", "plural", "safe_text"]
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -15,6 +15,12 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     if count == 1:
         return f"1 {word}"
     return f"{count} {many if many is not None else word + 's'}"
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` of at most ``limit`` characters: a longer one cut, ending ``…`` (a name or value
+    from a file can be megabytes long where it is shown or repeated)."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _unsafe_char(char: str) -> bool:

@@ -18,6 +18,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from .._common.step import Step, trajectory_string
+from .._common.text import cut
 from .._common.vocab import BASELINE, FAULT_KINDS, NEEDS_MODEL
 from .._grade.recovery import RecoveryFigure, recovery_figure
 from .._grade.trials import pass_hat_k
@@ -424,13 +425,9 @@ def _trajectory(steps: TrialSteps, key: StepKey) -> str:
     shown = steps[key] if steps.length(key) <= TRAJECTORY_STEPS else steps[key][:TRAJECTORY_STEPS]
     text = trajectory_string(shown)
     if len(text) > (TRAJECTORY_NAME + 4) * len(shown):  # (a name over the limit, maybe)
-        text = " > ".join(_shown_name(s.tool) + ("!" if s.is_error else "") for s in shown)
+        text = " > ".join(cut(s.tool, TRAJECTORY_NAME) + ("!" if s.is_error else "") for s in shown)
     more = steps.length(key) - len(shown)
     return f"{text} > \u2026 (+{more:,} calls)" if more > 0 else text
-
-
-def _shown_name(tool: str) -> str:
-    return tool if len(tool) <= TRAJECTORY_NAME else tool[: TRAJECTORY_NAME - 1] + "\u2026"
 
 
 def tabulate(

@@ -120,13 +120,12 @@ and memory grow with N squared (a 4,000-call run: 32 million calls, 16 s, 0.8 GB
 run grew past 14 GB and was refused only by the machine)."""
 
 
-def _check_size(
-    suite: Suite, faults: Any, kinds: Sequence[str], trials: int, *, early: bool = False
-) -> None:
+def _check_size(suite: Suite, faults: Any, kinds: Sequence[str], trials: int) -> int:
     """Refuse a sweep too large to finish before generating it (bounds on work from content).
 
-    ``early``: asked before the baseline has checked the suite, so only the limits are told (a
-    task that is no object counts no boundary; "nothing to sweep" waits for the check)."""
+    Asked before the baseline, which may be long too, and so before the suite is checked: a
+    task that is no object counts no boundary. Returns the number of variants (about, for
+    generated faults)."""
     if not isinstance(faults, str):
         count = len(faults)
     else:
@@ -141,8 +140,6 @@ def _check_size(
         else:
             per_task = sizes
         count = sum(per_task) * len(kinds)
-        if count == 0 and not early and not faults.startswith("tool:"):  # (tool_variants says)
-            raise ValueError("nothing to sweep: the suite has no tool boundary to fault")
     if count > MAX_VARIANTS:
         raise ValueError(
             f"faults={faults!r} would make about {count} variants, over the limit of "
@@ -161,6 +158,7 @@ def _check_size(
                 f"over the limit of {MAX_SWEEP_CALLS:,} per sweep (a run's calls squared): "
                 "sweep one tool (tool:NAME faults), fewer kinds or trials, or a shorter run"
             )
+    return count
 
 
 def _executor_workers(executor: Executor) -> int:
@@ -234,10 +232,12 @@ def sweep(
     note = baseline_note(suite, promoted_here=not isinstance(source, Suite | Mapping))
     checked = check_kinds(kinds)
     plan = SweepPlan(trials, seed, agent, FaultOptions(hard_repeats, payload))
-    _check_size(suite, faults, checked, trials, early=True)  # (the baseline may be long too)
+    count = _check_size(suite, faults, checked, trials)
     # The baseline is validated once (here); variants derived from it skip the schema check.
     baseline = replay(suite, agent, trials=trials, seed=seed, events=False, validate=True)
-    _check_size(suite, faults, checked, trials)
+    if count == 0 and isinstance(faults, str) and not faults.startswith("tool:"):
+        # (said once the suite is known valid; tool_variants names the tools it has)
+        raise ValueError("nothing to sweep: the suite has no tool boundary to fault")
     variants, generated = _variants_for(suite, faults, checked, plan.faults)
     items_by_task: dict[str, list[WorkItem]] = {}
     for index, variant in enumerate(variants):

@@ -286,10 +286,13 @@ def print_table(rows: list[dict[str, Any]], columns: list[str]) -> None:
 def _cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    text = str(value)
-    if len(text) > TABLE_CELL:  # (a tool named with a megabyte printed a megabyte a row)
-        text = text[: TABLE_CELL - 1] + "\u2026"
-    return terminal_text(text)
+    # (a tool named with a megabyte printed a megabyte a row)
+    return terminal_text(cut_text(str(value), TABLE_CELL))
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` of at most ``limit`` characters, a longer one ending ``…``."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 TABLE_CELL = 80

@@ -35,7 +35,7 @@ from workbench import (
     write_json_atomic,
 )
 
-from ._common import add_output_arguments, check_outputs, fail
+from ._common import add_output_arguments, check_outputs, cut_text, fail
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -122,8 +122,7 @@ def _parse_http(value: str) -> tuple[str, int]:
     if not 0 <= port <= 65535:
         raise ValueError(f"--http: port {port} is out of range")
     if len(host) > 253 or not all(part and len(part) <= 63 for part in host.split(".")):
-        shown = host if len(host) <= 40 else host[:39] + "\u2026"
-        raise ValueError(f"--http: {shown!r} is not a host name or address")
+        raise ValueError(f"--http: {cut_text(host, 40)!r} is not a host name or address")
     return host, port
 
 

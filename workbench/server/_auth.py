@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .._common.text import cut
 from ._wire import WireError
 
 __all__ = ["ApiKey", "check_bearer", "generate_api_key", "load_api_keys"]
@@ -44,20 +45,15 @@ class ApiKey:
         if not _KEY.fullmatch(self.key):
             raise ValueError("an API key is 16 to 512 printable ASCII characters with no space")
         if self.scope not in ("run", "read"):
-            raise ValueError(f"unknown key scope {_shown(self.scope)!r} (run, read)")
+            raise ValueError(f"unknown key scope {cut(self.scope, 40)!r} (run, read)")
         if not self.subject:
             digest = hashlib.sha256(self.key.encode()).hexdigest()[:12]
             object.__setattr__(self, "subject", f"key-{digest}")
         elif not _SUBJECT.fullmatch(self.subject):
-            raise ValueError(f"subject {_shown(self.subject)!r} has a space or a '/'")
+            raise ValueError(f"subject {cut(self.subject, 40)!r} has a space or a '/'")
 
     def __repr__(self) -> str:  # never show the secret
         return f"ApiKey(scope={self.scope!r}, subject={self.subject!r})"
-
-
-def _shown(value: str) -> str:
-    """A value for a message, cut to 40 characters (a key file's line can be a megabyte)."""
-    return value if len(value) <= 40 else value[:39] + "\u2026"
 
 
 def generate_api_key() -> ApiKey:
@@ -91,7 +87,7 @@ def load_api_keys(path: str | os.PathLike[str]) -> tuple[ApiKey, ...]:
             raise ValueError(f"{file}:{number}: expected 'KEY [SCOPE [SUBJECT]]'")
         scope = parts[1] if len(parts) > 1 else "run"
         if scope not in ("run", "read"):
-            raise ValueError(f"{file}:{number}: unknown scope {_shown(scope)!r} (run, read)")
+            raise ValueError(f"{file}:{number}: unknown scope {cut(scope, 40)!r} (run, read)")
         try:
             keys.append(ApiKey(parts[0], scope, parts[2] if len(parts) > 2 else ""))  # type: ignore[arg-type]
         except ValueError as exc:
