@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from helpers.paths import FIXTURES
 from workbench._load.cassette_yaml import load_yaml
-from workbench._load.vcr_yaml import MAX_DEPTH, load_vcr_yaml
+from workbench._load.reading import value_problem
+from workbench._load.vcr_yaml import MAX_DEPTH, decode_vcr_yaml, load_vcr_yaml
 
 REAL_FILES = sorted(
     path for pattern in ("**/*.yaml", "**/*.yaml.gz", "**/*.yml") for path in FIXTURES.glob(pattern)
@@ -198,6 +199,49 @@ def test_deep_nesting_gives_none_without_recursion() -> None:
     assert load_vcr_yaml("a: " + "[" * 5000 + "]" * 5000 + "\n") is None
     shallow = "".join(" " * depth + "a:\n" for depth in range(50)) + " " * 50 + "b: 1\n"
     assert check(shallow) is not None
+
+
+def _nested_yaml(blocks: int, levels: int, pad: int, sequence: bool) -> str:
+    """``blocks`` block mappings, then a one-line JSON flow collection ``levels`` deep (padded
+    with a string of ``pad`` characters), as an entry or as a sequence item."""
+    lines = "".join(" " * depth + "a:\n" for depth in range(blocks))
+    flow = "[" * levels + '"' + "x" * pad + '"' + "]" * levels if levels else '"x"'
+    indent = " " * blocks
+    return lines + (f"{indent}- {flow}\n" if sequence else f"{indent}b: {flow}\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, MAX_DEPTH + 2),
+    st.integers(0, MAX_DEPTH + 10),
+    st.integers(0, 700),
+    st.booleans(),
+)
+def test_a_value_said_shallow_is_never_too_deep(
+    blocks: int, levels: int, pad: int, sequence: bool
+) -> None:
+    """R35: ``load_yaml`` skips its depth check where ``decode_vcr_yaml`` says the value
+    cannot nest as deep as the limit; whatever nesting of block and flow collections, the check
+    would then have found nothing."""
+    value, may_be_deep = decode_vcr_yaml(_nested_yaml(blocks, levels, pad, sequence))
+    if value is not None and not may_be_deep:
+        assert value_problem(value, full=False) is None
+
+
+@pytest.mark.parametrize(("blocks", "levels"), [(3, MAX_DEPTH - 3), (0, MAX_DEPTH), (196, 5)])
+def test_a_cassette_nested_past_the_limit_is_refused(
+    tmp_path: Path, blocks: int, levels: int
+) -> None:
+    """R35: block mappings and a one-line flow collection (decoded by orjson) that together
+    nest past the limit are refused, naming the field, though each alone is within it."""
+    import workbench as wb
+
+    path = tmp_path / "cassette.yaml"
+    path.write_text(_nested_yaml(blocks, levels, 0, False), encoding="utf-8")
+    with pytest.raises(wb.LoadError) as raised:
+        load_yaml(path.read_bytes(), str(path))
+    (problem,) = raised.value.problems
+    assert f"nested deeper than {MAX_DEPTH} levels" in problem.message, problem
 
 
 def test_what_the_workbench_refuses_is_reported_by_the_libyaml_path(tmp_path: Path) -> None:

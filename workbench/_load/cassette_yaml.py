@@ -17,7 +17,7 @@ import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environme
 
 from .reading import value_problem
 from .records import LoadError, LoadProblem
-from .vcr_yaml import load_vcr_yaml
+from .vcr_yaml import decode_vcr_yaml
 
 __all__ = ["load_yaml", "looks_like_yaml_cassette"]
 
@@ -117,15 +117,18 @@ def load_yaml(data: bytes, file: str) -> Any:
     or infinity (``.nan``, ``.inf``), no integer outside 64 bits, no lone surrogate.
     """
     try:
-        value = load_vcr_yaml(data.decode("utf-8"))
+        value, may_be_deep = decode_vcr_yaml(data.decode("utf-8"))
     except UnicodeDecodeError:  # refused here: libyaml would take a UTF-16 or UTF-32 byte
         raise LoadError([_reader_problem(data, file, None)]) from None  # order mark as one
-    # vcr_yaml gives nothing R35 refuses but deep nesting, which the depth check alone finds,
-    # and binary data, which only a walk tells a body from a value JSON has not
+    # vcr_yaml gives nothing R35 refuses but deep nesting, which the depth check alone finds
+    # (and only where vcr_yaml says it may be), and binary data, which only a walk tells a
+    # body from a value JSON has not
     full = value is None or b"!binary" in data  # "!!binary", and Ruby's "!binary"
     if value is None:
         value = _libyaml(data, file)
     _recorded_at_as_text(value)
+    if not full and not may_be_deep:
+        return value
     found = value_problem(value, full=full)
     if found is not None:
         path, message = found

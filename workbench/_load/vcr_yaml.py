@@ -51,7 +51,7 @@ from typing import Any, Final
 import orjson
 import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
 
-__all__ = ["MAX_DEPTH", "load_vcr_yaml"]
+__all__ = ["MAX_DEPTH", "decode_vcr_yaml", "load_vcr_yaml"]
 
 MAX_DEPTH: Final = 200
 """Block and flow collections nested deeper than this give ``None`` (libyaml stops near 1000)."""
@@ -457,6 +457,10 @@ _CLOSED, _PENDING, _PLAIN, _COPY = 0, 1, 2, 3
 below); a one-line plain scalar (it may go on over the lines below). ``_COPY`` is ``_CLOSED``
 for a remembered line whose value is a collection (each use gets its own copy)."""
 
+_DEEP_FROM = MAX_DEPTH - 4
+"""A collection that may reach this depth, counted with the collections around it, sets
+:attr:`_Decoder.deep` (four levels of room for how they are counted)."""
+
 _LINE_CACHE_LINE = 100
 """Lines shorter than this are remembered once decoded (hashing long unique lines costs)."""
 _CACHE_ENTRIES = 65536
@@ -473,6 +477,7 @@ class _Decoder:
     value and the index of the first line they did not consume."""
 
     __slots__ = (
+        "deep",
         "flows",
         "keys",
         "lines",
@@ -496,6 +501,10 @@ class _Decoder:
         """Long lines' ``key: `` (with the indentation) already decoded: column and key."""
         self.written: dict[str, _Seen] = {}
         """Short lines already decoded (cassettes repeat their headers)."""
+        self.deep = False
+        """Whether a flow collection orjson decoded may nest, with the collections around it,
+        as deep as ``MAX_DEPTH`` (orjson takes 1024 levels): False, and the value cannot, so
+        the caller need not look (:func:`decode_vcr_yaml`)."""
 
     # The document ---------------------------------------------------------------------
 
@@ -628,8 +637,10 @@ class _Decoder:
                             node, is_map, indentless, col = new, True, False, item_col
                             node[key] = value.copy() if state == _COPY else value
                             last_key = key
-                    if len(stack) > MAX_DEPTH:
-                        raise _Unsupported("too deep")
+                    if len(stack) >= _DEEP_FROM:
+                        self.deep = True
+                        if len(stack) > MAX_DEPTH:
+                            raise _Unsupported("too deep")
                     last = _CLOSED if state == _COPY else state
                     last_text = text
                     last_line = i - 1
@@ -642,6 +653,8 @@ class _Decoder:
                     if known is not None and known[0] == col and is_map:
                         try:
                             node[known[1]] = loads(line[pos:])
+                            if len(stack) + (len(line) - pos) // 2 >= _DEEP_FROM:
+                                self.deep = True  # (a level takes two characters)
                             last = _CLOSED
                             continue
                         except json_error:
@@ -666,8 +679,10 @@ class _Decoder:
                     new = [] if dash else {}
                     node[last_key] = new
                     push((col, node, is_map, indentless))
-                    if len(stack) > MAX_DEPTH:
-                        raise _Unsupported("too deep")
+                    if len(stack) >= _DEEP_FROM:
+                        self.deep = True
+                        if len(stack) > MAX_DEPTH:
+                            raise _Unsupported("too deep")
                     node, is_map, indentless, col = new, not dash, False, column
                 elif column < col:
                     while column < col:
@@ -713,8 +728,10 @@ class _Decoder:
                         new = [] if in_line else {}
                         node.append(new)
                         push((col, node, is_map, indentless))
-                        if len(stack) > MAX_DEPTH:
-                            raise _Unsupported("too deep")
+                        if len(stack) >= _DEEP_FROM:
+                            self.deep = True
+                            if len(stack) > MAX_DEPTH:
+                                raise _Unsupported("too deep")
                         compact = True
                         if remember and dash_col == -1 and not in_line:
                             dash_col = col  # remembered as a compact entry of this sequence
@@ -750,8 +767,10 @@ class _Decoder:
                     new = []
                     node[last_key] = new
                     push((col, node, is_map, indentless))
-                    if len(stack) > MAX_DEPTH:
-                        raise _Unsupported("too deep")
+                    if len(stack) >= _DEEP_FROM:
+                        self.deep = True
+                        if len(stack) > MAX_DEPTH:
+                            raise _Unsupported("too deep")
                     node, is_map, indentless = new, False, True
                     last = _CLOSED
                     continue
@@ -799,8 +818,10 @@ class _Decoder:
                                 value = loads(rest)
                             except json_error:
                                 value = _MISSING
+                            if len(stack) + len(rest) // 2 >= _DEEP_FROM:
+                                self.deep = True
                         else:
-                            value = self.json_flow(rest)
+                            value = self.json_flow(rest, len(stack) + 1)
                     if value is _MISSING:
                         value = self.flow(rest.rstrip(" "), len(stack) + 1)
                     node[key] = value
@@ -971,7 +992,7 @@ class _Decoder:
         if text == "[]":
             return []
         if text[1:2] in _JSON_SECOND:
-            value = self.json_flow(text)
+            value = self.json_flow(text, depth)
             if value is not _MISSING:
                 return value
         cached = self.flows.get(text)
@@ -984,8 +1005,9 @@ class _Decoder:
             self.flows[text] = value.copy()
         return value
 
-    def json_flow(self, text: str) -> Any:
-        """``orjson``'s value for ``text`` where it is YAML's, else ``_MISSING``.
+    def json_flow(self, text: str, depth: int) -> Any:
+        """``orjson``'s value for ``text`` where it is YAML's, else ``_MISSING`` (``depth``:
+        the collections around it, for :attr:`deep`).
 
         JSON text is a YAML flow collection of the same value except for: numbers with an
         exponent (YAML 1.1 reads ``1e5`` and ``1.5e5`` as strings), integers past 64 bits
@@ -999,14 +1021,19 @@ class _Decoder:
         if self.number_risk and _RISKY_NUMBER.search(text):
             return _MISSING
         size = len(text)
-        if size > 400 and text.count("[") + text.count("{") > 200:
-            return _MISSING
+        levels = size // 2  # at most: a level takes two characters
+        if size > 400:
+            levels = text.count("[") + text.count("{")
+            if levels > 200:
+                return _MISSING
         if size > 1000 and _BLANKS_BEFORE_COLON.search(text):
             return _MISSING
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
             return _MISSING
+        if depth + levels >= _DEEP_FROM:
+            self.deep = True
         return value if size <= 1000 or _keys_short(value) else _MISSING
 
     def flow_node(self, text: str, pos: int, depth: int) -> tuple[Any, int]:
@@ -1034,8 +1061,10 @@ class _Decoder:
         return _single_unescaped(text[pos + 1 : end]), end + 1
 
     def flow_sequence(self, text: str, pos: int, depth: int) -> tuple[list[Any], int]:
-        if depth > MAX_DEPTH:
-            raise _Unsupported("too deep")
+        if depth >= _DEEP_FROM:
+            self.deep = True
+            if depth > MAX_DEPTH:
+                raise _Unsupported("too deep")
         result: list[Any] = []
         pos = _skip_spaces(text, pos + 1)
         if text[pos : pos + 1] == "]":
@@ -1054,8 +1083,10 @@ class _Decoder:
                 raise _Unsupported(text)
 
     def flow_mapping(self, text: str, pos: int, depth: int) -> tuple[dict[Any, Any], int]:
-        if depth > MAX_DEPTH:
-            raise _Unsupported("too deep")
+        if depth >= _DEEP_FROM:
+            self.deep = True
+            if depth > MAX_DEPTH:
+                raise _Unsupported("too deep")
         result: dict[Any, Any] = {}
         pos = _skip_spaces(text, pos + 1)
         if text[pos : pos + 1] == "}":
@@ -1151,18 +1182,29 @@ def load_vcr_yaml(text: str) -> Any | None:
     """The value PyYAML's safe loader gives for ``text``, when ``text`` is within the subset of
     YAML that PyYAML's emitter writes for vcrpy cassettes; None for anything outside the subset
     (the caller then uses libyaml). Never a different value from ``yaml.safe_load``."""
+    return decode_vcr_yaml(text)[0]
+
+
+def decode_vcr_yaml(text: str) -> tuple[Any | None, bool]:
+    """:func:`load_vcr_yaml`'s value, and whether it may nest as deep as ``MAX_DEPTH`` (False:
+    it cannot, and a depth check of it would find nothing).
+
+    The block collections never nest so deep here, nor the flow collections this module
+    parses; a flow collection orjson decodes (up to 1024 levels) is bounded by its brackets,
+    or its length where they are not counted (a level takes two characters)."""
     try:
         if not isinstance(text, str):
-            return None
+            return None, False
         if not text.endswith("\n"):
             if "|" in text:  # a literal block's last line break would depend on it
-                return None
+                return None, False
             text += "\n"
         found = _scan(text)
         if found is None:
-            return None
+            return None, False
         lines = text.split("\n")
         lines.pop()
-        return _Decoder(lines, *found).document()
+        decoder = _Decoder(lines, *found)
+        return decoder.document(), decoder.deep
     except Exception:  # _Unsupported, and anything PyYAML's constructor raises
-        return None
+        return None, False
