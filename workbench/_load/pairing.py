@@ -13,7 +13,7 @@ from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .records import LoadProblem, ToolBoundary, new_boundary, set_boundary_index
+from .records import UNBUILT_BOUNDARY, LoadProblem, ToolBoundary, set_boundary_index
 
 __all__ = ["CallPairer"]
 
@@ -31,6 +31,10 @@ class _OpenCall(NamedTuple):
     line: int | None
     agent_id: str | None
     extra: dict[str, Any]
+
+
+_new_open_call = tuple.__new__
+_new_object = object.__new__
 
 
 @dataclass(slots=True)
@@ -82,17 +86,20 @@ class CallPairer:
             return
         location = f"{self.file}:{line}" if line is not None else f"{self.file}: {where}"
         order = self._calls
-        opened[call_id] = _OpenCall(
-            order,
-            call_id,
-            tool,
-            args,
-            location,
-            where,
-            field_name,
-            line,
-            agent_id,
-            dict(extra) if extra else {},
+        opened[call_id] = _new_open_call(  # _OpenCall(...) without its Python __new__
+            _OpenCall,
+            (
+                order,
+                call_id,
+                tool,
+                args,
+                location,
+                where,
+                field_name,
+                line,
+                agent_id,
+                dict(extra) if extra else {},
+            ),
         )
         self._calls = order + 1
 
@@ -126,25 +133,22 @@ class CallPairer:
         done = self._done
         if done and done[-1][0] > order:
             self._answered_out_of_order = True
-        done.append(
-            (
-                order,
-                new_boundary(
-                    len(done),  # its index, unless an earlier call is answered later (finish)
-                    call_id,
-                    tool,
-                    args,
-                    response,
-                    is_error,
-                    error_code,
-                    error_message,
-                    duration_ms,
-                    agent_id,
-                    location,
-                    merged,
-                ),
-            )
-        )
+        # new_boundary, inlined (once a boundary: the call costs more than the stores)
+        boundary = _new_object(UNBUILT_BOUNDARY)
+        boundary.index = len(done)  # unless an earlier call is answered later (finish)
+        boundary.call_id = call_id
+        boundary.tool = tool
+        boundary.args = args
+        boundary.response = response
+        boundary.is_error = is_error
+        boundary.error_code = error_code
+        boundary.error_message = error_message
+        boundary.duration_ms = duration_ms
+        boundary.agent_id = agent_id
+        boundary.location = location
+        boundary.extra = merged
+        boundary.__class__ = ToolBoundary  # type: ignore[assignment]
+        done.append((order, boundary))  # type: ignore[arg-type]
 
     @property
     def calls_made(self) -> int:
