@@ -28,7 +28,15 @@ def _records(path: Path) -> list[object]:
     data = path.read_bytes()
     if path.name.endswith(".gz"):
         data = gzip.decompress(data)
-    return [json.loads(line) for line in data.splitlines() if line.strip()]
+    records: list[object] = []
+    scanner = json.JSONDecoder()
+    for line in data.decode("utf-8").splitlines():
+        at = 0  # a line may hold records one after another (a real Claude Code copy's does)
+        while line[at:].strip():
+            value, end = scanner.raw_decode(line, at + len(line[at:]) - len(line[at:].lstrip()))
+            records.append(value)
+            at = end
+    return records
 
 
 def _facts(result: wb.LoadResult) -> list[tuple[object, ...]]:
@@ -153,3 +161,57 @@ def test_a_bad_number_on_a_line_of_its_own_is_named_at_that_line(
         path.write_text(text, encoding="utf-8")
         result = wb.load_runs(path, strict=False)
         assert [(p.line, p.field) for p in result.problems][:1] == [(5, field)]
+
+
+# --- records one after another on one line ----------------------------------------------------
+# Real Claude Code sessions (Entire's checkpoints, entireio/cli) have lines holding two records
+# with the line break between them lost: ``{...assistant...}{...summary...}``. Each is read, at
+# that line (R35: nothing dropped); a line broken in any other way keeps its problem.
+
+
+def _session(line: str) -> str:
+    call = {
+        "type": "assistant",
+        "uuid": "a1",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"c": "ls"}}],
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": "u2",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}],
+        },
+    }
+    first = {"type": "user", "uuid": "u0", "message": {"role": "user", "content": "list"}}
+    return "\n".join([json.dumps(first), line % (json.dumps(call), json.dumps(result))]) + "\n"
+
+
+@pytest.mark.parametrize("line", ["%s%s", "%s %s", "%s\t%s  "])
+def test_records_one_after_another_on_a_line_are_each_read(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_text(_session(line), encoding="utf-8")
+    result = wb.load_runs(path)
+    (boundary,) = result.boundaries
+    assert (boundary.call_id, boundary.response_text, boundary.is_error) == ("t1", "a.txt", False)
+    assert boundary.location.endswith(":2")
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        '{"type": "summary", "x": NaN}',  # each record as strict as a line (R35)
+        '{"type": "summary"',  # cut short
+        "garbage",
+        '{"type": "summary"}' * 20,  # more than a lost line break makes
+    ],
+)
+def test_a_line_broken_otherwise_keeps_its_problem(tmp_path: Path, tail: str) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_text(_session("%s" + tail.replace("%", "%%") + "\n%s"), encoding="utf-8")
+    with pytest.raises(wb.LoadError) as raised:
+        wb.load_runs(path)
+    assert any(p.line == 2 for p in raised.value.problems), raised.value.problems

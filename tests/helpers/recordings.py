@@ -33,6 +33,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("claude-code", "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl", "claude-code", 117, 3),
     # resumed: one record copied under its uuid into the new session, read once
     _r("claude-code", "e9f146fa-3b20-48d0-9be4-d99ca901cae4.resumed.jsonl", "claude-code", 30, 2),
+    # line 172 holds two records, one after the other with no line break between them
+    _r("claude-code", "entireio_63_590d292e96_0_full.jsonl.gz", "claude-code", 78, 2),
     # the Agent SDK's stream-json records as a test harness dumped them: {messages: [...]}
     _r("claude-code", "openinference_claude_agent_sdk_query_tool_spans.yaml", "claude-code", 1, 0),
     # ... and as logfire records the SDK's transport: each record in a {direction, message} envelope

@@ -714,9 +714,55 @@ def decode_json_lines(
             if problem is None:
                 append((number, value))
                 continue
+            if problem.message == _EXTRA_DATA:
+                values = _values_one_after_another(raw, file, number)
+                if values is not None:
+                    docs.extend((number, each) for each in values)
+                    continue
         if problem is not None:
             problems.append(problem)
     return docs, problems
+
+
+_EXTRA_DATA = "invalid JSON: Extra data"
+_MOST_VALUES_A_LINE = 16
+"""The most values one line is read as (:func:`_values_one_after_another`)."""
+
+
+def _values_one_after_another(raw: bytes, file: str, number: int) -> list[Any] | None:
+    """The JSON values a line holds one after another (``{...}{...}``, blanks between them
+    allowed), each decoded as strictly as a line; ``None`` unless there are several and each
+    decodes (a line that is broken otherwise keeps its problem).
+
+    Real files have such lines: copies of Claude Code sessions with a record and the next one
+    on one line (the line break between them lost)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    scanner = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_big_int)
+    pieces: list[str] = []
+    at = 0
+    try:
+        while at < len(text):
+            _, end = scanner.raw_decode(text, at)
+            pieces.append(text[at:end])
+            if len(pieces) > _MOST_VALUES_A_LINE:
+                return None  # no lost line break makes so many (a hostile file may)
+            at = end
+            while at < len(text) and text[at] in " \t\r":
+                at += 1
+    except (json.JSONDecodeError, _Constant, RecursionError):
+        return None
+    if len(pieces) < 2:
+        return None
+    values: list[Any] = []
+    for piece in pieces:
+        value, problem = decode_json(piece.encode("utf-8"), file, line=number)
+        if problem is not None:
+            return None
+        values.append(value)
+    return values
 
 
 def first_bad_utf8(file: str) -> tuple[int, int, int] | None:
