@@ -185,3 +185,23 @@ def test_mcp_client_agent_replays_in_process(mode: str) -> None:
     trial = result.tasks[0].trials[0]
     assert trial.trajectory == "billing:lookup! > billing:lookup"
     assert trial.agent_error is None
+
+
+@pytest.mark.parametrize(
+    ("stopped", "ending"),
+    [
+        ("server", "; the server exited with code 1"),
+        ("client", "; the client hung up, and the server exited with code 1"),
+        ("SIGINT", "; stopped by SIGINT, and the server exited with code 1"),
+    ],
+)
+def test_the_recording_line_says_the_exit_code_is_the_servers(stopped: str, ending: str) -> None:
+    """The exit code reported is the server's, whoever ended the session (it read as the
+    client's: "the client hung up with code 1")."""
+    from workbench.bridge import Recording, recording_text
+
+    recording = Recording([], stopped=stopped, server_failed=True, returncode=1)
+    assert recording_text(recording).endswith(ending)
+    assert recording_text(Recording([], stopped=stopped)).endswith(
+        {"server": "the server exited", "client": "the client hung up"}.get(stopped, "by SIGINT")
+    )

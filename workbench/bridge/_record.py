@@ -475,6 +475,9 @@ def recording_text(recording: Recording) -> str:
         text += f", {recording.unanswered} unanswered (not written)"
     ended = {"client": "the client hung up", "server": "the server exited"}
     text += f"; {ended.get(recording.stopped, 'stopped by ' + recording.stopped)}"
-    if recording.server_failed:
-        text += f" with code {recording.returncode}"
+    if recording.server_failed:  # the code is the server's, whoever ended the session
+        exited = (
+            " with code" if recording.stopped == "server" else ", and the server exited with code"
+        )
+        text += f"{exited} {recording.returncode}"
     return text

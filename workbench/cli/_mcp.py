@@ -12,7 +12,10 @@ stderr.
 ``record-mcp --out RUN.jsonl -- SERVER_COMMAND...`` runs a live MCP server behind a recording
 stdio proxy and writes its traffic as an OpenWOP v2 event log, an event at a time. Exit codes:
 0 recorded, 1 recorded but the server failed on its own (its exit code is reported), 2 bad
-input (no command, a command that cannot start, a file that cannot be written).
+input (no command, a command that cannot start, a file that cannot be written). SIGINT, SIGTERM
+or SIGHUP ends the session as the client's hang-up does (the server is stopped and the
+recording is complete), so it exits 0 or 1 as above, not 130, 143 or 129: a signal is how a
+recording is usually stopped.
 
 Nothing but MCP traffic goes to stdout in stdio mode; reports go to stderr.
 """
