@@ -218,6 +218,8 @@ def test_bad_input_is_exit_2_and_one_line(
     runs = tmp_path / "runs.jsonl"
     runs.write_text("not an event\n")
     assert "runs.jsonl" in _bad([str(suite), "--runs", str(runs)], capsys)
+    runs.write_text("not an event\n{\n[\n")  # several problems: the first, and how many more
+    assert _bad([str(suite), "--runs", str(runs)], capsys).endswith("(and 2 more problems)")
 
 
 def test_an_address_that_cannot_be_served_is_exit_2_and_one_line(

@@ -131,11 +131,9 @@ def _run(args: argparse.Namespace) -> int:
         host = OpenWopHost(
             args.suites, runs=args.runs, profile=profile, api_keys=keys, workers=args.workers
         )
-    except LoadError as exc:
-        for load_problem in exc.problems[:20]:
-            print(f"workbench: error: {load_problem}", file=sys.stderr)
-        return 2
-    except (JSONFileError, SuiteError, ValueError, OSError) as exc:
+    except (LoadError, JSONFileError, SuiteError, ValueError, OSError) as exc:
+        # (a LoadError's text is its first problem and how many more: one line, as every
+        # command says it)
         return fail(str(exc))
 
     def ready(url: str) -> None:
