@@ -19,6 +19,7 @@ from openwop_client import CreateRunRequest, OpenwopClient, WopError
 
 import workbench as wb
 from helpers.openwop_host import BILLING_LOG, ROOT, billing_suite
+from workbench._suite.capabilities import MAX_TRIALS
 from workbench.cli import main
 
 
@@ -220,6 +221,13 @@ def test_bad_input_is_exit_2_and_one_line(
     assert "runs.jsonl" in _bad([str(suite), "--runs", str(runs)], capsys)
     runs.write_text("not an event\n{\n[\n")  # several problems: the first, and how many more
     assert _bad([str(suite), "--runs", str(runs)], capsys).endswith("(and 2 more problems)")
+    # a suite the host would refuse at every run create is refused before it serves
+    over = billing_suite().data
+    over["trials"] = MAX_TRIALS + 1
+    over_file = tmp_path / "over.json"
+    over_file.write_text(json.dumps(over))
+    line = _bad([str(over_file)], capsys)
+    assert "the host would refuse every run of it: trials:" in line, line
 
 
 def test_an_address_that_cannot_be_served_is_exit_2_and_one_line(
@@ -249,7 +257,7 @@ def test_ctrl_c_before_serving_is_a_quiet_exit(
     the command with 130 and no traceback; nothing was served, so nothing is printed."""
     import workbench.cli._serve_host as command
 
-    def interrupted(path: str) -> str | None:
+    def interrupted(path: str, profile: object) -> str | None:
         raise KeyboardInterrupt
 
     suite = tmp_path / "s.json"

@@ -84,9 +84,12 @@ def _is_address(host: str) -> bool:
     return True
 
 
-def _check_suite_file(path: str) -> str | None:
-    """An error line for a suite file that cannot be served, else ``None``."""
-    from workbench import validate_suite  # the schemas load here, not for every command
+def _check_suite_file(path: str, profile: HostProfile) -> str | None:
+    """An error line for a suite file that cannot be served, else ``None``: one the host would
+    refuse at every run create whatever it advertises (invalid, trials over its limits) is
+    refused before it serves. What ``profile`` does not advertise is refused at run create,
+    naming the field (R11): a narrow profile is how a host shows its refusals."""
+    from workbench import suite_problems  # the schemas load here, not for every command
 
     try:
         suite = Suite.load(path)
@@ -94,9 +97,12 @@ def _check_suite_file(path: str) -> str | None:
         if path.endswith(".jsonl"):  # a recording given where a suite goes
             return f"{exc} (a recording? serve its suite: workbench promote {path} -o SUITE.json)"
         return str(exc)
-    problems = validate_suite(suite.data)
+    problems = [p for p in suite_problems(suite.data, profile) if p.kind != "host"]
     if problems:
-        return f"{path}: not a valid suite: {problems[0]}"
+        first = problems[0]
+        if first.kind in ("schema", "suite"):
+            return f"{path}: not a valid suite: {first}"
+        return f"{path}: the host would refuse every run of it: {first}"
     return None
 
 
@@ -118,15 +124,18 @@ def _run(args: argparse.Namespace) -> int:
         return fail(f"--port: {args.port} is out of range (0..65535)")
     if args.workers < 1:
         return fail(f"--workers: {args.workers} must be at least 1")
+    try:
+        profile = HostProfile.load(args.profile) if args.profile else None
+    except (JSONFileError, ValueError, OSError) as exc:
+        return fail(str(exc))
     for path in args.suites:
         if not os.path.exists(path):
             return fail(f"{path}: no such file or folder")
         if not os.path.isdir(path):
-            problem = _check_suite_file(path)
+            problem = _check_suite_file(path, profile or HostProfile.workbench())
             if problem is not None:
                 return fail(problem)
     try:
-        profile = HostProfile.load(args.profile) if args.profile else None
         keys = load_api_keys(args.api_key_file) if args.api_key_file else None
         host = OpenWopHost(
             args.suites, runs=args.runs, profile=profile, api_keys=keys, workers=args.workers
