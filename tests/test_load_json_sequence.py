@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.paths import BILLING
 from helpers.recordings import RECORDINGS, Recording
 from workbench._load.json_sequence import json_sequence, starts_spread
 
@@ -215,3 +216,69 @@ def test_a_line_broken_otherwise_keeps_its_problem(tmp_path: Path, tail: str) ->
     with pytest.raises(wb.LoadError) as raised:
         wb.load_runs(path)
     assert any(p.line == 2 for p in raised.value.problems), raised.value.problems
+
+
+def test_records_one_after_another_on_a_first_line_tell_the_format(tmp_path: Path) -> None:
+    """The format is told from a file's first records, a merged line's among them: with only
+    merged lines and one record of no format on a line of its own, the file was taken for an
+    OpenWOP log and refused (a hostile round, stop 37)."""
+    text = _session("%s%s").replace("\n", "", 1)  # the user record joins the call's line
+    path = tmp_path / "session.jsonl"
+    path.write_text(text + '{"type": "cost-state"}\n', encoding="utf-8")
+    result = wb.load_runs(path, strict=False)
+    assert result.format == "claude-code"
+    assert [b.call_id for b in result.boundaries] == ["t1"]
+
+
+def test_an_openwop_log_reads_events_one_after_another_as_every_jsonl_format_does(
+    tmp_path: Path,
+) -> None:
+    """Whether the first line is short (the streamed reader) or over the sniff's megabyte (the
+    whole-file reader), a merged line's events are read, in byte and text mode alike."""
+    from workbench._load.openwop import load_openwop_text
+
+    lines = BILLING.read_text(encoding="utf-8").splitlines()
+    joined = next(i for i, line in enumerate(lines) if '"agent.tool-called"' in line)
+    merged = [*lines[:joined], lines[joined] + " " + lines[joined + 1], *lines[joined + 2 :]]
+    expected = _facts(wb.load_runs(BILLING))
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(merged) + "\n", encoding="utf-8")
+    assert _facts(wb.load_runs(path)) == expected
+    runs, problems = load_openwop_text("\n".join(merged) + "\n", str(path))
+    assert not problems and [b.tool for r in runs for b in r.boundaries] == [b[1] for b in expected]
+    padded = json.loads(merged[0])
+    padded["x-pad"] = "p" * (1 << 20)  # a first line past the sniff's megabyte
+    path.write_text("\n".join([json.dumps(padded), *merged[1:]]) + "\n", encoding="utf-8")
+    assert _facts(wb.load_runs(path)) == expected
+
+
+def test_blanks_around_records_on_a_line_are_skipped_at_c_speed(tmp_path: Path) -> None:
+    """A leading blank, and millions of blanks between two records (a hostile line took 6 s
+    when they were skipped a character at a time)."""
+    import time
+
+    from workbench._load.reading import values_one_after_another
+
+    assert values_one_after_another(b' {"a": 1}\t{"b": 2} ', "f", 1) == [{"a": 1}, {"b": 2}]
+    gap = b"{}" + b" " * 20_000_000 + b"[]"
+    started = time.process_time()
+    assert values_one_after_another(gap, "f", 1) == [{}, []]
+    assert time.process_time() - started < 2.0  # (about 0.1 s; the old loop took 2 s and more)
+
+
+def test_a_problem_path_is_cut_to_one_readable_line(tmp_path: Path) -> None:
+    """Keys of 5,000 characters 205 levels deep made a 985 KB message; the path keeps its
+    start and end."""
+    value: dict[str, object] = {}
+    inner = value
+    for level in range(205):
+        child: dict[str, object] = {}
+        inner[f"{level}" + "K" * 5000] = child
+        inner = child
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": value}]}))
+    with pytest.raises(wb.LoadError) as raised:
+        wb.load_runs(path)
+    (problem,) = raised.value.problems
+    assert "nested deeper than" in problem.message and len(str(problem)) < 600, str(problem)
+    assert problem.field.startswith("messages[0].content") and "…" in problem.field

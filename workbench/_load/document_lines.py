@@ -42,8 +42,12 @@ def load_document_lines(
             LoadProblem(file, _at_line(line, p.where), p.field, p.message, line) for p in more
         )
         name = _line_name(value, line)
-        if name in used:
-            name = f"{name}-line-{line}"
+        if name in used:  # (several records of one line, when its line break was lost)
+            base, count = f"{name}-line-{line}", 1
+            name = base
+            while name in used:
+                count += 1
+                name = f"{base}-{count}"
         used.add(name)
         for number, run in enumerate(found):
             key = name if len(found) == 1 else f"{name}-{run.run_id or number}"

@@ -107,6 +107,7 @@ from .openwop import holds_no_event, load_openwop, load_openwop_bytes, load_open
 from .otel import load_otel, sniff_otel
 from .otel_js import is_js_export
 from .reading import (
+    EXTRA_DATA,
     decode_json,
     decode_json_lines,
     first_bad_utf8,
@@ -115,6 +116,7 @@ from .reading import (
     read_file_bytes,
     read_pipe_bytes,
     refuse_special,
+    values_one_after_another,
 )
 from .records import (
     DEFAULT_ERROR_RULE,
@@ -1117,8 +1119,17 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document | _Unknown:
             continue
         value, problem = decode_json(line, "")
         if problem is not None:
-            continue  # a broken record: the others tell the format (the loader reports it)
-        values.append(value)
+            # records one after another (a lost line break) tell the format as lines would
+            merged = (
+                values_one_after_another(line, "", number)
+                if problem.message == EXTRA_DATA
+                else None
+            )
+            if merged is None:
+                continue  # a broken record: the others tell the format (the loader reports it)
+            values.extend(merged)
+        else:
+            values.append(value)
         first_line = first_line or number
         if len(values) >= _HEAD_LINES:
             break

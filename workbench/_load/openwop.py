@@ -41,6 +41,7 @@ from .reading import (
     DigitRuns,
     gc_paused,
     value_problem,
+    values_one_after_another,
 )
 from .records import (
     BOUNDARY_SETTERS,
@@ -477,9 +478,7 @@ def _slow_line_docs(
     else:
         raws = [(text[:-1] if text.endswith("\r") else text) + newline]
     for number, raw in enumerate(raws, start=lineno):
-        doc = _text_line_doc(raw, file, number, problems)
-        if doc is not None:
-            found.append((number, doc))
+        found.extend((number, doc) for doc in _text_line_events(raw, file, number, problems))
     return found, lineno + len(raws) - 1
 
 
@@ -488,32 +487,37 @@ def _text_line_docs(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, event)`` for each JSON object line of a log's text lines."""
     for lineno, raw in enumerate(lines, start=1):
-        doc = _text_line_doc(raw, file, lineno, problems)
-        if doc is not None:
+        for doc in _text_line_events(raw, file, lineno, problems):
             yield lineno, doc
 
 
-def _text_line_doc(
+def _text_line_events(
     raw: str, file: str, lineno: int, problems: list[LoadProblem]
-) -> dict[str, Any] | None:
-    """The event on a text line, or ``None`` after noting why there is none (blank: no problem)."""
+) -> list[dict[str, Any]]:
+    """The event on a text line (none after noting why: blank, no problem); the events of a
+    line holding several one after another, the line break between them lost (read as every
+    JSONL format reads them, ``reading.values_one_after_another``)."""
     try:
         doc = _decode_line(raw)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            found = values_one_after_another(raw.encode("utf-8"), file, lineno)
+            if found is not None and all(type(each) is dict for each in found):
+                return found
         if raw.strip():
             problems.append(_invalid_line(raw, file, lineno))
-        return None
+        return []
     except (ValueError, RecursionError):  # an integer of > 4300 digits; nesting past recursion
         problems.append(_hostile(file, lineno, "(root)", "a value the workbench cannot hold"))
-        return None
+        return []
     if type(doc) is not dict:
         problems.append(_not_an_object(file, lineno))
-        return None
-    found = value_problem(doc)  # json accepts NaN, lone surrogates, any integer (R35)
-    if found is not None:
-        problems.append(_hostile(file, lineno, *found))
-        return None
-    return doc
+        return []
+    bad = value_problem(doc)  # json accepts NaN, lone surrogates, any integer (R35)
+    if bad is not None:
+        problems.append(_hostile(file, lineno, *bad))
+        return []
+    return [doc]
 
 
 def _hostile(file: str, lineno: int, field: str, message: str) -> LoadProblem:

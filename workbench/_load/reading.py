@@ -46,6 +46,7 @@ from .._common.jsonio import read_input_bytes
 from .records import LoadError, LoadProblem
 
 __all__ = [
+    "EXTRA_DATA",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_LINE_BYTES",
@@ -59,6 +60,7 @@ __all__ = [
     "read_pipe_bytes",
     "refuse_special",
     "value_problem",
+    "values_one_after_another",
 ]
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -321,6 +323,22 @@ def _bad_string(text: str) -> bool:
 
 def value_problem(value: Any, *, full: bool = True) -> tuple[str, str] | None:
     """The first thing in decoded JSON the workbench refuses, as ``(field path, message)``.
+
+    The path is for a message: one longer than :data:`_SHOWN_PATH` characters (long keys, deep
+    nesting) keeps its start and its end, so a problem stays one readable line."""
+    found = _value_problem(value, full=full)
+    if found is None or len(found[0]) <= _SHOWN_PATH:
+        return found
+    path, message = found
+    half = _SHOWN_PATH // 2
+    return f"{path[:half]}…{path[-half:]}", message
+
+
+_SHOWN_PATH = 200
+
+
+def _value_problem(value: Any, *, full: bool) -> tuple[str, str] | None:
+    """:func:`value_problem`'s finding, its path whole.
 
     Always: nesting deeper than :data:`MAX_DEPTH`, and a key that is not a string (YAML has
     them). With ``full`` (values decoded by ``json``, which accepts more than RFC 8259, or by a
@@ -714,8 +732,8 @@ def decode_json_lines(
             if problem is None:
                 append((number, value))
                 continue
-            if problem.message == _EXTRA_DATA:
-                values = _values_one_after_another(raw, file, number)
+            if problem.message == EXTRA_DATA:
+                values = values_one_after_another(raw, file, number)
                 if values is not None:
                     docs.extend((number, each) for each in values)
                     continue
@@ -724,15 +742,23 @@ def decode_json_lines(
     return docs, problems
 
 
-_EXTRA_DATA = "invalid JSON: Extra data"
+EXTRA_DATA = "invalid JSON: Extra data"
+"""The problem of a line holding more than one JSON value (:func:`values_one_after_another`)."""
 _MOST_VALUES_A_LINE = 16
-"""The most values one line is read as (:func:`_values_one_after_another`)."""
+"""The most values one line is read as (:func:`values_one_after_another`)."""
+_BLANKS = re.compile(r"[ \t\r\n]+")
 
 
-def _values_one_after_another(raw: bytes, file: str, number: int) -> list[Any] | None:
-    """The JSON values a line holds one after another (``{...}{...}``, blanks between them
-    allowed), each decoded as strictly as a line; ``None`` unless there are several and each
-    decodes (a line that is broken otherwise keeps its problem).
+def _after_blanks(text: str, at: int) -> int:
+    """Where the JSON blanks from ``at`` end (at C speed: a hostile line may hold millions)."""
+    found = _BLANKS.match(text, at)
+    return found.end() if found is not None else at
+
+
+def values_one_after_another(raw: bytes, file: str, number: int) -> list[Any] | None:
+    """The JSON values a line holds one after another (``{...}{...}``, JSON's blanks around
+    them allowed), each decoded as strictly as a line; ``None`` unless there are several and
+    each decodes (a line that is broken otherwise keeps its problem).
 
     Real files have such lines: copies of Claude Code sessions with a record and the next one
     on one line (the line break between them lost)."""
@@ -742,16 +768,14 @@ def _values_one_after_another(raw: bytes, file: str, number: int) -> list[Any] |
         return None
     scanner = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_big_int)
     pieces: list[str] = []
-    at = 0
+    at = _after_blanks(text, 0)
     try:
         while at < len(text):
             _, end = scanner.raw_decode(text, at)
             pieces.append(text[at:end])
             if len(pieces) > _MOST_VALUES_A_LINE:
                 return None  # no lost line break makes so many (a hostile file may)
-            at = end
-            while at < len(text) and text[at] in " \t\r":
-                at += 1
+            at = _after_blanks(text, end)
     except (json.JSONDecodeError, _Constant, RecursionError):
         return None
     if len(pieces) < 2:
