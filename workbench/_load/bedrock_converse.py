@@ -24,12 +24,11 @@ decoded when the block stops) or the server tool result's content blocks, by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 from urllib.parse import unquote
 
 from .._common.jsonio import json_text
-from .cassettes import Exchange
+from .cassettes import Exchange, with_bodies
 from .common import json_args
 
 __all__ = ["Written", "as_messages", "converse_calls"]
@@ -42,18 +41,26 @@ def converse_calls(exchanges: Sequence[Exchange]) -> list[bool]:
     ``messages``), after a look at the URIs that costs nothing on the usual cassette."""
     if not any("/converse" in e.uri for e in exchanges):
         return [False] * len(exchanges)
-    return [_is_converse(e) and not e.refused for e in exchanges]
+    paths: dict[str, bool] = {}  # each URI's path read once (a cassette calls a few)
+    out: list[bool] = []
+    for exchange in exchanges:
+        uri = exchange.uri
+        known = paths.get(uri)
+        if known is None:
+            known = paths[uri] = _converse_path(uri)
+        request = exchange.request
+        out.append(
+            known
+            and isinstance(request, Mapping)
+            and isinstance(request.get("messages"), list)
+            and not exchange.refused
+        )
+    return out
 
 
-def _is_converse(exchange: Exchange) -> bool:
-    path = exchange.uri.split("?", 1)[0].rstrip("/")
-    request = exchange.request
-    return (
-        path.endswith(_METHODS)
-        and "/model/" in path
-        and isinstance(request, Mapping)
-        and isinstance(request.get("messages"), list)
-    )
+def _converse_path(uri: str) -> bool:
+    path = uri.split("?", 1)[0].rstrip("/")
+    return path.endswith(_METHODS) and "/model/" in path
 
 
 class Written:
@@ -62,9 +69,11 @@ class Written:
     shares (``chat_resends``), so each is written once and the requests share the written
     ones, as the conversations' grouping expects."""
 
-    __slots__ = ("last", "messages", "tools")
+    __slots__ = ("last", "messages", "models", "tools")
 
     def __init__(self) -> None:
+        self.models: dict[str, str] = {}
+        """The model each URI names (its path's, unquoted)."""
         self.messages: dict[int, tuple[Any, Any]] = {}
         """Each message written, by the identity of the one read (kept beside it)."""
         self.last: tuple[list[Any], list[Any]] = ([], [])
@@ -87,8 +96,12 @@ def as_messages(exchange: Exchange, seen: Written | None = None) -> Exchange:
         messages = _written(read, memo.messages)
     memo.last = (read, messages)
     body: dict[str, Any] = {"messages": messages}
-    path = exchange.uri.split("?", 1)[0].rstrip("/")
-    model = unquote(path.rsplit("/model/", 1)[-1].rsplit("/", 1)[0])
+    model = memo.models.get(exchange.uri)
+    if model is None:
+        path = exchange.uri.split("?", 1)[0].rstrip("/")
+        model = unquote(path.rsplit("/model/", 1)[-1].rsplit("/", 1)[0])
+        if len(memo.models) < 1024:
+            memo.models[exchange.uri] = model
     if model:
         body["model"] = model
     system = request.get("system")
@@ -104,7 +117,7 @@ def as_messages(exchange: Exchange, seen: Written | None = None) -> Exchange:
         memo.tools = (config, _tools(config))
     if memo.tools[1]:
         body["tools"] = memo.tools[1]
-    return replace(exchange, request=body, response=_reply(exchange), events=())
+    return with_bodies(exchange, body, _reply(exchange))
 
 
 def _written(read: list[Any], memo: dict[int, tuple[Any, Any]]) -> list[Any]:
@@ -116,7 +129,7 @@ def _written(read: list[Any], memo: dict[int, tuple[Any, Any]]) -> list[Any]:
         if known is not None and known[0] is message:
             messages.append(known[1])
             continue
-        if not isinstance(message, Mapping):
+        if type(message) is not dict and not isinstance(message, Mapping):
             messages.append(message)  # the Messages reader reports what is not an object
             continue
         content = message.get("content")
@@ -129,12 +142,13 @@ def _written(read: list[Any], memo: dict[int, tuple[Any, Any]]) -> list[Any]:
 
 def _block(block: Any) -> Any:
     """A Converse content block in Messages' shape: text, a call, a result; others as they are."""
-    if not isinstance(block, Mapping):
+    if type(block) is not dict and not isinstance(block, Mapping):
         return block
-    if isinstance(block.get("text"), str) and len(block) == 1:
-        return {"type": "text", "text": block["text"]}
+    text = block.get("text")
+    if type(text) is str and len(block) == 1:
+        return {"type": "text", "text": text}
     use = block.get("toolUse")
-    if isinstance(use, Mapping):
+    if type(use) is dict or isinstance(use, Mapping):
         return {
             "type": "tool_use",
             "id": use.get("toolUseId"),
@@ -142,7 +156,7 @@ def _block(block: Any) -> Any:
             "input": use.get("input"),
         }
     result = block.get("toolResult")
-    if isinstance(result, Mapping):
+    if type(result) is dict or isinstance(result, Mapping):
         status = result.get("status")
         # the API's flag: "success" or "error" (absent: success); any other value is given to
         # the Messages reader as it is, which refuses a failure flag that is no boolean (R35)
@@ -164,9 +178,10 @@ def _result_blocks(content: Any) -> Any:
         return content if content is not None else []
     out: list[Any] = []
     for part in content:
-        if isinstance(part, Mapping) and isinstance(part.get("text"), str):
-            out.append({"type": "text", "text": part["text"]})
-        elif isinstance(part, Mapping) and "json" in part:
+        mapping = type(part) is dict or isinstance(part, Mapping)
+        if mapping and type(text := part.get("text")) is str:
+            out.append({"type": "text", "text": text})
+        elif mapping and "json" in part:
             out.append({"type": "text", "text": json_text(part["json"])})
         else:
             out.append({"type": "converse-block", "block": part})
@@ -196,10 +211,16 @@ def _reply(exchange: Exchange) -> dict[str, Any] | None:
     """The model's reply as a Messages response: ``output.message``, or the streamed events put
     together."""
     response = exchange.response
-    if isinstance(response, Mapping):
+    if type(response) is dict or isinstance(response, Mapping):
         output = response.get("output")
-        message = output.get("message") if isinstance(output, Mapping) else None
-        content = message.get("content") if isinstance(message, Mapping) else None
+        message = (
+            output.get("message") if type(output) is dict or isinstance(output, Mapping) else None
+        )
+        content = (
+            message.get("content")
+            if type(message) is dict or isinstance(message, Mapping)
+            else None
+        )
         if isinstance(content, list):
             return {"type": "message", "role": "assistant", "content": [_block(b) for b in content]}
     if exchange.events:

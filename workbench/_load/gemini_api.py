@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeGuard
 
 from .._common.jsonio import json_text
-from .cassettes import Exchange
+from .cassettes import Exchange, with_bodies
 
 __all__ = ["as_messages", "gemini_calls", "is_error_response", "is_gemini_call", "member"]
 
@@ -85,7 +84,7 @@ def as_messages(exchange: Exchange) -> Exchange:
     tools = _tools(request.get("tools"))
     if tools:
         body["tools"] = tools
-    return replace(exchange, request=body, response=_reply(exchange, turn), events=())
+    return with_bodies(exchange, body, _reply(exchange, turn))
 
 
 def _model_blocks(parts: Any, turn: int) -> tuple[list[Any], list[tuple[str, str | None, str]]]:
