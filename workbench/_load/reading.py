@@ -259,6 +259,19 @@ def read_file_bytes(file: str) -> bytes:
         head = os.read(fd, 2)
         if head == b"\x1f\x8b":
             source = _gunzip(_prepend(head, source), file)
+        elif 0 < (size := os.fstat(fd).st_size) <= MAX_LINE_BYTES:
+            # no line of it can pass the limit: one buffer, not chunks joined (a copy less),
+            # unless the file holds more than its size says (it grew; a /proc file)
+            os.lseek(fd, 0, os.SEEK_SET)
+            try:
+                with open(fd, "rb", closefd=False) as whole:
+                    data = whole.read(size)
+                    more = os.read(fd, _CHUNK)
+            except OSError as exc:
+                raise _refusal(file, f"cannot read: {exc.strerror or exc}") from exc
+            if not more:
+                return data
+            source = _prepend(data, _prepend(more, source))
         else:
             source = _prepend(head, source)
         parts: list[bytes] = []
