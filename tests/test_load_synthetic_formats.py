@@ -1082,6 +1082,63 @@ def test_a_result_of_a_suite_built_on_agentdojo_names_its_task_task_id_and_loads
     assert result.run.task_key == "slack-t05-poison_top1"
 
 
+def _invariant_export(data: dict[str, Any], index: int) -> dict[str, Any]:
+    """An AgentDojo result as Invariant Labs' trace export writes it: the result's members
+    under ``metadata``, each assistant call in OpenAI's shape (``{id, type, function: {name,
+    arguments}}``), each tool message keeping AgentDojo's ``tool_call`` and ``error``."""
+    messages = []
+    for message in data["messages"]:
+        message = dict(message)
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["function"], "arguments": call["args"]},
+                }
+                for call in message["tool_calls"]
+            ]
+        messages.append(message)
+    facts = {k: v for k, v in data.items() if k != "messages"}
+    return {"index": index, "messages": messages, "metadata": facts, "annotations": []}
+
+
+def test_an_agentdojo_result_in_invariants_export_keeps_its_failures(tmp_path: Path) -> None:
+    """A bulk sweep (stop 37) of Invariant Labs' export of AgentDojo's runs (17 pipelines,
+    3,298 records; no licence to copy) found every failed call read as a success: the records
+    were taken for OpenAI chat, which has no failure flag, and the tool messages' ``error``
+    was ignored (781 failed calls). They are AgentDojo results: read as the result they export,
+    a JSONL export's header line ``{"metadata": ...}`` kept on the first run. DERIVED from a
+    real AgentDojo result in fixtures/agentdojo, rewritten in the export's shape."""
+    source = (
+        FIXTURES
+        / "agentdojo"
+        / "gpt-4o-2024-05-13__slack__user_task_5__important_instructions__injection_task_5.json"
+    )
+    data = json.loads(source.read_text())
+    data["messages"][3]["error"] = "ValueError: Channel External_ not found"  # a failed call
+    original = tmp_path / "result.json"
+    original.write_text(json.dumps(data))
+    expected = [(b.call_id, b.tool, b.args, b.is_error) for b in wb.load_runs(original).boundaries]
+    assert [fact[3] for fact in expected].count(True) == 2
+    exported = tmp_path / "export.json"
+    exported.write_text(json.dumps(_invariant_export(data, 0)))
+    result = wb.load_runs(exported)
+    assert result.format == "agentdojo" and not result.problems
+    assert [(b.call_id, b.tool, b.args, b.is_error) for b in result.boundaries] == expected
+    assert result.run.task_key == wb.load_runs(original).run.task_key
+    lines = tmp_path / "agentdojo-gpt-4o.jsonl"
+    header = {"metadata": {"benchmark": "agent-dojo", "name": "gpt-4o"}}
+    records = [header, _invariant_export(data, 0), _invariant_export(data, 1)]
+    lines.write_text("".join(json.dumps(r) + "\n" for r in records))
+    both = wb.load_runs(lines)
+    assert both.format == "agentdojo" and len(both.runs) == 2 and not both.problems
+    assert [(b.call_id, b.is_error) for b in both.runs[1].boundaries] == [
+        (fact[0], fact[3]) for fact in expected
+    ]
+    assert both.runs[0].metadata["fileHeader"] == {"line": 1, **header}
+
+
 @pytest.mark.parametrize(
     ("inner_tool", "inner_rpc_id", "boundaries"),
     [

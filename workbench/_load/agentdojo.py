@@ -29,12 +29,20 @@ __all__ = ["load_agentdojo", "sniff_agentdojo"]
 
 
 def sniff_agentdojo(data: Any) -> bool:
-    return (
-        isinstance(data, dict)
-        and _messages_key(data) is not None
-        and "suite_name" in data
-        and ("user_task_id" in data or "pipeline_name" in data)
-    )
+    if not isinstance(data, dict) or _messages_key(data) is None:
+        return False
+    facts = _facts(data)
+    return "suite_name" in facts and ("user_task_id" in facts or "pipeline_name" in facts)
+
+
+def _facts(data: dict[str, Any]) -> dict[str, Any]:
+    """The result's own members (``suite_name``, ``user_task_id``, ...): at its root, or
+    under ``metadata`` where Invariant Labs' export of AgentDojo's runs keeps them (its
+    records: ``{"index", "messages", "metadata", "annotations"}``)."""
+    inner = data.get("metadata")
+    if "suite_name" not in data and isinstance(inner, dict) and "suite_name" in inner:
+        return inner
+    return data
 
 
 def _messages_key(data: dict[str, Any]) -> str | None:
@@ -69,13 +77,19 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     answer: Any = None
 
     def read(call: Any, where: str) -> CallRead | None:
-        if not isinstance(call, dict) or not isinstance(call.get("function"), str):
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):  # the export's OpenAI-shaped call: {id, type, function}
+            name, args = function.get("name"), function.get("arguments")
+            if not isinstance(name, str) or not name:
+                pairer.problem(where, "function.name", "missing or not a string")
+                return None
+            extra = {k: v for k, v in call.items() if k not in ("id", "function", "type")}
+            return CallRead(ids.for_call(call.get("id")), name, json_args(args), extra)
+        if not isinstance(call, dict) or not isinstance(function, str):
             pairer.problem(where, "function", "missing or not a string")
             return None
         extra = {k: v for k, v in call.items() if k not in ("id", "function", "args")}
-        return CallRead(
-            ids.for_call(call.get("id")), call["function"], json_args(call.get("args")), extra
-        )
+        return CallRead(ids.for_call(call.get("id")), function, json_args(call.get("args")), extra)
 
     key_of_messages = _messages_key(data) or "messages"
     for where, message, role, text in chat_messages(
@@ -117,13 +131,14 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
     boundaries = pairer.finish()
     # upstream's task is suite/user task/injection task; a suite built on AgentDojo's
     # pipeline names it suite/task_id/condition and the run (one seed of it) run_id
+    facts = _facts(data)
     task = (
         ("user_task_id", "injection_task_id")
-        if "user_task_id" in data
+        if "user_task_id" in facts
         else ("task_id", "condition")
     )
-    key = "-".join(str(data[k]) for k in ("suite_name", *task) if data.get(k) is not None)
-    run_id = data.get("run_id") if "user_task_id" not in data else None
+    key = "-".join(str(facts[k]) for k in ("suite_name", *task) if facts.get(k) is not None)
+    run_id = facts.get("run_id") if "user_task_id" not in facts else None
     metadata = {k: v for k, v in data.items() if k != key_of_messages}
     metadata.update(tally.to_metadata())
     run = PromotedRun(
@@ -135,7 +150,7 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
         answer=answer,
         task_key=key or "run",
         metadata=metadata,
-        conversation=talk.build(None, _model(data.get("pipeline_name"))),
+        conversation=talk.build(None, _model(facts.get("pipeline_name", facts.get("model")))),
     )
     return [run], pairer.problems
 

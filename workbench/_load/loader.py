@@ -261,7 +261,15 @@ def _detect_lines(heads: list[Any]) -> str | None:
     if _is_chat_line(first):
         return "chat"  # one of the chat formats, told apart by the chat loaders
     whole = detect_format(first)  # a line a recording (OpenHands' output.jsonl)
+    if whole is None and _is_file_header(first) and len(heads) > 1:
+        whole = detect_format(heads[1])  # after the file's own header line
     return whole if whole in _DOCUMENT_FORMATS else None
+
+
+def _is_file_header(record: Any) -> bool:
+    """A JSONL file's header line, ``{"metadata": {...}}`` and nothing else (Invariant Labs'
+    trace exports open so, then a recording a line)."""
+    return type(record) is dict and len(record) == 1 and type(record.get("metadata")) is dict
 
 
 _DOCUMENT_FORMATS = frozenset(fmt for fmt, _ in _DOCUMENT_SNIFFERS if fmt not in ("mcp", "otel"))
@@ -915,9 +923,16 @@ def _lines_loader(
         runs, problems = load_openhands([d for _, d in docs], file)
         return runs, _relined(problems, docs, file)
     if fmt in _DOCUMENT_FORMATS:
-        return load_document_lines(
-            docs, file, lambda value, at: _document_loader(fmt, value, at, rule)
+        header = docs[0] if docs and _is_file_header(docs[0][1]) else None
+        runs, problems = load_document_lines(
+            docs[1:] if header else docs,
+            file,
+            lambda value, at: _document_loader(fmt, value, at, rule),
         )
+        if header and runs:  # a known non-tool record (R35), kept on the first run
+            kept = {"line": header[0], **header[1]}
+            runs[0] = replace(runs[0], metadata={**runs[0].metadata, "fileHeader": kept})
+        return runs, problems
     return [], []
 
 
