@@ -195,7 +195,11 @@ def error_line(exc: BaseException) -> str | None:
         problems = exc.problems
         first = str(problems[0]) if problems else str(exc)
         more = len(problems) - 1
-        return first + (f" (and {plural(more, 'more problem')})" if more > 0 else "")
+        line = first + (f" (and {plural(more, 'more problem')})" if more > 0 else "")
+        loadable = getattr(exc, "loadable", 0)  # (load_run_file's: the calls that did load)
+        if loadable:
+            line += f"; --skip-problems loads its {plural(loadable, 'valid call')}"
+        return line
     if isinstance(exc, wb.HostRefusal):
         return f"refused: {json.dumps(exc.body, sort_keys=True, ensure_ascii=False)}"
     if isinstance(exc, RecursionError):
@@ -218,12 +222,12 @@ def load_run_file(args: argparse.Namespace) -> LoadResult:
     rule = error_rule(args)
     skip = bool(getattr(args, "skip_problems", False))
     with naming(args.run):
-        result: LoadResult = load_runs(
-            args.run, format=args.format, error_rule=rule, strict=not skip
-        )
-    if skip and result.problems:
-        if not result.boundaries:
-            raise LoadError(list(result.problems))
+        result: LoadResult = load_runs(args.run, format=args.format, error_rule=rule, strict=False)
+    if result.problems:
+        if not skip or not result.boundaries:
+            refused = LoadError(list(result.problems))
+            refused.loadable = len(result.boundaries)  # type: ignore[attr-defined]
+            raise refused
         say_skipped(result.problems)
     return result
 
