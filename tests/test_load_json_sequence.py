@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
-from helpers.paths import BILLING
+from helpers.paths import BILLING, FIXTURES
 from helpers.recordings import RECORDINGS, Recording
 from workbench._load.json_sequence import json_sequence, starts_spread
 
@@ -260,10 +260,39 @@ def test_blanks_around_records_on_a_line_are_skipped_at_c_speed(tmp_path: Path) 
     from workbench._load.reading import values_one_after_another
 
     assert values_one_after_another(b' {"a": 1}\t{"b": 2} ', "f", 1) == [{"a": 1}, {"b": 2}]
-    gap = b"{}" + b" " * 20_000_000 + b"[]"
+    gap = b"{}" + b" \t" * 30_000_000 + b"[]"  # 60 MB of blanks
     started = time.process_time()
     assert values_one_after_another(gap, "f", 1) == [{}, []]
-    assert time.process_time() - started < 2.0  # (about 0.1 s; the old loop took 2 s and more)
+    assert time.process_time() - started < 1.5  # (about 0.3 s; a character at a time, 5 s)
+
+
+def test_records_of_one_line_that_name_no_run_are_named_apart(tmp_path: Path) -> None:
+    """Three SWE-agent trajectories on one line (no id of their own) were runs line-1,
+    line-1-line-1 and line-1-line-1 again: the third is line-1-line-1-2."""
+    traj = (FIXTURES / "swe-agent" / "function_calling_simple.traj").read_text(encoding="utf-8")
+    one = json.dumps(json.loads(traj))
+    path = tmp_path / "trajectories.jsonl"
+    path.write_text(one * 3 + "\n", encoding="utf-8")
+    result = wb.load_runs(path)
+    assert [run.run_id for run in result.runs] == ["line-1", "line-1-line-1", "line-1-line-1-2"]
+
+
+def test_recordings_one_a_line_that_hold_messages_are_not_chat_records(tmp_path: Path) -> None:
+    """AgentDojo results one a line (or two on one line of a .json) were taken for chat
+    records, whose calls they are not: every call a problem."""
+    source = (
+        FIXTURES
+        / "agentdojo"
+        / ("gpt-4o-2024-05-13__slack__user_task_5__important_instructions__injection_task_5.json")
+    )
+    one = json.dumps(json.loads(source.read_text(encoding="utf-8")))
+    expected = [(b.call_id, b.is_error) for b in wb.load_runs(source).boundaries]
+    for name, text in (("results.jsonl", one + "\n" + one + "\n"), ("two.json", one + one)):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        result = wb.load_runs(path)
+        assert result.format == "agentdojo" and len(result.runs) == 2, name
+        assert [(b.call_id, b.is_error) for b in result.runs[1].boundaries] == expected
 
 
 def test_a_problem_path_is_cut_to_one_readable_line(tmp_path: Path) -> None:

@@ -192,6 +192,21 @@ def _bad(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return err[0]
 
 
+def _bad_before_serving(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """:func:`_bad`, failing (not hanging) when serve-host serves instead of refusing."""
+
+    def too_long(signum: int, frame: object) -> None:
+        raise TimeoutError("serve-host started serving instead of refusing")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(60)
+    try:
+        return _bad(args, capsys)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_bad_input_is_exit_2_and_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -226,7 +241,7 @@ def test_bad_input_is_exit_2_and_one_line(
     over["trials"] = MAX_TRIALS + 1
     over_file = tmp_path / "over.json"
     over_file.write_text(json.dumps(over))
-    line = _bad([str(over_file)], capsys)
+    line = _bad_before_serving([str(over_file)], capsys)
     assert "the host would refuse every run of it: trials:" in line, line
 
 

@@ -228,6 +228,24 @@ def test_a_value_said_shallow_is_never_too_deep(
         assert value_problem(value, full=False) is None
 
 
+def test_a_deep_flow_after_a_remembered_key_is_refused(tmp_path: Path) -> None:
+    """R35: a long line whose ``key: `` was met before is decoded by the block reader's quick
+    path (its prefix remembered); a JSON flow there that nests past the limit is refused too
+    (found by a review of stop 37: no other test reached that path)."""
+    import workbench as wb
+
+    key = "k" * 95
+    flow = '["",' + "[" * 197 + "]" * 197 + "]"
+    text = f'interactions:\n- p:\n    {key}: "short"\n  q:\n    other: 1\n    {key}: {flow}\n'
+    value, may_be_deep = decode_vcr_yaml(text)
+    assert value is not None and may_be_deep
+    path = tmp_path / "cassette.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(wb.LoadError) as raised:
+        load_yaml(path.read_bytes(), str(path))
+    assert f"nested deeper than {MAX_DEPTH} levels" in raised.value.problems[0].message
+
+
 @pytest.mark.parametrize(("blocks", "levels"), [(3, MAX_DEPTH - 3), (0, MAX_DEPTH), (196, 5)])
 def test_a_cassette_nested_past_the_limit_is_refused(
     tmp_path: Path, blocks: int, levels: int

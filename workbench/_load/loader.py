@@ -258,6 +258,9 @@ def _detect_lines(heads: list[Any]) -> str | None:
         return "openhands"  # an event a line (the agent SDK's events.jsonl)
     if is_observation(first):
         return "langfuse"  # Langfuse observations, one a line (an export script's JSONL)
+    for fmt, sniff in _DOCUMENT_SNIFFERS:  # a recording a line whose records hold messages
+        if fmt in _DOCUMENT_FORMATS and sniff(first):  # (AgentDojo's): not chat records
+            return fmt
     if _is_chat_line(first):
         return "chat"  # one of the chat formats, told apart by the chat loaders
     whole = detect_format(first)  # a line a recording (OpenHands' output.jsonl)
@@ -1019,9 +1022,24 @@ def _is_jsonl(
         return False, None
     end = data.find(b"\n", start)
     if end < 0 or _first_text(data, end) == len(data):
-        return False, None  # one line, or one line and white space
+        # one line, or one line and white space: a document, unless it holds several records
+        # one after another (a lost line break; a long line is not decoded twice to see)
+        line = data[start:] if end < 0 else data[start:end]
+        return len(line) <= _CHUNK_BYTES and _records_one_after_another(line), None
     value, problem = decode_json(data[start:end], "")
+    if problem is not None and problem.message == EXTRA_DATA:
+        return _records_one_after_another(data[start:end]), None
     return problem is None and isinstance(value, Mapping), None
+
+
+def _records_one_after_another(line: bytes) -> bool:
+    """Whether a line holds JSON values one after another, the first an object (records of a
+    JSONL file whose line break was lost, read as those records)."""
+    _, problem = decode_json(line, "")
+    if problem is None or problem.message != EXTRA_DATA:
+        return False
+    values = values_one_after_another(line, "", 1)
+    return values is not None and isinstance(values[0], Mapping)
 
 
 _WHITE_SPACE = re.compile(rb"\s*")
@@ -1119,6 +1137,7 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document | _Unknown:
     cut = len(head) == _CHUNK_BYTES
     jsonl = name.endswith((".jsonl", ".ndjson"))
     values: list[Any] = []
+    several = False  # a line held several records one after another
     first_line = 0
     opening = True  # no text yet
     for number, raw in enumerate(_head_lines(head, cut=cut), start=1):
@@ -1143,6 +1162,7 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document | _Unknown:
             if merged is None:
                 continue  # a broken record: the others tell the format (the loader reports it)
             values.extend(merged)
+            several = True
         else:
             values.append(value)
         first_line = first_line or number
@@ -1158,7 +1178,8 @@ def _openwop_head(head: bytes, name: str) -> bool | _Document | _Unknown:
     if found == "openwop":
         return True
     if not jsonl and not cut and b"\n" not in head.strip():  # the file is this one line
-        return _Document(values[0])
+        # (read as JSONL when it holds several records one after another: each is read)
+        return False if several else _Document(values[0])
     if found is None and (jsonl or len(values) > 1):
         return _Unknown(first_line, values[0])
     return False

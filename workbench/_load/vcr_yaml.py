@@ -502,9 +502,10 @@ class _Decoder:
         self.written: dict[str, _Seen] = {}
         """Short lines already decoded (cassettes repeat their headers)."""
         self.deep = False
-        """Whether a flow collection orjson decoded may nest, with the collections around it,
-        as deep as ``MAX_DEPTH`` (orjson takes 1024 levels): False, and the value cannot, so
-        the caller need not look (:func:`decode_vcr_yaml`)."""
+        """Whether a collection may nest, with the collections around it, about as deep as
+        ``MAX_DEPTH``: a block collection or a YAML flow collection near it, or a JSON flow
+        orjson decoded (which takes 1024 levels) whose length or brackets allow it. False, and
+        the value cannot, so the caller need not look (:func:`decode_vcr_yaml`)."""
 
     # The document ---------------------------------------------------------------------
 
@@ -1189,9 +1190,10 @@ def decode_vcr_yaml(text: str) -> tuple[Any | None, bool]:
     """:func:`load_vcr_yaml`'s value, and whether it may nest as deep as ``MAX_DEPTH`` (False:
     it cannot, and a depth check of it would find nothing).
 
-    The block collections never nest so deep here, nor the flow collections this module
-    parses; a flow collection orjson decodes (up to 1024 levels) is bounded by its brackets,
-    or its length where they are not counted (a level takes two characters)."""
+    Block collections and the YAML flow collections this module parses are refused past
+    ``MAX_DEPTH`` and flag the value from four levels before it; a JSON flow orjson decodes
+    (up to 1024 levels) is bounded by its brackets, or by its length where they are not counted
+    (a level takes two characters), with the collections around it."""
     try:
         if not isinstance(text, str):
             return None, False
