@@ -891,3 +891,44 @@ def test_a_jsonl_file_in_no_known_format_says_so_not_that_it_is_an_openwop_log(
     log.write_text(json.dumps(event) + "\n")
     [problem] = wb.load_runs(log, strict=False).problems
     assert problem.message.startswith("no tool call found: the file is an OpenWOP event log")
+
+
+def test_the_mcp_sniff_over_exchanges_agrees_with_the_raw_sniff() -> None:
+    """``sniff_mcp_exchanges`` (the cassette loader's, which reads the exchanges' decoded
+    bodies) says what ``sniff_mcp`` says of every cassette fixture, MCP's among them, and of
+    an mcp-recorder cassette, whose requests are the messages themselves."""
+    import gzip
+
+    from helpers.paths import FIXTURES
+    from workbench._load.cassette_yaml import load_yaml
+    from workbench._load.cassettes import cassette_exchanges
+    from workbench._load.mcp import sniff_mcp, sniff_mcp_exchanges
+
+    seen = {True: 0, False: 0}
+    for path in sorted(FIXTURES.rglob("*")):
+        name = path.name.removesuffix(".gz")
+        if not name.endswith((".yaml", ".yml", ".json")):
+            continue
+        data = path.read_bytes()
+        data = gzip.decompress(data) if path.name.endswith(".gz") else data
+        try:
+            value = load_yaml(data, str(path)) if name.endswith(("yaml", "yml")) else None
+            value = json.loads(data) if value is None else value
+        except (wb.LoadError, ValueError):
+            continue
+        exchanges = cassette_exchanges(value)
+        if not exchanges:
+            continue
+        said = sniff_mcp(value)
+        assert sniff_mcp_exchanges(value, exchanges) == said, path
+        seen[said] += 1
+    recorder = {
+        "interactions": [
+            {
+                "request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}},
+                "response": {"jsonrpc": "2.0", "id": 1, "result": {}},
+            }
+        ]
+    }
+    assert sniff_mcp_exchanges(recorder, cassette_exchanges(recorder) or []) is True
+    assert seen[True] >= 3 and seen[False] >= 50, seen

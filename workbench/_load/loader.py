@@ -95,6 +95,7 @@ from .mcp import (
     load_mcp,
     load_mcp_messages,
     sniff_mcp,
+    sniff_mcp_exchanges,
     sniff_mcp_messages,
 )
 from .mcp_rpc import is_rpc
@@ -617,7 +618,7 @@ def _load_cassette(
         problem = LoadProblem(file, "(root)", "", f"cannot tell the format: {_shape(data)}")
         return [], [problem], _as_format(chosen) if chosen != "auto" else "openwop"
     model_api = chosen in ("openai-responses", "openai-chat", "anthropic")
-    if not model_api and (sniff_mcp(data) if mcp is None else mcp):
+    if not model_api and (sniff_mcp_exchanges(data, exchanges) if mcp is None else mcp):
         # an MCP client's traffic (in a cassette of both, the model's side is read when asked)
         found: RunFormat = "mcp"
         fmt = _as_format(chosen) if chosen != "auto" else found

@@ -711,11 +711,12 @@ def _note_calls(
     """Remember a response's id, its calls' ids and its items' ids as this conversation's: a
     later request continues it by naming the one, by answering a call, or by resending an item
     (a client that sends the whole history back, hosted calls and messages included)."""
-    if type(response.get("id")) is str:
-        by_response[response["id"]] = chain
+    response_id = response.get("id")
+    if type(response_id) is str:
+        by_response[response_id] = chain
     output = response.get("output")
     for item in output if type(output) is list else ():
-        if not _is_mapping(item):
+        if type(item) is not dict and not isinstance(item, Mapping):  # (_is_mapping, inline)
             continue
         call_id = item.get("call_id")
         if type(call_id) is str:
