@@ -893,16 +893,16 @@ def test_a_jsonl_file_in_no_known_format_says_so_not_that_it_is_an_openwop_log(
     assert problem.message.startswith("no tool call found: the file is an OpenWOP event log")
 
 
-def test_the_mcp_sniff_over_exchanges_agrees_with_the_raw_sniff() -> None:
-    """``sniff_mcp_exchanges`` (the cassette loader's, which reads the exchanges' decoded
-    bodies) says what ``sniff_mcp`` says of every cassette fixture, MCP's among them, and of
+def test_the_mcp_sniff_told_the_exchanges_agrees_with_the_raw_sniff() -> None:
+    """``sniff_mcp`` told a cassette's exchanges (the cassette loader's way, which reads their
+    decoded bodies) says what it says alone of every cassette fixture, MCP's among them, and of
     an mcp-recorder cassette, whose requests are the messages themselves."""
     import gzip
 
     from helpers.paths import FIXTURES
     from workbench._load.cassette_yaml import load_yaml
     from workbench._load.cassettes import cassette_exchanges
-    from workbench._load.mcp import sniff_mcp, sniff_mcp_exchanges
+    from workbench._load.mcp import sniff_mcp
 
     seen = {True: 0, False: 0}
     for path in sorted(FIXTURES.rglob("*")):
@@ -920,7 +920,7 @@ def test_the_mcp_sniff_over_exchanges_agrees_with_the_raw_sniff() -> None:
         if not exchanges:
             continue
         said = sniff_mcp(value)
-        assert sniff_mcp_exchanges(value, exchanges) == said, path
+        assert sniff_mcp(value, exchanges) == said, path
         seen[said] += 1
     recorder = {
         "interactions": [
@@ -930,5 +930,5 @@ def test_the_mcp_sniff_over_exchanges_agrees_with_the_raw_sniff() -> None:
             }
         ]
     }
-    assert sniff_mcp_exchanges(recorder, cassette_exchanges(recorder) or []) is True
+    assert sniff_mcp(recorder, cassette_exchanges(recorder) or []) is True
     assert seen[True] >= 3 and seen[False] >= 50, seen

@@ -95,7 +95,6 @@ from .mcp import (
     load_mcp,
     load_mcp_messages,
     sniff_mcp,
-    sniff_mcp_exchanges,
     sniff_mcp_messages,
 )
 from .mcp_rpc import is_rpc
@@ -264,10 +263,10 @@ def _detect_lines(heads: list[Any]) -> str | None:
             return fmt
     if _is_chat_line(first):
         return "chat"  # one of the chat formats, told apart by the chat loaders
-    whole = detect_format(first)  # a line a recording (OpenHands' output.jsonl)
-    if whole is None and _is_file_header(first) and len(heads) > 1:
-        whole = detect_format(heads[1])  # after the file's own header line
-    return whole if whole in _DOCUMENT_FORMATS else None
+    if _is_file_header(first) and len(heads) > 1:  # a recording a line after the file's header
+        whole = detect_format(heads[1])
+        return whole if whole in _DOCUMENT_FORMATS else None
+    return None
 
 
 def _is_file_header(record: Any) -> bool:
@@ -618,7 +617,7 @@ def _load_cassette(
         problem = LoadProblem(file, "(root)", "", f"cannot tell the format: {_shape(data)}")
         return [], [problem], _as_format(chosen) if chosen != "auto" else "openwop"
     model_api = chosen in ("openai-responses", "openai-chat", "anthropic")
-    if not model_api and (sniff_mcp_exchanges(data, exchanges) if mcp is None else mcp):
+    if not model_api and (sniff_mcp(data, exchanges) if mcp is None else mcp):
         # an MCP client's traffic (in a cassette of both, the model's side is read when asked)
         found: RunFormat = "mcp"
         fmt = _as_format(chosen) if chosen != "auto" else found
@@ -1026,17 +1025,20 @@ def _is_jsonl(
         # one line, or one line and white space: a document, unless it holds several records
         # one after another (a lost line break; a long line is not decoded twice to see)
         line = data[start:] if end < 0 else data[start:end]
-        return len(line) <= _CHUNK_BYTES and _records_one_after_another(line), None
-    value, problem = decode_json(data[start:end], "")
-    if problem is not None and problem.message == EXTRA_DATA:
-        return _records_one_after_another(data[start:end]), None
-    return problem is None and isinstance(value, Mapping), None
+        if len(line) > _CHUNK_BYTES:
+            return False, None
+        _, problem = decode_json(line, "")
+        return _records_one_after_another(line, problem), None
+    line = data[start:end]
+    value, problem = decode_json(line, "")
+    if problem is not None:
+        return _records_one_after_another(line, problem), None
+    return isinstance(value, Mapping), None
 
 
-def _records_one_after_another(line: bytes) -> bool:
-    """Whether a line holds JSON values one after another, the first an object (records of a
-    JSONL file whose line break was lost, read as those records)."""
-    _, problem = decode_json(line, "")
+def _records_one_after_another(line: bytes, problem: LoadProblem | None) -> bool:
+    """Whether a line (``problem``: its decode's) holds JSON values one after another, the
+    first an object (records of a JSONL file whose line break was lost, read as those)."""
     if problem is None or problem.message != EXTRA_DATA:
         return False
     values = values_one_after_another(line, "", 1)

@@ -52,7 +52,6 @@ __all__ = [
     "load_mcp",
     "load_mcp_messages",
     "sniff_mcp",
-    "sniff_mcp_exchanges",
     "sniff_mcp_messages",
 ]
 
@@ -61,13 +60,18 @@ def _is_tools_call(message: Any) -> bool:
     return is_rpc(message) and message.get("method") == "tools/call"
 
 
-def sniff_mcp(data: Any) -> bool:
+def sniff_mcp(data: Any, exchanges: Sequence[Exchange] | None = None) -> bool:
     """An mcp-recorder, agent-vcr or mcp-cassette recording, or an HTTP cassette holding
-    MCP's JSON-RPC traffic (:func:`is_mcp_request`)."""
+    MCP's JSON-RPC traffic (:func:`is_mcp_request`). ``exchanges``: the cassette's, when read
+    already: their decoded request bodies are looked at (a loop over the raw interactions
+    costs more), unless one has none (mcp-recorder's request is the message itself)."""
     if not isinstance(data, dict):
         return False
     if _vcr_session(data) is not None or is_cassette_log(data):
         return True
+    bodies = [e.request for e in exchanges] if exchanges is not None else []
+    if bodies and all(type(body) is dict for body in bodies):
+        return any(body.get(RPC) == "2.0" and is_mcp_request(body) for body in bodies)
     interactions = data.get("interactions")
     if isinstance(interactions, list):  # one loop: a large cassette of other traffic is common
         for interaction in interactions:
@@ -83,23 +87,6 @@ def sniff_mcp(data: Any) -> bool:
                 return True
         return False
     return any(is_mcp_request(request) for request in cassette_requests(data, naming=RPC))
-
-
-def sniff_mcp_exchanges(data: Any, exchanges: Sequence[Exchange]) -> bool:
-    """:func:`sniff_mcp` of a cassette whose exchanges are read already: their decoded request
-    bodies are looked at (a loop over the raw interactions costs more); when one has none
-    (mcp-recorder's request is the message itself, not a body), the raw way."""
-    if not isinstance(data, dict):
-        return False
-    if _vcr_session(data) is not None or is_cassette_log(data):
-        return True
-    for exchange in exchanges:
-        body = exchange.request
-        if type(body) is not dict:
-            return sniff_mcp(data)
-        if body.get(RPC) == "2.0" and is_mcp_request(body):
-            return True
-    return False
 
 
 _ANSWERED_BY = {"c2s": "s2c", "s2c": "c2s", "": ""}

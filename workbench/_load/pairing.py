@@ -13,7 +13,7 @@ from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .records import UNBUILT_BOUNDARY, LoadProblem, ToolBoundary, set_boundary_index
+from .records import LoadProblem, ToolBoundary, new_boundary, set_boundary_index
 
 __all__ = ["CallPairer"]
 
@@ -34,7 +34,6 @@ class _OpenCall(NamedTuple):
 
 
 _new_open_call = tuple.__new__
-_new_object = object.__new__
 
 
 @dataclass(slots=True)
@@ -133,22 +132,25 @@ class CallPairer:
         done = self._done
         if done and done[-1][0] > order:
             self._answered_out_of_order = True
-        # new_boundary, inlined (once a boundary: the call costs more than the stores)
-        boundary = _new_object(UNBUILT_BOUNDARY)
-        boundary.index = len(done)  # unless an earlier call is answered later (finish)
-        boundary.call_id = call_id
-        boundary.tool = tool
-        boundary.args = args
-        boundary.response = response
-        boundary.is_error = is_error
-        boundary.error_code = error_code
-        boundary.error_message = error_message
-        boundary.duration_ms = duration_ms
-        boundary.agent_id = agent_id
-        boundary.location = location
-        boundary.extra = merged
-        boundary.__class__ = ToolBoundary  # type: ignore[assignment]
-        done.append((order, boundary))  # type: ignore[arg-type]
+        done.append(
+            (
+                order,
+                new_boundary(
+                    len(done),  # its index, unless an earlier call is answered later (finish)
+                    call_id,
+                    tool,
+                    args,
+                    response,
+                    is_error,
+                    error_code,
+                    error_message,
+                    duration_ms,
+                    agent_id,
+                    location,
+                    merged,
+                ),
+            )
+        )
 
     @property
     def calls_made(self) -> int:

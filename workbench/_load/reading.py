@@ -253,13 +253,14 @@ def read_file_bytes(file: str) -> bytes:
     """
     fd = _open_regular(file)
     try:
-        if os.fstat(fd).st_size > MAX_FILE_BYTES:
+        size = os.fstat(fd).st_size
+        if size > MAX_FILE_BYTES:
             raise _refusal(file, f"it is larger than {_size(MAX_FILE_BYTES)}")
         source: Iterator[bytes] = _chunks(fd)
         head = os.read(fd, 2)
         if head == b"\x1f\x8b":
             source = _gunzip(_prepend(head, source), file)
-        elif 0 < (size := os.fstat(fd).st_size) <= MAX_LINE_BYTES:
+        elif 0 < size <= MAX_LINE_BYTES:
             # no line of it can pass the limit: one buffer, not chunks joined (a copy less),
             # unless the file holds more than its size says (it grew; a /proc file)
             os.lseek(fd, 0, os.SEEK_SET)
