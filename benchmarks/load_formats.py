@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -658,6 +659,33 @@ def _opencode_events(n: int) -> Iterator[Any]:
             yield {"type": kind, "timestamp": 1, "sessionID": "ses_b", "part": placed}
 
 
+def _opencode_db(path: Path, n: int, per: int = 50) -> None:
+    """The same calls in OpenCode's own SQLite database: sessions of ``per`` calls, a row a
+    session, message and part (the columns the reader takes; OpenCode's have more)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT, time_created INTEGER);"
+        "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, data TEXT);"
+        "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT);"
+    )
+    messages = _opencode_messages(n)[1:]
+    for first in range(0, len(messages), per // 2):
+        session = f"ses_{first:09d}"
+        db.execute("INSERT INTO session VALUES (?, 'bench', 1)", (session,))
+        for message in messages[first : first + per // 2]:
+            info = {k: v for k, v in message["info"].items() if k not in ("id", "sessionID")}
+            said = (message["info"]["id"], session, json.dumps(info))
+            db.execute("INSERT INTO message VALUES (?, ?, ?)", said)
+            for part in message["parts"]:
+                data = {k: v for k, v in part.items() if k not in ("id", "sessionID", "messageID")}
+                row = (part["id"], message["info"]["id"], session, json.dumps(data))
+                db.execute("INSERT INTO part VALUES (?, ?, ?, ?)", row)
+    db.commit()
+    db.close()
+
+
 def _otel_js(n: int) -> Iterator[Any]:
     """Copilot CLI's OpenTelemetry file export: a JavaScript span a line, metric lines beside."""
     for i in range(n):
@@ -742,6 +770,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "otel-js": ("otel.jsonl", lambda p, n: _lines(p, _otel_js(n))),
     "opencode": ("session.json", lambda p, n: _doc(p, _opencode(n))),
     "opencode-run-json": ("run.jsonl", lambda p, n: _lines(p, _opencode_events(n))),
+    "opencode-db": ("opencode.db", _opencode_db),
     "bedrock-converse": ("converse.json", lambda p, n: _doc(p, _converse_cassette(n))),
     "openai-responses": ("cassette.yaml", lambda p, n: p.write_text("".join(_responses(n)))),
     "openai-responses-json": ("responses.json", lambda p, n: _doc(p, _responses_json(n))),
@@ -764,6 +793,7 @@ _FORMAT_OF = {
     "otel-js": "otel",
     "codex-desktop": "codex",
     "opencode-run-json": "opencode",
+    "opencode-db": "opencode",
     "gemini-cli-jsonl": "gemini-cli",
     "openhands-output": "openhands",
     "openai-responses-json": "openai-responses",
@@ -788,6 +818,14 @@ def _bare(path: Path, *, text_bodies: bool = False) -> None:
 
 
 def _decode(path: Path, text_bodies: bool) -> None:
+    if path.suffix == ".db":  # the rows read, each JSON column decoded
+        import sqlite3
+
+        with closing(sqlite3.connect(path)) as db:
+            for table in ("message", "part"):
+                for (data,) in db.execute(f"SELECT data FROM {table}"):
+                    orjson.loads(data)
+        return
     data = path.read_bytes()
     if path.suffix == ".jsonl":
         for line in data.split(b"\n"):

@@ -570,6 +570,7 @@ RECORDINGS: tuple[Recording, ...] = (
     # call and its result; status error, and a bash exit code of 2, fail them
     _r("opencode", "generated-opencode-1.18.33-run.jsonl", "opencode", 6, 2),
     _r("opencode", "generated-opencode-1.18.33-export.json", "opencode", 6, 2),
+    _r("opencode", "generated-opencode-1.18.33.db", "opencode", 6, 2),
     # Codex 0.145's code mode: an exec script that failed ("Script failed") is a failure
     _r("codex", "entire-graph_03_0f3d39319d_0_full.jsonl.gz", "codex", 333, 1),
     _r("gemini-cli", "generated-gemini-0.61.0-bad.stream.jsonl", "gemini-cli", 3, 3),

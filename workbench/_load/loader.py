@@ -9,6 +9,7 @@ is refused with what the file looks like.
 
 Detection, in order:
 
+- a SQLite database: OpenCode's (``opencode.db``, module ``opencode_db``);
 - a zip archive with ``header.json``: Inspect AI ``.eval``;
 - JSON Lines (one value a line; a ``.jsonl``/``.ndjson`` name, or a first line that is a whole
   JSON object with more lines after it; records a formatter indented over lines are read as
@@ -104,6 +105,7 @@ from .messages import detect_chat_format, explain_shape
 from .mini_swe_agent import load_mini_swe_agent, sniff_mini_swe_agent
 from .openai_chat import load_openai_chat
 from .opencode import load_opencode, load_opencode_events, sniff_opencode, sniff_opencode_events
+from .opencode_db import SQLITE_HEADER, load_opencode_db
 from .openhands import load_openhands, sniff_openhands
 from .openhands_sdk import is_sdk_events
 from .openwop import holds_no_event, load_openwop, load_openwop_bytes, load_openwop_lines
@@ -396,6 +398,11 @@ def _load(
     if not pipe:
         with open(file, "rb") as handle:
             head = handle.read(4096)  # room for comment lines and directives before the YAML
+        if head.startswith(SQLITE_HEADER):  # OpenCode's database (the only one read)
+            if chosen not in ("auto", "opencode"):
+                return [], [_wrong_format(file, chosen, "opencode")], _as_format(chosen)
+            runs, problems = load_opencode_db(file)
+            return runs, problems, "opencode"
         if head.startswith(b"PK\x03\x04"):
             runs, problems = load_inspect(read_eval_zip(file), file)
             if chosen not in ("auto", "inspect-ai"):
@@ -411,6 +418,9 @@ def _load(
                 return streamed[0], streamed[1], "openwop"
         data = read_file_bytes(file)
     name = Path(file).name.lower()
+    if pipe and data.startswith(SQLITE_HEADER):
+        message = "a SQLite database is read from its file, not from a pipe: give its path"
+        return [], [LoadProblem(file, "(file)", "", message)], "opencode"
     if data.startswith(HTTPRR):  # Go's httprr trace: raw HTTP, read as a cassette
         return _load_cassette(httprr_trace(data, file), file, chosen, rule)
     if _starts_like_yaml_cassette(data):

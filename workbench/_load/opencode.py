@@ -47,7 +47,13 @@ from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["load_opencode", "load_opencode_events", "sniff_opencode", "sniff_opencode_events"]
+__all__ = [
+    "load_opencode",
+    "load_opencode_events",
+    "load_opencode_session",
+    "sniff_opencode",
+    "sniff_opencode_events",
+]
 
 EVENT_TYPES = frozenset({"tool_use", "text", "reasoning", "step_start", "step_finish", "error"})
 """The event types ``opencode run --format json`` prints."""
@@ -160,6 +166,14 @@ def load_opencode(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPro
     messages = [(f"{base}[{index}]", message) for index, message in enumerate(listed)]
     run, problems = _session(info if type(info) is dict else {}, messages, file)
     return [run], problems
+
+
+def load_opencode_session(
+    info: Mapping[str, Any], messages: list[tuple[str, Any]], file: str
+) -> tuple[PromotedRun, list[LoadProblem]]:
+    """One session's run: its ``info`` and its messages, each with its place (an export's
+    ``messages[3]``, a database's ``message msg_...``)."""
+    return _session(info, messages, file)
 
 
 def _session(

@@ -1,0 +1,179 @@
+"""OpenCode's SQLite database read as its sessions (SPEC R34, R35; ``workbench._load.opencode_db``).
+
+The database in ``fixtures/opencode`` is the one the real OpenCode CLI 1.18.33 wrote for the
+session whose export and ``run`` stream sit beside it (SYNTHETIC: its model was a scripted fake;
+``fixtures/opencode/SOURCE.md``). Databases built here from it are labelled as such.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers.paths import FIXTURES
+from workbench import LoadError, load_runs
+from workbench.cli import main
+
+DB = FIXTURES / "opencode" / "generated-opencode-1.18.33.db"
+EXPORT = FIXTURES / "opencode" / "generated-opencode-1.18.33-export.json"
+
+
+def _copy(tmp_path: Path, name: str = "opencode.db") -> Path:
+    path = tmp_path / name
+    shutil.copyfile(DB, path)
+    return path
+
+
+def _calls(path: Path) -> list[tuple[object, ...]]:
+    return [
+        (b.call_id, b.tool, b.args, b.response, b.is_error, b.error_code, b.error_message, b.extra)
+        for b in load_runs(path, strict=False).boundaries
+    ]
+
+
+def _change(path: Path, *statements: tuple[str, tuple[object, ...]]) -> None:
+    """Rows changed in a copy (written by SQLite itself, then closed and checkpointed)."""
+    with sqlite3.connect(path) as db:
+        for sql, args in statements:
+            db.execute(sql, args)
+    db.close()
+
+
+def test_the_database_reads_as_the_export_of_its_session() -> None:
+    """R34: the same calls, results, failures, conversation and session as ``opencode export``."""
+    from_db = load_runs(DB)
+    from_export = load_runs(EXPORT)
+    assert from_db.format == "opencode"
+    assert len(from_db.runs) == 1
+    assert _calls(DB) == _calls(EXPORT)
+    assert [b.is_error for b in from_db.boundaries].count(True) == 2
+    assert from_db.runs[0].conversation == from_export.runs[0].conversation
+    assert from_db.runs[0].metadata == from_export.runs[0].metadata
+    assert from_db.runs[0].run_id == "ses_db4f4c296ffe3MjZVsG9bk8OU5"
+    first = from_db.boundaries[0].location
+    assert first.endswith(": message msg_24b0b464f001f105WhyDajvgdY.parts[1]")
+
+
+def test_reading_writes_nothing_beside_the_database(tmp_path: Path) -> None:
+    """Read-only: no ``-shm`` or ``-wal`` file is left beside a copy, and it is unchanged."""
+    path = _copy(tmp_path)
+    before = path.read_bytes()
+    assert main(["boundaries", str(path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["opencode.db"]
+    assert path.read_bytes() == before
+
+
+def test_a_live_database_is_read_through_its_write_ahead_log(tmp_path: Path) -> None:
+    """A database OpenCode is writing: rows still in its ``-wal`` file are read too."""
+    path = _copy(tmp_path)
+    writer = sqlite3.connect(path)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("UPDATE part SET data = replace(data, '\"exit\":2', '\"exit\":0')")
+        writer.commit()
+        assert (tmp_path / "opencode.db-wal").stat().st_size > 0
+        failed = [b.call_id for b in load_runs(path).boundaries if b.is_error]
+    finally:
+        writer.close()
+    assert failed == ["call_read_missing"]  # the ls that exited 2 now says 0
+
+
+@pytest.mark.parametrize("name", ["a?b#c%20 d.db", "sessions é.sqlite", "-starts-with-dash.db"])
+def test_any_file_name_opens(tmp_path: Path, name: str) -> None:
+    path = _copy(tmp_path, name)
+    assert len(load_runs(path).boundaries) == 6
+
+
+def test_bad_rows_are_problems_naming_the_row_and_the_rest_is_read(tmp_path: Path) -> None:
+    """R35: JSON that does not decode, data that is no object and an id that is not text are
+    problems at their row and column; the session's other rows still read."""
+    path = _copy(tmp_path)
+    rows = sqlite3.connect(path).execute("SELECT id FROM part ORDER BY id").fetchall()
+    _change(
+        path,
+        ("UPDATE part SET data = ? WHERE id = ?", ("{not json", rows[0][0])),
+        ("UPDATE part SET data = ? WHERE id = ?", ("[1, 2]", rows[1][0])),
+        ("UPDATE part SET id = ? WHERE id = ?", (b"\xff\xfe", rows[2][0])),
+    )
+    result = load_runs(path, strict=False)
+    said = [(p.where, p.field, p.message) for p in result.problems]
+    assert (f"part {rows[0][0]}", "data") in [(w, f) for w, f, _ in said]
+    assert any(w == f"part {rows[1][0]}" and m == "not a JSON object" for w, _, m in said)
+    assert any(w == "part b'\\xff\\xfe'" and f == "id" for w, f, _ in said)
+    assert 0 < len(result.boundaries) <= 6
+
+
+def test_rows_of_no_session_or_message_are_said_not_read(tmp_path: Path) -> None:
+    """R35: a message whose session is gone, and a part whose message is gone (or unreadable),
+    are problems, not left out unsaid."""
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        message = db.execute("SELECT id FROM message ORDER BY id LIMIT 1 OFFSET 1").fetchone()[0]
+        count = "SELECT count(*) FROM part WHERE message_id = ?"
+        held = db.execute(count, (message,)).fetchone()[0]
+        db.execute("PRAGMA foreign_keys=OFF")
+        db.execute("UPDATE message SET session_id = 'ses_gone' WHERE id = ?", (message,))
+        db.execute("UPDATE part SET message_id = 'msg_gone' WHERE message_id = ?", (message,))
+    db.close()
+    result = load_runs(path, strict=False)
+    said = {(p.where, p.field, p.message) for p in result.problems}
+    assert (f"message {message}", "session_id", "no session 'ses_gone': not read") in said
+    assert sum(1 for _, f, m in said if f == "message_id" and "msg_gone" in m) == held == 3
+    assert len(result.boundaries) == 5  # the message held one call
+
+
+def test_hostile_and_foreign_files_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R35: exit 2 and one line naming the file, never a traceback."""
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (x)")
+    db.close()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(DB.read_bytes()[:5000])
+    noise = tmp_path / "noise.db"
+    noise.write_bytes(DB.read_bytes()[:100] + random.Random(0).randbytes(50_000))
+    expected = {
+        other: "not OpenCode's: it has no session or message or part table",
+        cut: "cannot read it as a SQLite database",
+        noise: "cannot read it as a SQLite database",
+    }
+    for path, words in expected.items():
+        assert main(["boundaries", str(path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and str(path) in err[0] and words in err[0], err
+    assert main(["boundaries", str(DB), "--format", "codex"]) == 2
+    assert "looks like an OpenCode session" in capsys.readouterr().err
+
+
+def test_a_database_without_a_session_says_so(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    _change(path, *((f"DELETE FROM {table}", ()) for table in ("part", "message", "session")))
+    with pytest.raises(LoadError, match="an OpenCode database with no session"):
+        load_runs(path)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_no_call_is_lost_or_invented_whatever_order_the_rows_were_written_in(
+    tmp_path_factory: pytest.TempPathFactory, rng: random.Random
+) -> None:
+    """Rows are read in the order of their ids, whatever order SQLite stores them in."""
+    path = _copy(tmp_path_factory.mktemp("db"))
+    with sqlite3.connect(path) as db:
+        for table in ("part", "message"):
+            rows = db.execute(f"SELECT * FROM {table}").fetchall()
+            rng.shuffle(rows)
+            db.execute(f"DELETE FROM {table}")
+            marks = ", ".join("?" * len(rows[0]))
+            db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+    db.close()
+    assert _calls(path) == _calls(EXPORT)

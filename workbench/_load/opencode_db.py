@@ -1,0 +1,304 @@
+"""OpenCode's own storage: the SQLite database its sessions live in (SPEC R34, R35).
+
+OpenCode 1.x keeps every session of every project in one SQLite database
+(``~/.local/share/opencode/opencode.db``): a ``session`` row a session, a ``message`` row a
+message (its ``data`` the message's ``info`` as JSON, its ids in columns) and a ``part`` row a
+part (its ``data`` the part as JSON). ``opencode export <session>`` writes a session from those
+rows; this module puts each session's rows together the same way (the message's ``id`` and
+``sessionID``, then its ``data``; each part's ``id``, ``sessionID`` and ``messageID``, then its
+``data``; messages and parts in the order of their ids, which OpenCode makes to sort by time)
+and reads it by :mod:`opencode`'s rules: a run per session, the session's row kept as its
+``metadata.session`` in the export's shape.
+
+- **Only those three tables are read.** The database's others (accounts, credentials, shares,
+  permissions, ...) never are.
+- **Read-only, and nothing written beside it.** The database is opened read-only. With no
+  ``-wal`` file beside it (a copy, or OpenCode not running) it is opened as immutable, so SQLite
+  writes no ``-shm`` or ``-wal`` file either; with one, SQLite reads the database through it,
+  as OpenCode left it.
+- **Problems, not tracebacks** (R35): a file that is no SQLite database, a database without
+  OpenCode's tables, or one SQLite cannot read is refused in one line; a row whose JSON does not
+  decode, or whose id is not text, is a problem naming the table, the row and the column, and
+  the rest is read.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .opencode import load_opencode_session
+from .reading import MAX_DEPTH, decode_json, has_long_digits, refuse_dense
+from .records import LoadError, LoadProblem, PromotedRun
+
+__all__ = ["SQLITE_HEADER", "load_opencode_db"]
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database file."""
+_TABLES = ("session", "message", "part")
+_MESSAGES = "SELECT id, session_id, CAST(data AS BLOB) FROM message ORDER BY session_id, id"
+_PARTS = "SELECT id, message_id, session_id, CAST(data AS BLOB) FROM part ORDER BY id"
+"""The rows read: ids as text, each ``data`` as its bytes (decoded here, strictly)."""
+_JSON_COLUMNS = frozenset({"model", "permission", "summary_diffs", "revert", "metadata"})
+"""The session's columns that hold JSON text."""
+
+
+def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """A run for each session of an OpenCode database (see the module)."""
+    try:
+        with closing(_connect(file)) as db:
+            tables = {name for (name,) in _rows(db, "SELECT name FROM sqlite_master")}
+            missing = [table for table in _TABLES if table not in tables]
+            if missing:
+                raise _refusal(
+                    file,
+                    "a SQLite database, but not OpenCode's: it has no "
+                    f"{' or '.join(missing)} table (an OpenCode database keeps its sessions "
+                    "in the tables session, message and part)",
+                )
+            reader = _Rows(file)
+            sessions = reader.sessions(db.execute("SELECT * FROM session ORDER BY id"))
+            messages = reader.messages(_rows(db, _MESSAGES))
+            parts = reader.parts(_rows(db, _PARTS))
+    except sqlite3.Error as exc:
+        raise _refusal(file, f"cannot read it as a SQLite database: {exc}") from exc
+    runs: list[PromotedRun] = []
+    problems = reader.problems
+    for session_id, info in sessions.items():
+        listed = []
+        for where, message in messages.pop(session_id, ()):
+            message["parts"] = parts.pop(message["info"]["id"], [])
+            listed.append((where, message))
+        run, found = load_opencode_session(info, listed, file)
+        runs.append(run)
+        problems.extend(found)
+    for session_id, left in messages.items():  # R35: nothing left out unsaid
+        for where, message in left:
+            parts.pop(message["info"]["id"], None)
+            problems.append(
+                LoadProblem(file, where, "session_id", f"no session {session_id!r}: not read")
+            )
+    for message_id, orphans in parts.items():
+        for part in orphans:
+            where = f"part {part['id']}"
+            problems.append(
+                LoadProblem(file, where, "message_id", f"no message {message_id!r}: not read")
+            )
+    if not runs:
+        problems.append(LoadProblem(file, "(file)", "", "an OpenCode database with no session"))
+    return runs, problems
+
+
+def _connect(file: str) -> sqlite3.Connection:
+    """The database opened read-only (immutable when no ``-wal`` file is beside it)."""
+    wal = Path(f"{file}-wal")
+    live = wal.is_file() and os.path.getsize(wal) > 0
+    uri = Path(file).absolute().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
+    return sqlite3.connect(uri, uri=True, timeout=5)
+
+
+def _rows(db: sqlite3.Connection, query: str) -> list[Any]:
+    """A query's rows, text as ``str``; when some text is not UTF-8 (which SQLite does not
+    check), as ``bytes``, for each row's reader to name what it cannot read."""
+    try:
+        return db.execute(query).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc):
+            raise
+    db.text_factory = bytes
+    try:
+        return db.execute(query).fetchall()
+    finally:
+        db.text_factory = str
+
+
+def _long_digits(rows: list[Any], column: int) -> bool:
+    """Whether any ``bytes`` cell of a column holds a run of 19 digits (scanned once)."""
+    return has_long_digits(b"\n".join(row[column] for row in rows if type(row[column]) is bytes))
+
+
+def _refusal(file: str, message: str) -> LoadError:
+    return LoadError([LoadProblem(file, "(file)", "", message)])
+
+
+def _text(value: Any) -> str | None:
+    """A column's text (``None``: not UTF-8 text)."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return value if isinstance(value, str) else None
+
+
+_FAILED = object()
+"""A JSON cell that did not decode (a problem says why)."""
+_loads = orjson.loads
+_SHALLOW = 2 * MAX_DEPTH
+"""A cell no longer than this cannot nest past the depth limit: orjson alone decodes it."""
+
+
+class _Rows:
+    """The three tables' rows read into an export's shape, each fault a problem."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[LoadProblem] = []
+
+    def problem(self, where: str, column: str, message: str) -> None:
+        self.problems.append(LoadProblem(self.file, where, column, message))
+
+    def json(self, value: Any, where: str, column: str, *, scan: bool = True) -> Any:
+        """A JSON column decoded strictly (R35), else :data:`_FAILED` and a problem.
+        ``scan=False``: the column holds no 19-digit run (scanned already)."""
+        if type(value) is str:
+            value = value.encode("utf-8", "surrogatepass")
+        if type(value) is not bytes:
+            self.problem(where, column, "not JSON text")
+            return _FAILED
+        if not scan and len(value) <= _SHALLOW:  # the usual cell: orjson alone decides
+            try:
+                return _loads(value)
+            except orjson.JSONDecodeError:
+                pass
+        refuse_dense(value, self.file, f"{where}, {column}")
+        decoded, problem = decode_json(value, self.file, long_digits=False if not scan else None)
+        if problem is not None:
+            self.problem(where, column, f"does not decode: {problem.message}")
+            return _FAILED
+        return decoded
+
+    def ids(self, row: tuple[Any, ...], table: str, count: int) -> list[str] | None:
+        """A row's first ``count`` columns, its ids, as text (``None``: a problem)."""
+        found = [_text(value) for value in row[:count]]
+        if any(value is None for value in found):
+            where = f"{table} {found[0] if found[0] is not None else repr(row[0])}"
+            self.problem(where, "id", "an id (or the id of its session or message) not text")
+            return None
+        return [value for value in found if value is not None]
+
+    def sessions(self, rows: sqlite3.Cursor) -> dict[str, dict[str, Any]]:
+        """Each session's ``info``, by its id, in the order of the ids."""
+        names = [column[0] for column in rows.description]
+        out: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            values = dict(zip(names, row, strict=True))
+            session_id = _text(values.get("id"))
+            if session_id is None:
+                self.problem(f"session {values.get('id')!r}", "id", "an id that is not text")
+                continue
+            out[session_id] = self.info(session_id, values)
+        return out
+
+    def info(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
+        """A session row in the shape ``opencode export`` gives its ``info``."""
+        where = f"session {session_id}"
+        value: dict[str, Any] = {}
+        for column, cell in row.items():
+            if column in _JSON_COLUMNS and cell is not None:
+                decoded = self.json(cell, where, column)
+                value[column] = decoded if decoded is not _FAILED else _text(cell)
+            else:
+                value[column] = _text(cell) if isinstance(cell, bytes) else cell
+        return _export_info(value)
+
+    def messages(self, rows: list[Any]) -> dict[str, list[tuple[str, Any]]]:
+        """Each session's messages (``info`` and, still empty, ``parts``) with their places."""
+        out: dict[str, list[tuple[str, Any]]] = {}
+        scan = _long_digits(rows, 2)
+        for row in rows:
+            message_id, session_id, cell = row
+            if type(message_id) is not str or type(session_id) is not str:
+                ids = self.ids(row, "message", 2)
+                if ids is None:
+                    continue
+                message_id, session_id = ids
+            where = f"message {message_id}"
+            data = self.json(cell, where, "data", scan=scan)
+            if type(data) is not dict:
+                if data is not _FAILED:
+                    self.problem(where, "data", "not a JSON object")
+                continue
+            info = {"id": message_id, "sessionID": session_id, **data}
+            out.setdefault(session_id, []).append((where, {"info": info, "parts": []}))
+        return out
+
+    def parts(self, rows: list[Any]) -> dict[str, list[Any]]:
+        """Each message's parts, by the message's id."""
+        out: dict[str, list[Any]] = {}
+        scan = _long_digits(rows, 3)
+        for row in rows:
+            part_id, message_id, session_id, cell = row
+            if (
+                type(part_id) is not str
+                or type(message_id) is not str
+                or type(session_id) is not str
+            ):
+                ids = self.ids(row, "part", 3)
+                if ids is None:
+                    continue
+                part_id, message_id, session_id = ids
+            data = self.json(cell, f"part {part_id}", "data", scan=scan)
+            if type(data) is not dict:
+                if data is not _FAILED:
+                    self.problem(f"part {part_id}", "data", "not a JSON object")
+                continue
+            part = {"id": part_id, "sessionID": session_id, "messageID": message_id, **data}
+            out.setdefault(message_id, []).append(part)
+        return out
+
+
+def _export_info(row: dict[str, Any]) -> dict[str, Any]:
+    """A session row's columns named and nested as ``opencode export`` writes them (columns it
+    does not know kept under their own names)."""
+    info: dict[str, Any] = {}
+    named = {
+        "id": "id",
+        "slug": "slug",
+        "project_id": "projectID",
+        "workspace_id": "workspaceID",
+        "parent_id": "parentID",
+        "directory": "directory",
+        "path": "path",
+        "title": "title",
+        "agent": "agent",
+        "model": "model",
+        "version": "version",
+    }
+    for column, key in named.items():
+        if row.get(column) is not None:
+            info[key] = row[column]
+    _group(info, "summary", row, ("additions", "deletions", "files", "diffs"))
+    if row.get("share_url") is not None:
+        info["share"] = {"url": row["share_url"]}
+    if "cost" in row:
+        info["cost"] = row["cost"]
+    if "tokens_input" in row:
+        info["tokens"] = {
+            "input": row.get("tokens_input"),
+            "output": row.get("tokens_output"),
+            "reasoning": row.get("tokens_reasoning"),
+            "cache": {"read": row.get("tokens_cache_read"), "write": row.get("tokens_cache_write")},
+        }
+    for column in ("permission", "revert", "metadata"):
+        if row.get(column) is not None:
+            info[column] = row[column]
+    _group(info, "time", row, ("created", "updated", "compacting", "archived"))
+    known = set(named) | {"share_url", "cost", "permission", "revert", "metadata"}
+    for column, cell in row.items():
+        prefixed = column.startswith(("summary_", "tokens_", "time_"))
+        if column not in known and not prefixed and cell is not None:
+            info[column] = cell
+    return info
+
+
+def _group(info: dict[str, Any], name: str, row: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """``info[name]``: the row's ``<name>_<key>`` columns that are set, under their keys."""
+    group = {key: row[f"{name}_{key}"] for key in keys if row.get(f"{name}_{key}") is not None}
+    if group:
+        info[name] = group
