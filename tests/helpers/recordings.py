@@ -573,6 +573,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("opencode", "generated-opencode-1.18.33.db", "opencode", 6, 2),
     # Codex 0.145's code mode: an exec script that failed ("Script failed") is a failure
     _r("codex", "entire-graph_03_0f3d39319d_0_full.jsonl.gz", "codex", 333, 1),
+    # Codex 0.118: two calls a user's interrupt cut off ("aborted by user after N.Ns") fail
+    _r("codex", "git-sync_9d_262b2fb550_0_full.first2222.jsonl.gz", "codex", 418, 61),
     _r("gemini-cli", "generated-gemini-0.61.0-bad.stream.jsonl", "gemini-cli", 3, 3),
     _r("codex", "generated-codex-0.171.0-patch-and-mcp.rollout.jsonl", "codex", 6, 3),
     _r("codex", "generated-codex-0.171.0-patch-and-mcp.exec.jsonl", "codex", 4, 2),

@@ -65,12 +65,15 @@ def codex_error(output: Any, text: str) -> str | None:
     the whole output), a spawn error (``execution error: ...``, e.g. a working directory that
     does not exist), a call to a tool Codex has not (``unsupported call: ...``) or arguments it
     could not read (``failed to parse function arguments: ...``), as codex-rs words them; a
+    call the user's interrupt cut off (``aborted by user after N.Ns``: :data:`_ABORTED`); a
     code-mode script that failed (``Script failed``: :func:`_script_error`)."""
     if isinstance(output, dict) and output.get("success") is False:
         return "failed"
     refusal = _REJECTED.get(text.strip())
     if refusal is not None:
         return refusal
+    if text.startswith(("aborted by user", "Wall time: ")) and _ABORTED.match(text.strip()):
+        return "aborted"
     for start, code in _NOT_RUN:
         if text.startswith(start):
             return code
@@ -81,6 +84,11 @@ def codex_error(output: Any, text: str) -> str | None:
     return None
 
 
+_ABORTED = re.compile(r"(?:Wall time: [0-9.]+ seconds\n)?aborted by user(?: after [0-9.]+s)?\Z")
+"""A call the user stopped by interrupting the turn (Esc): codex-rs answers it with ``aborted
+by user after N.Ns``, or for a shell command ``Wall time: N.N seconds`` and ``aborted by user``
+on the next line, the whole output; the command may have run in part, and the agent saw it cut
+off (``aborted``, as OpenCode's ``Tool execution aborted`` is)."""
 _SCRIPT_FAILED = re.compile(r"Script failed\r?\nWall time [^\n]*(?:\n|\Z)")
 """Code mode's verdict on a script (Codex 0.14x: the model's JavaScript run by ``exec``, a
 running one polled by ``wait``): ``Script completed``, ``Script running with cell ID N`` or
