@@ -19,11 +19,15 @@ a tool that raised), recorded as the run's rule. Ids repeat once answered
 The run's answer is the last assistant text with no call beside it; its metadata keeps the
 simulation's reward and termination reason. The conversation (R40) is the agent's view: system
 policy is not recorded in results, user turns are the simulator's texts.
+
+A full-duplex (voice) simulation records ``ticks`` instead of ``messages``; they are read as the
+messages tau2 derives from them (:mod:`.tau2_ticks`). The ``results.json`` of a run saved as a
+folder (its simulations files in ``simulations/``) holds none and is refused for what it is (R35).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .chat_walk import CallRead, chat_messages, read_tool_calls
@@ -32,6 +36,7 @@ from .conversation import ConversationBuilder
 from .messages import record_key
 from .pairing import CallPairer
 from .records import DEFAULT_ERROR_RULE, ErrorRule, LoadProblem, PromotedRun
+from .tau2_ticks import CALLS_AT, Step, is_split_results, is_tick_simulation, tick_calls, tick_steps
 
 __all__ = ["load_tau2", "sniff_tau2"]
 
@@ -40,6 +45,8 @@ def sniff_tau2(data: Any) -> bool:
     if isinstance(data, list):  # the simulations alone (a leaderboard submission's file)
         return bool(data) and _is_simulation(data[0])
     if _is_simulation(data):  # one simulation saved on its own
+        return True
+    if is_split_results(data):  # a folder's results.json: refused for what it is (R35)
         return True
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         return False
@@ -50,11 +57,11 @@ def sniff_tau2(data: Any) -> bool:
 
 
 def _is_simulation(value: Any) -> bool:
-    """Whether a value is a tau2 simulation: its ``messages`` and what only tau2 records beside
-    them (the task it ran and how it ended)."""
+    """Whether a value is a tau2 simulation: its ``messages`` (or a full-duplex run's ``ticks``)
+    and what only tau2 records beside them (the task it ran and how it ended)."""
     return (
         isinstance(value, dict)
-        and isinstance(value.get("messages"), list)
+        and (isinstance(value.get("messages"), list) or is_tick_simulation(value))
         and "task_id" in value
         and ("termination_reason" in value or "reward_info" in value)
     )
@@ -68,6 +75,12 @@ def load_tau2(
         return [run], found
     if isinstance(data, list):
         data = {"simulations": data}
+    if is_split_results(data):
+        message = (
+            "a tau2-bench results.json saved as a folder holds no simulation: each is a file "
+            "of simulations/ beside it; load one of those files"
+        )
+        return [], [LoadProblem(file, "(root)", "simulations", message)]
     simulations = data.get("simulations") if isinstance(data, dict) else None
     if not isinstance(simulations, list):
         return [], [LoadProblem(file, "(root)", "simulations", "not a tau2-bench results file")]
@@ -78,7 +91,9 @@ def load_tau2(
     problems: list[LoadProblem] = []
     for s_index, sim in enumerate(simulations):
         where = f"simulations[{s_index}]"
-        if not isinstance(sim, dict) or not isinstance(sim.get("messages"), list):
+        if not isinstance(sim, dict) or not (
+            isinstance(sim.get("messages"), list) or is_tick_simulation(sim)
+        ):
             problems.append(LoadProblem(file, where, "messages", "a simulation needs messages"))
             continue
         run, found = _simulation(sim, where, file, s_index, len(simulations), info, rule)
@@ -117,11 +132,20 @@ def _simulation(
             requestor if isinstance(requestor, str) else None,
         )
 
-    for where, message, role, text in chat_messages(
-        sim["messages"], f"{place}.messages" if place else "messages", pairer, tally, text_of
-    ):
+    prefix = f"{place}." if place else ""
+    steps: Iterator[Step] = (
+        tick_steps(sim["ticks"], f"{prefix}ticks", pairer, tally)
+        if is_tick_simulation(sim)
+        else chat_messages(sim["messages"], f"{prefix}messages", pairer, tally, text_of)
+    )
+    for where, message, role, text in steps:
         if role in ("assistant", "user"):
-            made = read_tool_calls(message, where, pairer, read, agent=str(role))
+            calls_at = message.get(CALLS_AT)  # a tick's side: its calls' own place
+            made = (
+                read_tool_calls(message, where, pairer, read, agent=str(role))
+                if calls_at is None
+                else tick_calls(message["tool_calls"], calls_at, pairer, read, agent=str(role))
+            )
             if made is None:
                 continue
             if role == "assistant":

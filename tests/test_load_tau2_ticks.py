@@ -1,0 +1,100 @@
+"""tau2-bench 1.x full-duplex (voice) runs: calls recorded in ``ticks``, not ``messages`` (R34-R36).
+
+The fixtures are tau2's own voice test data (fixtures/tau2-bench/SOURCE.md, stop 39): a real
+full-duplex simulation saved alone, as tau2 saves a voice run a file in ``simulations/``, and
+the ``results.json`` beside those files. Both were "cannot tell the format" before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.paths import FIXTURES
+from workbench import LoadError, load_runs, promote
+
+_TAU2 = FIXTURES / "tau2-bench"
+_SIMULATION = _TAU2 / "sierra_voice_full_duplex_49b22f0c.simulation.json"
+_RESULTS = _TAU2 / "sierra_voice_experiment.results.json"
+
+
+def _with_calls(tmp_path: Path, answer_second: bool = True) -> Path:
+    """The real simulation with calls put in three of its ticks, in the fields and shapes of
+    tau2's ``Tick`` model: an agent call that failed (answered in its own tick), an agent call
+    answered a tick later, and a user simulator's call."""
+    sim: dict[str, Any] = json.loads(_SIMULATION.read_text(encoding="utf-8"))
+    ticks = sim["ticks"]
+    ticks[10]["agent_tool_calls"] = [
+        {"id": "call_a", "name": "get_user_details", "arguments": {"user_id": "u1"}}
+    ]
+    ticks[10]["agent_tool_results"] = [
+        {"id": "call_a", "role": "tool", "content": "Error: User not found", "error": True}
+    ]
+    ticks[20]["agent_chunk"]["content"] = "Let me check."
+    ticks[20]["agent_tool_calls"] = [
+        {"id": "call_b", "name": "get_user_details", "arguments": {"user_id": "u2"}}
+    ]
+    if answer_second:
+        ticks[21]["agent_tool_results"] = [
+            {"id": "call_b", "role": "tool", "content": '{"name": "x"}', "error": False}
+        ]
+    ticks[30]["user_tool_calls"] = [
+        {"id": "u1", "name": "toggle_airplane_mode", "arguments": {}, "requestor": "user"}
+    ]
+    ticks[30]["user_tool_results"] = [
+        {"id": "u1", "role": "tool", "content": "ok", "requestor": "user", "error": False}
+    ]
+    path = tmp_path / "simulation.json"
+    path.write_text(json.dumps(sim), encoding="utf-8")
+    return path
+
+
+def test_a_real_full_duplex_simulation_is_tau2_and_refused_for_holding_no_call() -> None:
+    """R35: the real voice simulation (973 ticks, no call: SOURCE.md's hand count) is told as
+    tau2-bench and refused as a file with no tool call, saying it held ticks."""
+    result = load_runs(_SIMULATION, strict=False)
+    assert result.format == "tau2-bench"
+    assert result.boundaries == ()
+    assert [p.message for p in result.problems] == [
+        "no tool call found: the file is tau2-bench results of 1 run(s) holding tick 973, "
+        "and no tool call among them"
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["auto", "tau2-bench"])
+def test_calls_in_ticks_are_boundaries_with_their_side_and_flag(tmp_path: Path, fmt: str) -> None:
+    """R34, R36: each tick's agent and user calls are boundaries (the user simulator's with
+    agent ``user``), answered by the results of their id, ``error: true`` a failure; a call
+    answered in a later tick pairs too. Places name the tick's own fields."""
+    result = load_runs(_with_calls(tmp_path), format=fmt)
+    assert result.format == "tau2-bench"
+    got = [(b.call_id, b.tool, b.args, b.is_error, b.agent_id) for b in result.boundaries]
+    assert got == [
+        ("call_a", "get_user_details", {"user_id": "u1"}, True, "assistant"),
+        ("call_b", "get_user_details", {"user_id": "u2"}, False, "assistant"),
+        ("u1", "toggle_airplane_mode", {}, False, "user"),
+    ]
+    assert result.boundaries[0].location.endswith("ticks[10].agent_tool_calls[0]")
+    promoted = promote(result)  # its self-test replays the three calls
+    assert (promoted.boundary_count, promoted.error_count) == (3, 1)
+    assert promoted.self_test is not None and promoted.self_test.misses == 0
+
+
+def test_a_call_in_a_tick_never_answered_names_the_tick(tmp_path: Path) -> None:
+    """R2: an agent call no tick answers is a problem naming its tick and field."""
+    with pytest.raises(LoadError) as raised:
+        load_runs(_with_calls(tmp_path, answer_second=False))
+    assert "ticks[20].agent_tool_calls[0] (field id): call 'call_b'" in str(raised.value)
+
+
+def test_the_results_json_of_a_saved_folder_is_refused_for_what_it_is() -> None:
+    """R35: tau2 1.x's folder layout keeps run info and tasks in results.json and the
+    simulations as files beside it; that results.json says so rather than "cannot tell"."""
+    result = load_runs(_RESULTS, strict=False)
+    assert result.format == "tau2-bench"
+    assert result.boundaries == ()
+    assert len(result.problems) == 1
+    assert "simulations/ beside it" in result.problems[0].message
