@@ -154,6 +154,38 @@ def test_hostile_and_foreign_files_are_refused_in_one_line(
     assert "looks like an OpenCode session" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (  # an endless view where the session table should be
+            "CREATE VIEW session AS WITH RECURSIVE n(id) AS (SELECT 1 UNION ALL "
+            "SELECT id + 1 FROM n) SELECT id FROM n",
+            "its session is no plain table",
+        ),
+        (  # a part's data computed on reading: a gigabyte a row
+            "CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, "
+            "data TEXT GENERATED ALWAYS AS (zeroblob(1000000000)) VIRTUAL)",
+            "its part table has no column data",
+        ),
+        ("CREATE VIRTUAL TABLE message USING fts5(id, session_id, data)", "its message is no"),
+    ],
+)
+def test_a_schema_that_would_run_on_reading_is_refused_unread(
+    tmp_path: Path, make: str, words: str
+) -> None:
+    """Only plain tables' stored columns are read: a view, a virtual table or a generated column
+    in their place (SYNTHETIC, written here) is refused before any row is read."""
+    path = _copy(tmp_path)
+    table = next(name for name in ("session", "message", "part") if f" {name} " in make)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA foreign_keys=OFF")
+        db.execute(f"DROP TABLE {table}")
+        db.execute(make)
+    db.close()
+    with pytest.raises(LoadError, match=words):
+        load_runs(path)
+
+
 def test_a_database_without_a_session_says_so(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     _change(path, *((f"DELETE FROM {table}", ()) for table in ("part", "message", "session")))

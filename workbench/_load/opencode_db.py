@@ -41,6 +41,8 @@ __all__ = ["SQLITE_HEADER", "load_opencode_db"]
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first bytes of every SQLite database file."""
 _TABLES = ("session", "message", "part")
+_SCHEMA = "SELECT name, type, sql FROM sqlite_master WHERE name IN ('session', 'message', 'part')"
+_PART_COLUMNS = ("id", "message_id", "session_id", "data")
 _MESSAGES = "SELECT id, session_id, CAST(data AS BLOB) FROM message ORDER BY session_id, id"
 _PARTS = "SELECT id, message_id, session_id, CAST(data AS BLOB) FROM part ORDER BY id"
 """The rows read: ids as text, each ``data`` as its bytes (decoded here, strictly)."""
@@ -52,17 +54,9 @@ def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """A run for each session of an OpenCode database (see the module)."""
     try:
         with closing(_connect(file)) as db:
-            tables = {name for (name,) in _rows(db, "SELECT name FROM sqlite_master")}
-            missing = [table for table in _TABLES if table not in tables]
-            if missing:
-                raise _refusal(
-                    file,
-                    "a SQLite database, but not OpenCode's: it has no "
-                    f"{' or '.join(missing)} table (an OpenCode database keeps its sessions "
-                    "in the tables session, message and part)",
-                )
+            _refuse_foreign(db, file)
             reader = _Rows(file)
-            sessions = reader.sessions(db.execute("SELECT * FROM session ORDER BY id"))
+            sessions = reader.sessions(db.execute(_session_query(db)))
             messages = reader.messages(_rows(db, _MESSAGES))
             parts = reader.parts(_rows(db, _PARTS))
     except sqlite3.Error as exc:
@@ -99,7 +93,47 @@ def _connect(file: str) -> sqlite3.Connection:
     wal = Path(f"{file}-wal")
     live = wal.is_file() and os.path.getsize(wal) > 0
     uri = Path(file).absolute().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
-    return sqlite3.connect(uri, uri=True, timeout=5)
+    db = sqlite3.connect(uri, uri=True, timeout=5)
+    db.execute("PRAGMA trusted_schema = OFF")  # nothing the file defines runs as trusted
+    return db
+
+
+_READ_COLUMNS = {"message": ("id", "session_id", "data"), "part": _PART_COLUMNS}
+
+
+def _refuse_foreign(db: sqlite3.Connection, file: str) -> None:
+    """Refuse a database that is not OpenCode's: the three tables must be plain tables (no
+    view, virtual table or generated column, whose reading would run what the file says)."""
+    kinds = {name: (kind, sql) for name, kind, sql in _rows(db, _SCHEMA)}
+    missing = [table for table in _TABLES if table not in kinds]
+    if missing:
+        raise _refusal(
+            file,
+            f"a SQLite database, but not OpenCode's: it has no {' or '.join(missing)} table "
+            "(an OpenCode database keeps its sessions in the tables session, message and part)",
+        )
+    for table in _TABLES:
+        kind, sql = kinds[table]
+        if kind != "table" or str(sql).upper().startswith("CREATE VIRTUAL"):
+            raise _refusal(file, f"not OpenCode's database: its {table} is no plain table")
+        columns = _plain_columns(db, table)
+        for column in _READ_COLUMNS.get(table, ("id",)):
+            if column not in columns:
+                raise _refusal(
+                    file, f"not OpenCode's database: its {table} table has no column {column}"
+                )
+
+
+def _plain_columns(db: sqlite3.Connection, table: str) -> list[str]:
+    """A table's stored columns (not generated ones, whose value is computed on reading)."""
+    rows = _rows(db, f"PRAGMA table_xinfo({table})")  # (one of _TABLES: no user text)
+    return [str(name) for _, name, _, _, _, _, hidden in rows if hidden == 0]
+
+
+def _session_query(db: sqlite3.Connection) -> str:
+    """The session rows' query: every stored column, by name."""
+    names = ", ".join('"' + name.replace('"', '""') + '"' for name in _plain_columns(db, "session"))
+    return f"SELECT {names} FROM session ORDER BY id"
 
 
 def _rows(db: sqlite3.Connection, query: str) -> list[Any]:
