@@ -98,3 +98,45 @@ def test_the_results_json_of_a_saved_folder_is_refused_for_what_it_is() -> None:
     assert result.boundaries == ()
     assert len(result.problems) == 1
     assert "simulations/ beside it" in result.problems[0].message
+
+
+def _run_folder(tmp_path: Path) -> Path:
+    """A run saved as tau2 1.x saves it: the real ``results.json`` and, in ``simulations/``,
+    the real simulation twice (once with the calls above put in, SYNTHETIC), a stray file and
+    a simulation file cut short (SYNTHETIC)."""
+    folder = tmp_path / "run"
+    (folder / "simulations").mkdir(parents=True)
+    (folder / "results.json").write_bytes(_RESULTS.read_bytes())
+    _with_calls(tmp_path).rename(folder / "simulations" / "a-with-calls.json")
+    (folder / "simulations" / "b-as-recorded.json").write_bytes(_SIMULATION.read_bytes())
+    (folder / "simulations" / "c-cut.json").write_bytes(_SIMULATION.read_bytes()[:1000])
+    (folder / "simulations" / "notes.txt").write_text("not a simulation", encoding="utf-8")
+    return folder
+
+
+def test_a_run_saved_as_a_folder_reads_each_simulation_file_as_a_run(tmp_path: Path) -> None:
+    """R34, R35: given the folder, each simulation file is a run with the run's info, in the
+    files' order; a file that does not read, and one that is no JSON, are problems naming
+    them, and the rest is read."""
+    folder = _run_folder(tmp_path)
+    result = load_runs(folder, strict=False)
+    assert result.format == "tau2-bench"
+    assert [Path(run.source).name for run in result.runs] == [
+        "a-with-calls.json",
+        "b-as-recorded.json",
+    ]
+    assert [(b.call_id, b.is_error) for b in result.runs[0].boundaries] == [
+        ("call_a", True),
+        ("call_b", False),
+        ("u1", False),
+    ]
+    assert result.runs[1].boundaries == ()
+    where = {(Path(p.file).name, p.message.split(":")[0]) for p in result.problems}
+    assert ("notes.txt", "not read") in where
+    assert any(name == "c-cut.json" for name, _ in where)
+    assert result.boundaries[0].location.startswith(str(folder / "simulations" / "a-with-calls"))
+
+
+def test_the_results_file_alone_points_at_its_folder(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="load the folder"):
+        load_runs(_RESULTS)

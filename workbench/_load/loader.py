@@ -9,6 +9,7 @@ is refused with what the file looks like.
 
 Detection, in order:
 
+- a folder holding ``results.json`` and ``simulations/``: a tau2-bench run saved as a folder;
 - a SQLite database: OpenCode's (``opencode.db``, module ``opencode_db``);
 - a zip archive with ``header.json``: Inspect AI ``.eval``;
 - JSON Lines (one value a line; a ``.jsonl``/``.ndjson`` name, or a first line that is a whole
@@ -136,6 +137,7 @@ from .responses import is_responses_data, load_openai_responses, load_responses_
 from .session_folder import session_events
 from .swe_agent import load_swe_agent, sniff_swe_agent
 from .tau2 import load_tau2, sniff_tau2
+from .tau2_folder import is_tau2_folder, load_tau2_folder
 
 __all__ = ["FORMATS", "FORMAT_LABELS", "FormatChoice", "detect_format", "load_runs"]
 
@@ -381,6 +383,10 @@ def _nothing_found(file: str, fmt: RunFormat, runs: list[PromotedRun]) -> LoadPr
 def _load(
     file: str, chosen: str, rule: ErrorRule
 ) -> tuple[list[PromotedRun], list[LoadProblem], RunFormat]:
+    if os.path.isdir(file) and chosen in ("auto", "tau2-bench") and is_tau2_folder(file):
+        loaded = load_tau2_folder(file, rule)  # a tau2 run saved as a folder
+        if loaded is not None:
+            return loaded[0], loaded[1], "tau2-bench"
     if os.path.isdir(file) and chosen in ("auto", "openhands"):
         session = session_events(file)
         if session is not None:  # an OpenHands session kept as an event a file

@@ -27,7 +27,7 @@ folder (its simulations files in ``simulations/``) holds none and is refused for
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .chat_walk import CallRead, chat_messages, read_tool_calls
@@ -38,7 +38,7 @@ from .pairing import CallPairer
 from .records import DEFAULT_ERROR_RULE, ErrorRule, LoadProblem, PromotedRun
 from .tau2_ticks import CALLS_AT, Step, is_split_results, is_tick_simulation, tick_calls, tick_steps
 
-__all__ = ["load_tau2", "sniff_tau2"]
+__all__ = ["load_tau2", "load_tau2_files", "sniff_tau2"]
 
 
 def sniff_tau2(data: Any) -> bool:
@@ -78,7 +78,7 @@ def load_tau2(
     if is_split_results(data):
         message = (
             "a tau2-bench results.json saved as a folder holds no simulation: each is a file "
-            "of simulations/ beside it; load one of those files"
+            "of simulations/ beside it; load the folder (or one of those files)"
         )
         return [], [LoadProblem(file, "(root)", "simulations", message)]
     simulations = data.get("simulations") if isinstance(data, dict) else None
@@ -97,6 +97,23 @@ def load_tau2(
             problems.append(LoadProblem(file, where, "messages", "a simulation needs messages"))
             continue
         run, found = _simulation(sim, where, file, s_index, len(simulations), info, rule)
+        runs.append(run)
+        problems.extend(found)
+    return runs, problems
+
+
+def load_tau2_files(
+    simulations: Sequence[tuple[str, Any]], info: Mapping[str, Any], rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """Simulations saved a file each (``simulations/<id>.json`` of a run saved as a folder):
+    a run each, placed in its own file, with the run's ``info`` (its ``results.json``)."""
+    runs: list[PromotedRun] = []
+    problems: list[LoadProblem] = []
+    for number, (file, sim) in enumerate(simulations):
+        if not _is_simulation(sim):
+            problems.append(LoadProblem(file, "(root)", "", "not a tau2-bench simulation"))
+            continue
+        run, found = _simulation(sim, "", file, number, len(simulations), info, rule)
         runs.append(run)
         problems.extend(found)
     return runs, problems

@@ -1,0 +1,60 @@
+"""A tau2-bench run saved as a folder, read whole (SPEC R34, R35).
+
+tau2 1.x saves a run (the voice runs always) as a folder: ``results.json`` with the run's
+``info`` and ``tasks`` and no simulations, and ``simulations/<id>.json``, a simulation a file.
+Given the folder, each simulation file is a run (``tau2``'s rules), with the run's ``info``,
+in the order of the files' names; a problem names the file it is in. A file of ``simulations/``
+that is not JSON, not a simulation or not readable is a problem, and the others are read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .reading import decode_json, read_file_bytes, refuse_dense
+from .records import ErrorRule, LoadError, LoadProblem, PromotedRun
+from .tau2 import load_tau2_files
+from .tau2_ticks import is_split_results
+
+__all__ = ["is_tau2_folder", "load_tau2_folder"]
+
+
+def is_tau2_folder(folder: str) -> bool:
+    """Whether a folder is laid out as a tau2 run: ``results.json`` and ``simulations/``."""
+    root = Path(folder)
+    return (root / "results.json").is_file() and (root / "simulations").is_dir()
+
+
+def load_tau2_folder(
+    folder: str, rule: ErrorRule
+) -> tuple[list[PromotedRun], list[LoadProblem]] | None:
+    """The folder's simulations as runs (``None``: its ``results.json`` is not a tau2 run's)."""
+    root = Path(folder)
+    results, problem = _read(root / "results.json")
+    if problem is not None or not is_split_results(results):
+        return None
+    problems: list[LoadProblem] = []
+    simulations: list[tuple[str, Any]] = []
+    for path in sorted((root / "simulations").iterdir()):
+        if path.suffix != ".json":
+            problems.append(LoadProblem(str(path), "(file)", "", "not read: not a .json file"))
+            continue
+        value, problem = _read(path)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        simulations.append((str(path), value))
+    info = results.get("info") if isinstance(results.get("info"), dict) else {}
+    runs, found = load_tau2_files(simulations, info, rule)
+    return runs, [*problems, *found]
+
+
+def _read(path: Path) -> tuple[Any, LoadProblem | None]:
+    """One JSON file, read and decoded strictly (a special file or a fault: the problem)."""
+    try:
+        data = read_file_bytes(str(path))
+        refuse_dense(data, str(path))
+    except LoadError as exc:
+        return None, exc.problems[0]
+    return decode_json(data, str(path))
