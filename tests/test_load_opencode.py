@@ -260,3 +260,47 @@ def test_the_real_clis_export_and_run_stream_read_as_the_same_calls() -> None:
     assert {b.agent_id for b in export.boundaries} == {"build"}
     (run,) = export.runs
     assert run.answer is not None and run.answer.startswith("Done.")
+
+
+@pytest.mark.parametrize(
+    ("ending", "code"),
+    [
+        (  # OpenCode 1.18.33's words (its shell tool, read from the released binary)
+            "\n\n<shell_metadata>\nshell tool terminated command after exceeding timeout "
+            "120000 ms. If this command is expected to take longer and is not waiting for "
+            "interactive input, retry with a larger timeout value in milliseconds.\n"
+            "</shell_metadata>",
+            "timeout",
+        ),
+        (  # OpenCode 1.2's
+            "\n\n<bash_metadata>\nbash tool terminated command after exceeding timeout 60000 ms"
+            "\n</bash_metadata>",
+            "timeout",
+        ),
+        ("\n\n<metadata>\nUser aborted the command\n</metadata>", "aborted"),
+        ("", "killed"),
+    ],
+)
+def test_a_command_stopped_with_no_exit_code_is_a_failure(
+    tmp_path: Path, ending: str, code: str
+) -> None:
+    """R36: OpenCode reports a command it killed (past its timeout, or aborted by the user) as
+    ``completed`` with ``exit: null``; the agent saw it stopped, so it fails (SYNTHETIC parts
+    in OpenCode's shape). A part with no ``exit`` member at all is not read as stopped."""
+    stopped = _tool(
+        "c1",
+        "bash",
+        input={"command": "sleep 999"},
+        output=f"partial output{ending}",
+        metadata={"exit": None, "output": "partial output"},
+    )
+    unsaid = _tool("c2", "bash", input={"command": "true"}, output="", metadata={})
+    path = _export(tmp_path, [_message("assistant", stopped, unsaid, number=1)])
+    boundaries = wb.load_runs(path).boundaries
+    assert [(b.call_id, b.is_error, b.error_code) for b in boundaries] == [
+        ("c1", True, code),
+        ("c2", False, None),
+    ]
+    assert boundaries[0].response == {
+        "content": [{"type": "text", "text": f"partial output{ending}"}]
+    }

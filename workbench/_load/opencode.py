@@ -25,8 +25,10 @@ answered already may be used again (R2). ``state.time`` gives the duration.
 
 **Failures** (R36): ``status: error`` (``tool_error``; ``Tool execution aborted``, which
 OpenCode writes for a call it stopped, is ``aborted``), and a ``bash`` call whose
-``state.metadata.exit`` is not 0 (``exit_code:N``), though its status says ``completed``. A
-status of another value, or an ``exit`` that is no integer, is a problem (R35).
+``state.metadata.exit`` is not 0 (``exit_code:N``), though its status says ``completed``, or
+is ``null``: OpenCode stopped the command (``timeout`` past its time limit, ``aborted`` by the
+user, as its output's last lines say; else ``killed``). A status of another value, or an
+``exit`` that is no integer, is a problem (R35).
 
 Every other part is counted by type (``part:<type>`` in ``metadata.records``), and a message
 that is no ``user``/``assistant`` one is kept in ``metadata.otherMessages``. A run whose
@@ -326,6 +328,8 @@ def _tool(
                 return None
             if exit_code:
                 code, failed = f"exit_code:{exit_code}", True
+            elif exit_code is None and type(meta) is dict and "exit" in meta:
+                code, failed = _killed(text), True  # no exit code: it was stopped
     pairer.result(
         call_id,
         {"content": text_content(text)},
@@ -337,6 +341,19 @@ def _tool(
         duration_ms=_duration(state["time"]) if "time" in state else None,
     )
     return call, (call_id, text, failed)
+
+
+def _killed(output: str) -> str:
+    """Why a shell command that has no exit code (``exit: null``) was stopped: OpenCode kills a
+    command past its timeout, or when the user aborts it, and says so at the output's end
+    (1.2: ``<bash_metadata>bash tool terminated command after exceeding timeout N ms``;
+    1.18: ``<shell_metadata>shell tool ...``; ``User aborted the command``)."""
+    tail = output[-2000:]
+    if "terminated command after exceeding timeout" in tail:
+        return "timeout"
+    if "User aborted the command" in tail:
+        return "aborted"
+    return "killed"
 
 
 def _duration(time: Any) -> int | None:
