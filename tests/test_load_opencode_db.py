@@ -110,6 +110,23 @@ def test_bad_rows_are_problems_naming_the_row_and_the_rest_is_read(tmp_path: Pat
     assert 0 < len(result.boundaries) <= 6
 
 
+def test_text_that_is_not_utf8_is_a_problem_and_the_rest_is_read(tmp_path: Path) -> None:
+    """R35: SQLite keeps whatever bytes it is given; a session title and a part's data that are
+    not UTF-8 (SYNTHETIC) are problems at their row and column, and every other row reads."""
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        (part,) = db.execute("SELECT id FROM part ORDER BY id LIMIT 1").fetchone()
+        db.execute("UPDATE session SET title = CAST(? AS TEXT)", (b"bad \xff title",))
+        db.execute("UPDATE part SET data = CAST(? AS TEXT) WHERE id = ?", (b'{"a": "\xff"}', part))
+    db.close()
+    result = load_runs(path, strict=False)
+    said = {(p.where, p.field) for p in result.problems}
+    assert ("session ses_db4f4c296ffe3MjZVsG9bk8OU5", "title") in said
+    assert (f"part {part}", "data") in said
+    assert len(result.boundaries) == 6
+    assert "title" not in result.runs[0].metadata["session"]
+
+
 def test_rows_of_no_session_or_message_are_said_not_read(tmp_path: Path) -> None:
     """R35: a message whose session is gone, and a part whose message is gone (or unreadable),
     are problems, not left out unsaid."""

@@ -56,7 +56,8 @@ def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
         with closing(_connect(file)) as db:
             _refuse_foreign(db, file)
             reader = _Rows(file)
-            sessions = reader.sessions(db.execute(_session_query(db)))
+            names = _plain_columns(db, "session")
+            sessions = reader.sessions(names, _rows(db, _session_query(names)))
             messages = reader.messages(_rows(db, _MESSAGES))
             parts = reader.parts(_rows(db, _PARTS))
     except sqlite3.Error as exc:
@@ -130,10 +131,10 @@ def _plain_columns(db: sqlite3.Connection, table: str) -> list[str]:
     return [str(name) for _, name, _, _, _, _, hidden in rows if hidden == 0]
 
 
-def _session_query(db: sqlite3.Connection) -> str:
+def _session_query(names: list[str]) -> str:
     """The session rows' query: every stored column, by name."""
-    names = ", ".join('"' + name.replace('"', '""') + '"' for name in _plain_columns(db, "session"))
-    return f"SELECT {names} FROM session ORDER BY id"
+    quoted = ", ".join('"' + name.replace('"', '""') + '"' for name in names)
+    return f"SELECT {quoted} FROM session ORDER BY id"
 
 
 def _rows(db: sqlite3.Connection, query: str) -> list[Any]:
@@ -216,9 +217,8 @@ class _Rows:
             return None
         return [value for value in found if value is not None]
 
-    def sessions(self, rows: sqlite3.Cursor) -> dict[str, dict[str, Any]]:
+    def sessions(self, names: list[str], rows: list[Any]) -> dict[str, dict[str, Any]]:
         """Each session's ``info``, by its id, in the order of the ids."""
-        names = [column[0] for column in rows.description]
         out: dict[str, dict[str, Any]] = {}
         for row in rows:
             values = dict(zip(names, row, strict=True))
@@ -237,8 +237,12 @@ class _Rows:
             if column in _JSON_COLUMNS and cell is not None:
                 decoded = self.json(cell, where, column)
                 value[column] = decoded if decoded is not _FAILED else _text(cell)
+            elif isinstance(cell, bytes):
+                value[column] = _text(cell)
+                if value[column] is None:
+                    self.problem(where, column, "not UTF-8 text: left out")
             else:
-                value[column] = _text(cell) if isinstance(cell, bytes) else cell
+                value[column] = cell
         return _export_info(value)
 
     def messages(self, rows: list[Any]) -> dict[str, list[tuple[str, Any]]]:
