@@ -575,6 +575,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("codex", "entire-graph_03_0f3d39319d_0_full.jsonl.gz", "codex", 333, 1),
     # Codex 0.118: two calls a user's interrupt cut off ("aborted by user after N.Ns") fail
     _r("codex", "git-sync_9d_262b2fb550_0_full.first2222.jsonl.gz", "codex", 418, 61),
+    # Codex 0.118: exit codes behind a 418-character command line fail the polls that show them
+    _r("codex", "git-sync_33_dc63f83cff_0_full.jsonl.gz", "codex", 153, 16),
     _r("gemini-cli", "generated-gemini-0.61.0-bad.stream.jsonl", "gemini-cli", 3, 3),
     _r("codex", "generated-codex-0.171.0-patch-and-mcp.rollout.jsonl", "codex", 6, 3),
     _r("codex", "generated-codex-0.171.0-patch-and-mcp.exec.jsonl", "codex", 4, 2),

@@ -20,11 +20,25 @@ __all__ = ["MCP_FAILED", "codex_error", "failed_mcp_call", "output_text", "still
 
 _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
 _RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
+_UNIFIED = re.compile(
+    r"^(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\n"
+    r"(?:Process exited with code (-?\d+)|(Process running with session ID))",
+    re.MULTILINE,
+)
+"""The head of a unified exec output (``exec_command``, ``write_stdin``): ``Command: <the
+command>`` (Codex 0.11x on; any length, and a heredoc spans lines), ``Chunk ID``, ``Wall time``,
+then the process's state, before ``Output:``. Its lines, not a window of the text, find it: a
+long command puts them past any window, and a command that echoes ``Exit code: 1`` is no exit."""
+_UNIFIED_STARTS = ("Command: ", "Chunk ID: ")
 
 
 def still_running(text: str) -> bool:
     """Whether an output says its command outlived the call (``Process running with session
     ID N``): the exit code then reaches the agent through a later ``write_stdin`` poll."""
+    if text.startswith(_UNIFIED_STARTS):
+        head = _UNIFIED.search(text)
+        if head is not None:
+            return head.group(2) is not None
     return _RUNNING.search(text[:400]) is not None
 
 
@@ -138,6 +152,10 @@ _NOT_A_FILE = re.compile(r"image path `[^\n]*` is not a file\Z")
 def _text_exit(text: str) -> int | None:
     if text.startswith(_VERDICTS):  # code mode's own verdict decides (codex_error): an exit
         return None  # code in the text is one the script's output printed, not the call's
+    if text.startswith(_UNIFIED_STARTS):
+        unified = _UNIFIED.search(text)
+        if unified is not None:
+            return int(unified.group(1)) if unified.group(1) is not None else None
     head = text[:400]
     if "xit" not in head.lower():  # no "exited", no "Exit code": the regex need not run
         return None
