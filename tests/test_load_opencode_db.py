@@ -226,3 +226,28 @@ def test_no_call_is_lost_or_invented_whatever_order_the_rows_were_written_in(
             db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
     db.close()
     assert _calls(path) == _calls(EXPORT)
+
+
+def test_a_virtual_table_hidden_by_a_comment_is_refused_unread(tmp_path: Path) -> None:
+    """A virtual table whose schema text reads ``CREATE /**/ VIRTUAL TABLE`` (SYNTHETIC, written
+    here) is still no plain table: its content table, an endless view, is never read (it was, for
+    a minute and a half, till SQLite's temporary space ran out)."""
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA foreign_keys=OFF")
+        db.execute("DROP TABLE message")
+        db.execute(
+            "CREATE VIEW endless(rowid, id, session_id, data) AS WITH RECURSIVE n(i) AS "
+            "(SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i, 'm' || i, 's', '{}' FROM n"
+        )
+        db.execute(
+            "CREATE VIRTUAL TABLE message USING fts5(id, session_id, data, content='endless', "
+            "content_rowid='rowid')"
+        )
+        db.execute("PRAGMA writable_schema=ON")
+        db.execute(
+            "UPDATE sqlite_master SET sql = 'CREATE /**/ ' || substr(sql, 8) WHERE name = 'message'"
+        )
+    db.close()
+    with pytest.raises(LoadError, match="its message is no plain table"):
+        load_runs(path)

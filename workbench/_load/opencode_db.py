@@ -25,6 +25,7 @@ and reads it by :mod:`opencode`'s rules: a run per session, the session's row ke
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -114,8 +115,7 @@ def _refuse_foreign(db: sqlite3.Connection, file: str) -> None:
             "(an OpenCode database keeps its sessions in the tables session, message and part)",
         )
     for table in _TABLES:
-        kind, sql = kinds[table]
-        if kind != "table" or str(sql).upper().startswith("CREATE VIRTUAL"):
+        if not _plain_table(db, table, *kinds[table]):
             raise _refusal(file, f"not OpenCode's database: its {table} is no plain table")
         columns = _plain_columns(db, table)
         for column in _READ_COLUMNS.get(table, ("id",)):
@@ -123,6 +123,19 @@ def _refuse_foreign(db: sqlite3.Connection, file: str) -> None:
                 raise _refusal(
                     file, f"not OpenCode's database: its {table} table has no column {column}"
                 )
+
+
+def _plain_table(db: sqlite3.Connection, table: str, kind: Any, sql: Any) -> bool:
+    """Whether a table is a plain one, by what SQLite itself says of it (``PRAGMA table_list``,
+    SQLite 3.37 and later), else by its ``CREATE TABLE`` text: not the ``type`` its schema row
+    claims, nor the absence of the words ``CREATE VIRTUAL`` (a comment between them hides them)."""
+    listed = _rows(db, f"PRAGMA main.table_list({table})")  # (one of _TABLES: no user text)
+    if listed:
+        return all(row[2] == "table" for row in listed)
+    return kind == "table" and _CREATE_TABLE.match(str(sql)) is not None
+
+
+_CREATE_TABLE = re.compile(r"CREATE\s+TABLE\b", re.IGNORECASE)
 
 
 def _plain_columns(db: sqlite3.Connection, table: str) -> list[str]:
