@@ -7,9 +7,12 @@ session whose export and ``run`` stream sit beside it (SYNTHETIC: its model was 
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -251,3 +254,81 @@ def test_a_virtual_table_hidden_by_a_comment_is_refused_unread(tmp_path: Path) -
     db.close()
     with pytest.raises(LoadError, match="its message is no plain table"):
         load_runs(path)
+
+
+def _left_wal(path: Path) -> None:
+    """A WAL-mode copy whose writer stopped before its checkpoint: its last change (the ``ls``
+    that exited 2 now exits 0) only in the ``-wal`` file (SYNTHETIC, written here)."""
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+    code = (
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA wal_autocheckpoint=0')\n"
+        'db.execute("UPDATE part SET data = replace(data, \'\\"exit\\":2\', \'\\"exit\\":0\')")\n'
+        "db.commit(); os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+    assert Path(f"{path}-wal").stat().st_size > 0
+
+
+@pytest.mark.parametrize("shm", ["none", "fifo", "garbage", "dangling link"])
+def test_a_wal_left_behind_is_read_and_nothing_is_made_or_changed_beside_it(
+    tmp_path: Path, shm: str
+) -> None:
+    """A ``-wal`` file with no usable ``-shm`` index: read through (from a copy aside), without
+    a ``-shm`` made beside the database (as it was), a pipe's open hanging, or a file changed."""
+    path = _copy(tmp_path)
+    _left_wal(path)
+    index = Path(f"{path}-shm")
+    index.unlink()
+    if shm == "fifo":
+        os.mkfifo(index)
+    elif shm == "garbage":
+        index.write_bytes(random.Random(0).randbytes(32768))
+    elif shm == "dangling link":
+        index.symlink_to(tmp_path / "nowhere")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    failed = [b.call_id for b in load_runs(path).boundaries if b.is_error]
+    assert failed == ["call_read_missing"]  # the change in the -wal file was read
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["opencode.db", "opencode.db-wal"] + ([] if shm == "none" else ["opencode.db-shm"])
+    )
+
+
+def test_a_link_to_a_database_reads_the_wal_beside_what_it_links_to(tmp_path: Path) -> None:
+    """SQLite finds the ``-wal`` file beside the linked database, so is it looked for there."""
+    (tmp_path / "real").mkdir()
+    path = _copy(tmp_path / "real")
+    _left_wal(path)
+    link = tmp_path / "link.db"
+    link.symlink_to(path)
+    assert [b.call_id for b in load_runs(link).boundaries if b.is_error] == ["call_read_missing"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.db", "real"]
+
+
+def test_a_write_cut_off_is_refused_not_read_half_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hot ``-journal`` beside a database (a writer killed mid-transaction, SYNTHETIC): read as
+    immutable, its uncommitted change (exit 2 made 0) was read as a success; SQLite must roll it
+    back, which a read-only reading cannot, so it is refused in one line. A ``-journal`` that is
+    no journal (noise) is no write cut off: the database reads."""
+    path = _copy(tmp_path)
+    code = (
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA cache_size=1')\n"
+        "db.execute('BEGIN')\n"
+        'db.execute("UPDATE part SET data = replace(data, \'\\"exit\\":2\', \'\\"exit\\":0\')")\n'
+        "db.execute(\"UPDATE part SET data = data || '     '\")\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+    journal = Path(f"{path}-journal")
+    assert journal.stat().st_size > 0
+    assert main(["boundaries", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a write to it was cut off" in err[0], err
+    journal.write_bytes(random.Random(1).randbytes(5000))
+    assert len(load_runs(path).boundaries) == 6

@@ -15,7 +15,8 @@ and reads it by :mod:`opencode`'s rules: a run per session, the session's row ke
 - **Read-only, and nothing written beside it.** The database is opened read-only. With no
   ``-wal`` file beside it (a copy, or OpenCode not running) it is opened as immutable, so SQLite
   writes no ``-shm`` or ``-wal`` file either; with one, SQLite reads the database through it,
-  as OpenCode left it.
+  as OpenCode left it, its ``-shm`` index only read (without one, from a copy of the two made
+  aside); a write cut off (a ``-journal`` beside it) is refused, never read half-written.
 - **Problems, not tracebacks** (R35): a file that is no SQLite database, a database without
   OpenCode's tables, or one SQLite cannot read is refused in one line; a row whose JSON does not
   decode, or whose id is not text, is a problem naming the table, the row and the column, and
@@ -24,11 +25,9 @@ and reads it by :mod:`opencode`'s rules: a run per session, the session's row ke
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
-from contextlib import closing
-from pathlib import Path
+from contextlib import ExitStack, closing
 from typing import Any
 
 import orjson
@@ -36,6 +35,7 @@ import orjson
 from .opencode import load_opencode_session
 from .reading import MAX_DEPTH, decode_json, has_long_digits, refuse_dense
 from .records import LoadError, LoadProblem, PromotedRun
+from .sqlite_files import cut_off_note, open_read_only
 
 __all__ = ["SQLITE_HEADER", "load_opencode_db"]
 
@@ -54,7 +54,8 @@ _JSON_COLUMNS = frozenset({"model", "permission", "summary_diffs", "revert", "me
 def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """A run for each session of an OpenCode database (see the module)."""
     try:
-        with closing(_connect(file)) as db:
+        with ExitStack() as stack:
+            db = stack.enter_context(closing(open_read_only(file, stack)))
             _refuse_foreign(db, file)
             reader = _Rows(file)
             names = _plain_columns(db, "session")
@@ -62,7 +63,11 @@ def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
             messages = reader.messages(_rows(db, _MESSAGES))
             parts = reader.parts(_rows(db, _PARTS))
     except sqlite3.Error as exc:
-        raise _refusal(file, f"cannot read it as a SQLite database: {exc}") from exc
+        raise _refusal(
+            file, f"cannot read it as a SQLite database: {exc}{cut_off_note(file)}"
+        ) from exc
+    except OSError as exc:  # its -wal copied aside (below) and the copy failed
+        raise _refusal(file, f"cannot copy it aside to read its -wal file: {exc}") from exc
     runs: list[PromotedRun] = []
     problems = reader.problems
     for session_id, info in sessions.items():
@@ -88,16 +93,6 @@ def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
     if not runs:
         problems.append(LoadProblem(file, "(file)", "", "an OpenCode database with no session"))
     return runs, problems
-
-
-def _connect(file: str) -> sqlite3.Connection:
-    """The database opened read-only (immutable when no ``-wal`` file is beside it)."""
-    wal = Path(f"{file}-wal")
-    live = wal.is_file() and os.path.getsize(wal) > 0
-    uri = Path(file).absolute().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
-    db = sqlite3.connect(uri, uri=True, timeout=5)
-    db.execute("PRAGMA trusted_schema = OFF")  # nothing the file defines runs as trusted
-    return db
 
 
 _READ_COLUMNS = {"message": ("id", "session_id", "data"), "part": _PART_COLUMNS}
