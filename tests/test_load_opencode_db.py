@@ -332,3 +332,38 @@ def test_a_write_cut_off_is_refused_not_read_half_written(
     assert len(err) == 1 and "a write to it was cut off" in err[0], err
     journal.write_bytes(random.Random(1).randbytes(5000))
     assert len(load_runs(path).boundaries) == 6
+
+
+@pytest.mark.parametrize("table", ["session", "message", "part"])
+def test_a_row_whose_id_is_there_twice_is_said_not_read(tmp_path: Path, table: str) -> None:
+    """R35: with no primary key (a database OpenCode did not make, SYNTHETIC), a second row of
+    an id was read over the first (a session lost unsaid) or twice (calls invented): now it is a
+    problem, and the first is read as before."""
+    path = _copy(tmp_path)
+    first = sqlite3.connect(path).execute(f"SELECT id FROM {table} ORDER BY id").fetchone()[0]
+    _change(
+        path,
+        ("PRAGMA foreign_keys=OFF", ()),
+        (f"CREATE TABLE copied AS SELECT * FROM {table}", ()),
+        (f"INSERT INTO copied SELECT * FROM {table}", ()),
+        (f"DROP TABLE {table}", ()),
+        (f"ALTER TABLE copied RENAME TO {table}", ()),
+    )
+    result = load_runs(path, strict=False)
+    said = [(p.where, p.field) for p in result.problems]
+    assert (f"{table} {first}", "id") in said
+    assert _calls(path) == _calls(EXPORT)
+
+
+def test_a_session_column_that_is_not_utf8_is_a_problem_not_the_file_refused(
+    tmp_path: Path,
+) -> None:
+    """R35: a session's title stored as text that is not UTF-8 (SYNTHETIC) refused the whole
+    database ('Could not decode to UTF-8 column title'); it is a problem at its row and column,
+    and every call is read."""
+    path = _copy(tmp_path)
+    _change(path, ("UPDATE session SET title = CAST(? AS TEXT)", (b"\xff\xfe title",)))
+    result = load_runs(path, strict=False)
+    session = sqlite3.connect(path).execute("SELECT id FROM session").fetchone()[0]
+    assert [(p.where, p.field) for p in result.problems] == [(f"session {session}", "title")]
+    assert len(result.boundaries) == 6

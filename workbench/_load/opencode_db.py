@@ -19,8 +19,8 @@ and reads it by :mod:`opencode`'s rules: a run per session, the session's row ke
   aside); a write cut off (a ``-journal`` beside it) is refused, never read half-written.
 - **Problems, not tracebacks** (R35): a file that is no SQLite database, a database without
   OpenCode's tables, or one SQLite cannot read is refused in one line; a row whose JSON does not
-  decode, or whose id is not text, is a problem naming the table, the row and the column, and
-  the rest is read.
+  decode, whose text is not UTF-8, whose id is not text or is another row's, is a problem naming
+  the table, the row and the column, and the rest is read.
 """
 
 from __future__ import annotations
@@ -141,8 +141,8 @@ def _plain_columns(db: sqlite3.Connection, table: str) -> list[str]:
 
 def _session_query(names: list[str]) -> str:
     """The session rows' query: every stored column, by name."""
-    quoted = ", ".join('"' + name.replace('"', '""') + '"' for name in names)
-    return f"SELECT {quoted} FROM session ORDER BY id"
+    listed = ", ".join('"' + name.replace('"', '""') + '"' for name in names)
+    return f"SELECT {listed} FROM session ORDER BY id"
 
 
 def _rows(db: sqlite3.Connection, query: str) -> list[Any]:
@@ -179,6 +179,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_AGAIN = "another {} row has this id (it is not OpenCode's): this one is not read"
 _FAILED = object()
 """A JSON cell that did not decode (a problem says why)."""
 _loads = orjson.loads
@@ -234,6 +235,9 @@ class _Rows:
             if session_id is None:
                 self.problem(f"session {values.get('id')!r}", "id", "an id that is not text")
                 continue
+            if session_id in out:  # (no primary key in a database OpenCode did not make)
+                self.problem(f"session {session_id}", "id", _AGAIN.format("session"))
+                continue
             out[session_id] = self.info(session_id, values)
         return out
 
@@ -256,6 +260,7 @@ class _Rows:
     def messages(self, rows: list[Any]) -> dict[str, list[tuple[str, Any]]]:
         """Each session's messages (``info`` and, still empty, ``parts``) with their places."""
         out: dict[str, list[tuple[str, Any]]] = {}
+        seen: set[str] = set()
         scan = _long_digits(rows, 2)
         for row in rows:
             message_id, session_id, cell = row
@@ -265,6 +270,10 @@ class _Rows:
                     continue
                 message_id, session_id = ids
             where = f"message {message_id}"
+            if message_id in seen:
+                self.problem(where, "id", _AGAIN.format("message"))
+                continue
+            seen.add(message_id)
             data = self.json(cell, where, "data", scan=scan)
             if type(data) is not dict:
                 if data is not _FAILED:
@@ -277,6 +286,7 @@ class _Rows:
     def parts(self, rows: list[Any]) -> dict[str, list[Any]]:
         """Each message's parts, by the message's id."""
         out: dict[str, list[Any]] = {}
+        seen: set[str] = set()
         scan = _long_digits(rows, 3)
         for row in rows:
             part_id, message_id, session_id, cell = row
@@ -289,6 +299,10 @@ class _Rows:
                 if ids is None:
                     continue
                 part_id, message_id, session_id = ids
+            if part_id in seen:
+                self.problem(f"part {part_id}", "id", _AGAIN.format("part"))
+                continue
+            seen.add(part_id)
             data = self.json(cell, f"part {part_id}", "data", scan=scan)
             if type(data) is not dict:
                 if data is not _FAILED:
