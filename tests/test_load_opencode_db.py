@@ -367,3 +367,18 @@ def test_a_session_column_that_is_not_utf8_is_a_problem_not_the_file_refused(
     session = sqlite3.connect(path).execute("SELECT id FROM session").fetchone()[0]
     assert [(p.where, p.field) for p in result.problems] == [(f"session {session}", "title")]
     assert len(result.boundaries) == 6
+
+
+def test_an_infinite_cost_is_a_problem_not_kept(tmp_path: Path) -> None:
+    """R35: SQLite stores an infinity in a REAL column (SYNTHETIC: ``cost = 9e999``), which was
+    kept as the session's cost unsaid, where JSON holds none (an export's is refused)."""
+    path = _copy(tmp_path)
+    _change(path, ("UPDATE session SET cost = 9e999, tokens_output = -9e999", ()))
+    result = load_runs(path, strict=False)
+    said = sorted((p.field, p.message) for p in result.problems)
+    assert said == [
+        ("cost", "inf is no number JSON holds: left out"),
+        ("tokens_output", "-inf is no number JSON holds: left out"),
+    ]
+    assert result.runs[0].metadata["session"]["cost"] is None
+    assert len(result.boundaries) == 6

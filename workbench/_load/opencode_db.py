@@ -25,6 +25,7 @@ and reads it by :mod:`opencode`'s rules: a run per session, the session's row ke
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from contextlib import ExitStack, closing
@@ -253,6 +254,9 @@ class _Rows:
                 value[column] = _text(cell)
                 if value[column] is None:
                     self.problem(where, column, "not UTF-8 text: left out")
+            elif type(cell) is float and not math.isfinite(cell):  # (SQLite stores no NaN)
+                value[column] = None
+                self.problem(where, column, f"{cell} is no number JSON holds: left out")
             else:
                 value[column] = cell
         return _export_info(value)
