@@ -140,3 +140,29 @@ def test_a_run_saved_as_a_folder_reads_each_simulation_file_as_a_run(tmp_path: P
 def test_the_results_file_alone_points_at_its_folder(tmp_path: Path) -> None:
     with pytest.raises(LoadError, match="load the folder"):
         load_runs(_RESULTS)
+
+
+def test_ticks_beside_messages_are_said_not_read(tmp_path: Path) -> None:
+    """R35: a simulation holding both ``messages`` and ticks with calls (SYNTHETIC: the real
+    one's ticks, and a list of messages put beside) read its messages and left the ticks' calls
+    out unsaid; that they are not read is a problem naming them."""
+    path = _with_calls(tmp_path)
+    sim = json.loads(path.read_text(encoding="utf-8"))
+    sim["messages"] = [{"role": "user", "content": "hi"}]
+    path.write_text(json.dumps(sim), encoding="utf-8")
+    result = load_runs(path, strict=False)
+    assert [(p.where, p.message) for p in result.problems if p.where == "ticks"] == [
+        ("ticks", "not read: the simulation's messages are (tau2 derives them from its ticks)")
+    ]
+
+
+def test_a_chunk_that_is_no_object_is_a_problem_not_its_text_lost(tmp_path: Path) -> None:
+    """R35: an ``agent_chunk`` that is a string (SYNTHETIC) was taken for a tick with nothing
+    said, its text lost unsaid; it is a problem at the tick and field, the calls still read."""
+    path = _with_calls(tmp_path)
+    sim = json.loads(path.read_text(encoding="utf-8"))
+    sim["ticks"][5]["agent_chunk"] = "Said in a string"
+    path.write_text(json.dumps(sim), encoding="utf-8")
+    result = load_runs(path, strict=False)
+    assert [(p.where, p.field) for p in result.problems] == [("ticks[5]", "agent_chunk")]
+    assert len(result.boundaries) == 3

@@ -155,6 +155,9 @@ def _simulation(
         if is_tick_simulation(sim)
         else chat_messages(sim["messages"], f"{prefix}messages", pairer, tally, text_of)
     )
+    if not is_tick_simulation(sim) and sim.get("ticks"):  # R35: both kept, one read, said so
+        said = "not read: the simulation's messages are (tau2 derives them from its ticks)"
+        pairer.problem(f"{prefix}ticks", "", said)
     for where, message, role, text in steps:
         if role in ("assistant", "user"):
             calls_at = message.get(CALLS_AT)  # a tick's side: its calls' own place

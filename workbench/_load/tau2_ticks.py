@@ -67,6 +67,8 @@ def tick_steps(
         for side, role in (("agent", "assistant"), ("user", "user")):
             chunk = tick.get(f"{side}_chunk")
             calls = tick.get(f"{side}_tool_calls")
+            if chunk is not None and not isinstance(chunk, dict):  # its text would be lost
+                pairer.problem(where, f"{side}_chunk", "a chunk must be an object")
             text = text_of(chunk.get("content")) if isinstance(chunk, dict) else ""
             if text or calls:
                 tally.add(role)
