@@ -206,6 +206,16 @@ def test_a_schema_that_would_run_on_reading_is_refused_unread(
         load_runs(path)
 
 
+def test_a_database_past_the_size_limit_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read whole, a database takes about three times its size: past the limit every other
+    whole-file format has, it is refused, pointing at one session's export."""
+    monkeypatch.setattr("workbench._load.opencode_db.MAX_FILE_BYTES", 100_000)
+    with pytest.raises(LoadError, match=r"past the limit of 100,000.*opencode export"):
+        load_runs(_copy(tmp_path))
+
+
 def test_a_database_without_a_session_says_so(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     _change(path, *((f"DELETE FROM {table}", ()) for table in ("part", "message", "session")))

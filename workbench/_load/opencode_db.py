@@ -26,6 +26,7 @@ and reads it by :mod:`opencode`'s rules: a run per session, the session's row ke
 from __future__ import annotations
 
 import math
+import os
 import re
 import sqlite3
 from contextlib import ExitStack, closing
@@ -34,7 +35,7 @@ from typing import Any
 import orjson
 
 from .opencode import load_opencode_session
-from .reading import MAX_DEPTH, decode_json, has_long_digits, refuse_dense
+from .reading import MAX_DEPTH, MAX_FILE_BYTES, decode_json, has_long_digits, refuse_dense
 from .records import LoadError, LoadProblem, PromotedRun
 from .sqlite_files import cut_off_note, open_read_only
 
@@ -54,6 +55,13 @@ _JSON_COLUMNS = frozenset({"model", "permission", "summary_diffs", "revert", "me
 
 def load_opencode_db(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """A run for each session of an OpenCode database (see the module)."""
+    size = os.path.getsize(file)
+    if size > MAX_FILE_BYTES:  # read whole, it would take about three times its size
+        raise _refusal(
+            file,
+            f"a database of {size:,} bytes, past the limit of {MAX_FILE_BYTES:,} the workbench "
+            "reads whole; load a session of it instead (opencode export <session>)",
+        )
     try:
         with ExitStack() as stack:
             db = stack.enter_context(closing(open_read_only(file, stack)))
