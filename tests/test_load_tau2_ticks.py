@@ -166,3 +166,32 @@ def test_a_chunk_that_is_no_object_is_a_problem_not_its_text_lost(tmp_path: Path
     result = load_runs(path, strict=False)
     assert [(p.where, p.field) for p in result.problems] == [("ticks[5]", "agent_chunk")]
     assert len(result.boundaries) == 3
+
+
+def test_a_recorded_message_holding_the_tick_marker_key_is_read_as_a_message(
+    tmp_path: Path,
+) -> None:
+    """R35: a half-duplex message whose JSON holds the key the tick reader marks its own
+    messages with (``"\\u0000callsAt"``, SYNTHETIC) crashed the load with a ``KeyError``, and
+    with ``tool_calls`` beside it would have placed its calls where it said; it is read as any
+    message, its calls at their own place."""
+    sim = {
+        "id": "s",
+        "task_id": "1",
+        "termination_reason": "user_stop",
+        "messages": [
+            {"role": "assistant", "content": "hi", "\u0000callsAt": "ticks[0].x"},
+            {
+                "role": "assistant",
+                "content": None,
+                "\u0000callsAt": "ticks[9].y",
+                "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}],
+            },
+            {"role": "tool", "id": "c1", "content": "ok"},
+        ],
+    }
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"simulations": [sim]}), encoding="utf-8")
+    result = load_runs(path, strict=False)
+    assert [(b.call_id, b.tool, b.is_error) for b in result.boundaries] == [("c1", "f", False)]
+    assert result.boundaries[0].location.endswith("messages[1].tool_calls[0]")

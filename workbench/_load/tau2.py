@@ -150,17 +150,19 @@ def _simulation(
         )
 
     prefix = f"{place}." if place else ""
+    ticked = is_tick_simulation(sim)
     steps: Iterator[Step] = (
         tick_steps(sim["ticks"], f"{prefix}ticks", pairer, tally)
-        if is_tick_simulation(sim)
+        if ticked
         else chat_messages(sim["messages"], f"{prefix}messages", pairer, tally, text_of)
     )
-    if not is_tick_simulation(sim) and sim.get("ticks"):  # R35: both kept, one read, said so
+    if not ticked and sim.get("ticks"):  # R35: both kept, one read, said so
         said = "not read: the simulation's messages are (tau2 derives them from its ticks)"
         pairer.problem(f"{prefix}ticks", "", said)
     for where, message, role, text in steps:
         if role in ("assistant", "user"):
-            calls_at = message.get(CALLS_AT)  # a tick's side: its calls' own place
+            # a tick's side carries its calls' own place; a recorded message's keys never count
+            calls_at = message[CALLS_AT] if ticked else None
             made = (
                 read_tool_calls(message, where, pairer, read, agent=str(role))
                 if calls_at is None

@@ -33,7 +33,8 @@ Step = tuple[str, dict[str, Any], Any, str]
 
 CALLS_AT = "\x00callsAt"
 """The key, on a message made from a tick's side, of its call list's place
-(``ticks[12].agent_tool_calls``); no recorded message has it."""
+(``ticks[12].agent_tool_calls``). Read only from the messages :func:`tick_steps` makes: a
+recorded message's JSON may hold the same key (``"\u0000callsAt"``)."""
 
 
 def is_tick_simulation(value: Mapping[str, Any]) -> bool:
