@@ -392,3 +392,28 @@ def test_an_infinite_cost_is_a_problem_not_kept(tmp_path: Path) -> None:
     ]
     assert result.runs[0].metadata["session"]["cost"] is None
     assert len(result.boundaries) == 6
+
+
+def test_a_rows_ids_are_its_columns_whatever_its_data_says(tmp_path: Path) -> None:
+    """R35: OpenCode builds a message as ``{...row.data, id: row.id, sessionID: ...}`` (its
+    columns win). A ``data`` naming another ``id`` (SYNTHETIC) took the message for that one:
+    its parts were said to have no message and not read, and a part naming another message
+    would have joined it. The columns decide, and every call is read."""
+    path = _copy(tmp_path)
+    with sqlite3.connect(DB) as db:
+        message_id = db.execute(
+            'SELECT message_id FROM part WHERE data LIKE \'%"type":"tool"%\' LIMIT 1'
+        ).fetchone()[0]
+    db.close()
+    _change(
+        path,
+        (
+            "UPDATE message SET data = json_set(data, '$.id', 'msg_other', "
+            "'$.sessionID', 'ses_other') WHERE id = ?",
+            (message_id,),
+        ),
+        ("UPDATE part SET data = json_set(data, '$.messageID', 'msg_other', '$.id', 'x')", ()),
+    )
+    result = load_runs(path, strict=False)
+    assert result.problems == ()
+    assert _calls(path) == _calls(DB)

@@ -4,9 +4,11 @@ OpenCode 1.x keeps every session of every project in one SQLite database
 (``~/.local/share/opencode/opencode.db``): a ``session`` row a session, a ``message`` row a
 message (its ``data`` the message's ``info`` as JSON, its ids in columns) and a ``part`` row a
 part (its ``data`` the part as JSON). ``opencode export <session>`` writes a session from those
-rows; this module puts each session's rows together the same way (the message's ``id`` and
-``sessionID``, then its ``data``; each part's ``id``, ``sessionID`` and ``messageID``, then its
-``data``; messages and parts in the order of their ids, which OpenCode makes to sort by time)
+rows; this module puts each session's rows together the same way (a message's ``data`` with
+its ``id`` and ``sessionID`` from its columns; a part's ``data`` with its ``id``, ``sessionID``
+and ``messageID`` from its columns, which win over the same keys in ``data``, as OpenCode's
+own ``{...row.data, id: row.id, ...}``; messages and parts in the order of their ids, which
+OpenCode makes to sort by time)
 and reads it by :mod:`opencode`'s rules: a run per session, the session's row kept as its
 ``metadata.session`` in the export's shape.
 
@@ -292,6 +294,8 @@ class _Rows:
                     self.problem(where, "data", "not a JSON object")
                 continue
             info = {"id": message_id, "sessionID": session_id, **data}
+            if "id" in data or "sessionID" in data:  # the columns win, as in OpenCode
+                info["id"], info["sessionID"] = message_id, session_id
             out.setdefault(session_id, []).append((where, {"info": info, "parts": []}))
         return out
 
@@ -321,6 +325,8 @@ class _Rows:
                     self.problem(f"part {part_id}", "data", "not a JSON object")
                 continue
             part = {"id": part_id, "sessionID": session_id, "messageID": message_id, **data}
+            if "id" in data or "sessionID" in data or "messageID" in data:  # the columns win
+                part["id"], part["sessionID"], part["messageID"] = part_id, session_id, message_id
             out.setdefault(message_id, []).append(part)
         return out
 
