@@ -417,3 +417,22 @@ def test_a_rows_ids_are_its_columns_whatever_its_data_says(tmp_path: Path) -> No
     result = load_runs(path, strict=False)
     assert result.problems == ()
     assert _calls(path) == _calls(DB)
+
+
+def test_a_session_column_the_export_shape_does_not_name_is_kept_under_its_name(
+    tmp_path: Path,
+) -> None:
+    """R35: a session column named like a group (``time_``, ``summary_``, ``tokens_``) that
+    the export's shape does not hold (SYNTHETIC: a later OpenCode's ``time_pinned``) was left
+    out unsaid; like any column it does not know, it is kept under its own name."""
+    path = _copy(tmp_path)
+    _change(
+        path,
+        ("ALTER TABLE session ADD COLUMN time_pinned INTEGER", ()),
+        ("ALTER TABLE session ADD COLUMN summary_note TEXT", ()),
+        ("UPDATE session SET time_pinned = 123, summary_note = 'n'", ()),
+    )
+    result = load_runs(path)
+    session = result.runs[0].metadata["session"]
+    assert (session["time_pinned"], session["summary_note"]) == (123, "n")
+    assert session["time"] == load_runs(DB).runs[0].metadata["session"]["time"]

@@ -335,28 +335,15 @@ def _export_info(row: dict[str, Any]) -> dict[str, Any]:
     """A session row's columns named and nested as ``opencode export`` writes them (columns it
     does not know kept under their own names)."""
     info: dict[str, Any] = {}
-    named = {
-        "id": "id",
-        "slug": "slug",
-        "project_id": "projectID",
-        "workspace_id": "workspaceID",
-        "parent_id": "parentID",
-        "directory": "directory",
-        "path": "path",
-        "title": "title",
-        "agent": "agent",
-        "model": "model",
-        "version": "version",
-    }
-    for column, key in named.items():
+    for column, key in _NAMED.items():
         if row.get(column) is not None:
             info[key] = row[column]
-    _group(info, "summary", row, ("additions", "deletions", "files", "diffs"))
+    _group(info, "summary", row, _SUMMARY)
     if row.get("share_url") is not None:
         info["share"] = {"url": row["share_url"]}
     if "cost" in row:
         info["cost"] = row["cost"]
-    if "tokens_input" in row:
+    if any(f"tokens_{key}" in row for key in _TOKENS):
         info["tokens"] = {
             "input": row.get("tokens_input"),
             "output": row.get("tokens_output"),
@@ -366,13 +353,37 @@ def _export_info(row: dict[str, Any]) -> dict[str, Any]:
     for column in ("permission", "revert", "metadata"):
         if row.get(column) is not None:
             info[column] = row[column]
-    _group(info, "time", row, ("created", "updated", "compacting", "archived"))
-    known = set(named) | {"share_url", "cost", "permission", "revert", "metadata"}
+    _group(info, "time", row, _TIME)
     for column, cell in row.items():
-        prefixed = column.startswith(("summary_", "tokens_", "time_"))
-        if column not in known and not prefixed and cell is not None:
+        if column not in _EXPORTED and cell is not None:
             info[column] = cell
     return info
+
+
+_NAMED = {
+    "id": "id",
+    "slug": "slug",
+    "project_id": "projectID",
+    "workspace_id": "workspaceID",
+    "parent_id": "parentID",
+    "directory": "directory",
+    "path": "path",
+    "title": "title",
+    "agent": "agent",
+    "model": "model",
+    "version": "version",
+}
+_SUMMARY = ("additions", "deletions", "files", "diffs")
+_TIME = ("created", "updated", "compacting", "archived")
+_TOKENS = ("input", "output", "reasoning", "cache_read", "cache_write")
+_EXPORTED = frozenset(
+    {*_NAMED, "share_url", "cost", "permission", "revert", "metadata"}
+    | {f"summary_{key}" for key in _SUMMARY}
+    | {f"time_{key}" for key in _TIME}
+    | {f"tokens_{key}" for key in _TOKENS}
+)
+"""The session columns :func:`_export_info` puts in the export's shape; any other is kept
+under its own name (a ``time_``, ``summary_`` or ``tokens_`` column it does not know too)."""
 
 
 def _group(info: dict[str, Any], name: str, row: dict[str, Any], keys: tuple[str, ...]) -> None:
