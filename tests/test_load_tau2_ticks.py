@@ -195,3 +195,30 @@ def test_a_recorded_message_holding_the_tick_marker_key_is_read_as_a_message(
     result = load_runs(path, strict=False)
     assert [(b.call_id, b.tool, b.is_error) for b in result.boundaries] == [("c1", "f", False)]
     assert result.boundaries[0].location.endswith("messages[1].tool_calls[0]")
+
+
+def test_a_folder_whose_results_json_does_not_read_says_so_and_reads_the_rest(
+    tmp_path: Path,
+) -> None:
+    """R35: a broken ``results.json`` (SYNTHETIC) is a problem naming it, not "it is a folder";
+    the simulation files are still read, without the run's info."""
+    folder = _run_folder(tmp_path)
+    (folder / "results.json").write_text("{bad", encoding="utf-8")
+    result = load_runs(folder, strict=False)
+    assert result.format == "tau2-bench"
+    assert any(Path(p.file).name == "results.json" for p in result.problems)
+    assert len(result.boundaries) == 3
+
+
+@pytest.mark.parametrize("results", [{}, 0, ""])
+def test_tick_results_of_another_type_are_a_problem_even_when_falsy(
+    tmp_path: Path, results: Any
+) -> None:
+    """R35: a tick's ``agent_tool_results`` that is no list (SYNTHETIC) is a problem, however
+    empty it looks."""
+    path = _with_calls(tmp_path)
+    sim = json.loads(path.read_text(encoding="utf-8"))
+    sim["ticks"][7]["agent_tool_results"] = results
+    path.write_text(json.dumps(sim), encoding="utf-8")
+    problems = load_runs(path, strict=False).problems
+    assert [(p.where, p.field) for p in problems] == [("ticks[7]", "agent_tool_results")]

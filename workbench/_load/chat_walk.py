@@ -66,17 +66,19 @@ def read_tool_calls(
     read: CallReader,
     *,
     agent: str | None = None,
+    member: str = "tool_calls",
 ) -> list[dict[str, Any]] | None:
-    """The message's ``tool_calls`` made calls on the pairer (R2), as conversation tool calls
-    ``{"id", "name", "args"}`` (R40); ``None`` when ``tool_calls`` is not a list (a problem).
-    A call the reader refuses is left out; ``agent`` is the agent of calls that name none."""
-    calls = message.get("tool_calls") or []
+    """The message's ``tool_calls`` (or its ``member`` of that name) made calls on the pairer
+    (R2), as conversation tool calls ``{"id", "name", "args"}`` (R40); ``None`` when they are
+    not a list (a problem). A call the reader refuses is left out; ``agent`` is the agent of
+    calls that name none."""
+    calls = message.get(member) or []
     if not isinstance(calls, list):
-        pairer.problem(where, "tool_calls", "must be a list")
+        pairer.problem(where, member, "must be a list")
         return None
     made: list[dict[str, Any]] = []
     for index, call in enumerate(calls):
-        call_where = f"{where}.tool_calls[{index}]"
+        call_where = f"{where}.{member}[{index}]"
         got = read(call, call_where)
         if got is None:
             continue

@@ -36,7 +36,7 @@ from .conversation import ConversationBuilder
 from .messages import record_key
 from .pairing import CallPairer
 from .records import DEFAULT_ERROR_RULE, ErrorRule, LoadProblem, PromotedRun
-from .tau2_ticks import CALLS_AT, Step, is_split_results, is_tick_simulation, tick_calls, tick_steps
+from .tau2_ticks import TICK_CALLS, Step, is_split_results, is_tick_simulation, tick_steps
 
 __all__ = ["load_tau2", "load_tau2_files", "sniff_tau2"]
 
@@ -161,13 +161,8 @@ def _simulation(
         pairer.problem(f"{prefix}ticks", "", said)
     for where, message, role, text in steps:
         if role in ("assistant", "user"):
-            # a tick's side carries its calls' own place; a recorded message's keys never count
-            calls_at = message[CALLS_AT] if ticked else None
-            made = (
-                read_tool_calls(message, where, pairer, read, agent=str(role))
-                if calls_at is None
-                else tick_calls(message["tool_calls"], calls_at, pairer, read, agent=str(role))
-            )
+            member = TICK_CALLS[role] if ticked else "tool_calls"  # (a tick's side: at its tick)
+            made = read_tool_calls(message, where, pairer, read, agent=str(role), member=member)
             if made is None:
                 continue
             if role == "assistant":

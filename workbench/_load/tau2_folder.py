@@ -4,7 +4,8 @@ tau2 1.x saves a run (the voice runs always) as a folder: ``results.json`` with 
 ``info`` and ``tasks`` and no simulations, and ``simulations/<id>.json``, a simulation a file.
 Given the folder, each simulation file is a run (``tau2``'s rules), with the run's ``info``,
 in the order of the files' names; a problem names the file it is in. A file of ``simulations/``
-that is not JSON, not a simulation or not readable is a problem, and the others are read.
+that is not JSON, not a simulation or not readable is a problem, and the others are read; so is
+a ``results.json`` that does not read (the simulations are then read without the run's info).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ def load_tau2_folder(
     """The folder's simulations as runs (``None``: its ``results.json`` is not a tau2 run's)."""
     root = Path(folder)
     results, problem = _read(root / "results.json")
-    if problem is not None or not is_split_results(results):
-        return None
-    problems: list[LoadProblem] = []
+    if problem is None and not is_split_results(results):
+        return None  # another layout's results.json: not a run saved as a folder
+    problems: list[LoadProblem] = [problem] if problem is not None else []
     simulations: list[tuple[str, Any]] = []
     for path in sorted((root / "simulations").iterdir()):
         if path.suffix != ".json":
@@ -45,7 +46,7 @@ def load_tau2_folder(
             problems.append(problem)
             continue
         simulations.append((str(path), value))
-    info = results.get("info") if isinstance(results.get("info"), dict) else {}
+    info = results.get("info") if problem is None and isinstance(results.get("info"), dict) else {}
     runs, found = load_tau2_files(simulations, info, rule)
     return runs, [*problems, *found]
 

@@ -22,19 +22,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .chat_walk import CallRead, CallReader
 from .common import RecordTally, text_of
 from .pairing import CallPairer
 
-__all__ = ["CALLS_AT", "Step", "is_split_results", "is_tick_simulation", "tick_calls", "tick_steps"]
+__all__ = ["TICK_CALLS", "Step", "is_split_results", "is_tick_simulation", "tick_steps"]
 
 Step = tuple[str, dict[str, Any], Any, str]
 """``(where, message, role, text)``: a message of the simulation, its place, role and text."""
 
-CALLS_AT = "\x00callsAt"
-"""The key, on a message made from a tick's side, of its call list's place
-(``ticks[12].agent_tool_calls``). Read only from the messages :func:`tick_steps` makes: a
-recorded message's JSON may hold the same key (``"\u0000callsAt"``)."""
+TICK_CALLS = {"assistant": "agent_tool_calls", "user": "user_tool_calls"}
+"""The member of a tick that holds each side's calls (a side's message, :func:`tick_steps`,
+keeps them under it, and is placed at its tick)."""
 
 
 def is_tick_simulation(value: Mapping[str, Any]) -> bool:
@@ -73,10 +71,15 @@ def tick_steps(
             text = text_of(chunk.get("content")) if isinstance(chunk, dict) else ""
             if text or calls:
                 tally.add(role)
-                message = {"role": role, "content": text or None, "tool_calls": calls}
-                message[CALLS_AT] = f"{where}.{side}_tool_calls"
-                yield f"{where}.{side}_chunk", message, role, text
-            results = tick.get(f"{side}_tool_results") or []
+                yield (
+                    where,
+                    {"role": role, "content": text or None, TICK_CALLS[role]: calls},
+                    role,
+                    text,
+                )
+            results = tick.get(f"{side}_tool_results")
+            if results is None:
+                continue
             if not isinstance(results, list):
                 pairer.problem(where, f"{side}_tool_results", "must be a list")
                 continue
@@ -87,33 +90,3 @@ def tick_steps(
                     continue
                 tally.add("tool")
                 yield r_where, result, "tool", text_of(result.get("content"))
-
-
-def tick_calls(
-    calls: Any, where: str, pairer: CallPairer, read: CallReader, *, agent: str
-) -> list[dict[str, Any]] | None:
-    """A tick's call list made on the pairer, as conversation calls ``{"id", "name", "args"}``;
-    ``None`` when it is not a list (a problem)."""
-    if calls is None:
-        return []
-    if not isinstance(calls, list):
-        pairer.problem(where, "", "must be a list")
-        return None
-    made: list[dict[str, Any]] = []
-    for index, call in enumerate(calls):
-        call_where = f"{where}[{index}]"
-        got: CallRead | None = read(call, call_where)
-        if got is None:
-            continue
-        call_id, name, args, extra, call_agent = got
-        pairer.call(
-            call_id,
-            name,
-            args,
-            where=call_where,
-            field_name="id",
-            agent_id=call_agent if call_agent is not None else agent,
-            extra=extra or None,
-        )
-        made.append({"id": call_id, "name": name, "args": args})
-    return made
