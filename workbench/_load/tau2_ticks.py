@@ -7,14 +7,18 @@ speech chunks (``agent_chunk``, ``user_chunk``), the calls each side made in it
 results (``agent_tool_results``, ``user_tool_results``: tool messages with ``id``, ``content``,
 ``requestor`` and ``error``). tau2's own ``SimulationRun.get_messages`` flattens each tick as the
 agent's message (its chunk's text and its calls), the agent's results, then the user's message and
-the user's results; :func:`tick_steps` does the same, in tick order, so the simulation is read
-like a half-duplex one. A tick chunk with neither text nor calls (most of a voice run's 50 ms
-ticks) is no message. Places name the tick's own fields: ``ticks[12].agent_tool_calls[0]``,
+the user's results, and then orders the messages by their timestamps; :func:`tick_steps`
+flattens each tick the same way and keeps the ticks' order (their time order), so the
+simulation is read like a half-duplex one (a call pairs with its result by id, whatever the
+order). A tick chunk with neither text nor calls (most of a voice run's 50 ms ticks) is no
+message. Places name the tick and its fields: ``ticks[12].agent_tool_calls[0]``,
 ``ticks[12].user_tool_results[1]``.
 
 tau2 saves such runs one simulation a file (``simulations/<id>.json``) beside a
 ``results.json`` that holds ``info`` and ``tasks`` and no simulations; that file is told here too
-(:func:`is_split_results`), so it can be refused for what it is (R35).
+(:func:`is_split_results`): alone it is refused for what it is (R35), and the folder is read
+whole (:mod:`tau2_folder`). The ``simulation_index`` a newer ``results.json`` may list is not
+checked against the files.
 """
 
 from __future__ import annotations
