@@ -72,6 +72,16 @@ def test_a_multi_line_command_keeps_its_exit_code(tmp_path: Any) -> None:
     assert [(b.is_error, b.error_code) for b in result.boundaries] == [(True, "exit_code:3")]
 
 
+def test_a_heredoc_holding_head_lines_is_not_the_head(tmp_path: Any) -> None:
+    """SYNTHETIC: a heredoc command whose text holds ``Wall time`` and ``Process exited with
+    code 0`` lines (a log pasted into a file); the head after it says 1, and decides."""
+    pasted = "Wall time: 0.1 seconds\nProcess exited with code 0\n"
+    command = "cat <<'EOF' > run.log\n" + pasted + "EOF\nfalse"
+    items = _call("c1", "exec_command", _head(command, "Process exited with code 1"))
+    result = wb.load_runs(_rollout(tmp_path, items))
+    assert [(b.is_error, b.error_code) for b in result.boundaries] == [(True, "exit_code:1")]
+
+
 def test_a_real_session_fails_the_poll_that_showed_the_exit() -> None:
     """REAL (entireio/git-sync, Codex 0.118 ``codex-tui``; fixtures/codex/SOURCE.md): twice a
     418-character ``go test`` command outlived its ``exec_command`` (lines 867, 883) and the

@@ -22,13 +22,17 @@ _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re
 _RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
 _UNIFIED = re.compile(
     r"^(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\n"
-    r"(?:Process exited with code (-?\d+)|(Process running with session ID))",
+    r"(?:Process exited with code (-?\d+)|(Process running with session ID))[^\n]*\n"
+    r"(?:Original token count: [^\n]*\n)?Output:\n",
     re.MULTILINE,
 )
 """The head of a unified exec output (``exec_command``, ``write_stdin``): ``Command: <the
 command>`` (Codex 0.11x on; any length, and a heredoc spans lines), ``Chunk ID``, ``Wall time``,
-then the process's state, before ``Output:``. Its lines, not a window of the text, find it: a
-long command puts them past any window, and a command that echoes ``Exit code: 1`` is no exit."""
+the process's state, ``Original token count``, then ``Output:``. Its lines, not a window of the
+text, find it: a long command puts them past any window, a command that echoes ``Exit code: 1``
+is no exit, and a heredoc holding a ``Wall time`` and an exit line is not its head unless
+``Output:`` follows them too (65,946 real outputs of 3,841 sessions are read the same with or
+without that last line)."""
 _UNIFIED_STARTS = ("Command: ", "Chunk ID: ")
 
 
