@@ -171,6 +171,27 @@ def test_chat_completion_response_is_refused_with_a_clear_reason(tmp_path: Path)
         load_runs(_write(tmp_path, "resp.json", data))
 
 
+def test_claude_code_s_final_result_alone_says_how_to_record_the_calls(tmp_path: Path) -> None:
+    """R35: ``claude -p --output-format json`` writes one ``result`` object (the answer, the
+    turn count, the cost) and no call; that is said, with the flag that records them. The
+    members are those of real ones (TomOfekKafka/ThePerfectSnake's ``claude-output.json``, no
+    licence: not copied); the values here are SYNTHETIC."""
+    data = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "duration_ms": 55916,
+        "num_turns": 14,
+        "result": "**DONE**",
+        "session_id": "5f0c1f3e-0000-4000-8000-000000000000",
+        "total_cost_usd": 0.42,
+    }
+    with pytest.raises(LoadError, match=r"Claude Code's final result of a run of 14 turns"):
+        load_runs(_write(tmp_path, "claude-output.json", data))
+    with pytest.raises(LoadError, match=r"--output-format stream-json --verbose"):
+        load_runs(_write(tmp_path, "claude-output.json", data))
+
+
 def test_jsonl_chat_records_load_one_run_per_line(tmp_path: Path) -> None:
     """R1: a JSONL file of ``{"messages": [...]}`` records (the fine-tuning / eval dataset
     layout) is chat, not an OpenWOP log; before the fix every line was 'event has no type'."""

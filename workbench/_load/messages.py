@@ -176,6 +176,18 @@ def explain_shape(data: Any) -> str | None:
                 "transcript: its tool calls have no results; save the request's messages "
                 "with the reply and the tool messages that answered it"
             )
+        if (
+            data.get("type") == "result"
+            and isinstance(data.get("session_id"), str)
+            and ("num_turns" in data or "subtype" in data)
+        ):
+            turns = data.get("num_turns")
+            held = f" of a run of {turns} turns" if type(turns) is int else ""
+            return (
+                f"this is Claude Code's final result{held} (claude -p --output-format json, "
+                "or the Agent SDK's result message): it holds the answer only, and no tool "
+                "call was written; record the run with --output-format stream-json --verbose"
+            )
         if data.get("type") == "message" and data.get("role") == "assistant":
             return (
                 "this is one Anthropic Messages API response (type: message), not a "
