@@ -5,10 +5,10 @@ and the turn ends ``turn_aborted``; the agent saw its call cut off, so it is no 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import workbench as wb
+from helpers.codex_rollouts import call_items, write_rollout
 from helpers.paths import FIXTURES
 
 REAL = FIXTURES / "codex" / "git-sync_9d_262b2fb550_0_full.first2222.jsonl.gz"
@@ -23,15 +23,8 @@ def test_an_aborted_call_fails_and_the_words_inside_an_output_do_not(tmp_path: A
         "c3": "line 3: aborted by user after 2.0s is what Codex says",
         "c4": "Command: ls\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n",
     }
-    records = [{"type": "session_meta", "payload": {"id": "s", "timestamp": "t"}}]
-    for call_id, output in outputs.items():
-        call = {"type": "function_call", "name": "exec_command", "call_id": call_id}
-        call["arguments"] = "{}"
-        answer = {"type": "function_call_output", "call_id": call_id, "output": output}
-        records += [{"type": "response_item", "payload": p} for p in (call, answer)]
-    path = tmp_path / "rollout-x.jsonl"
-    lines = (json.dumps({"timestamp": "2026-01-01T00:00:00Z", **r}) for r in records)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    items = [item for call_id, output in outputs.items() for item in call_items(call_id, output)]
+    path = write_rollout(tmp_path, items)
     result = wb.load_runs(path)
     assert [(b.call_id, b.is_error, b.error_code) for b in result.boundaries] == [
         ("c1", True, "aborted"),

@@ -7,10 +7,10 @@ Read from the first 400 characters, a long command hid that line: the poll that 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import workbench as wb
+from helpers.codex_rollouts import call_items, write_rollout
 from helpers.paths import FIXTURES
 
 REAL = FIXTURES / "codex" / "git-sync_33_dc63f83cff_0_full.jsonl.gz"
@@ -25,20 +25,6 @@ def _head(command: str, state: str) -> str:
     )
 
 
-def _rollout(tmp_path: Any, items: list[dict[str, Any]]) -> Any:
-    records = [{"type": "session_meta", "payload": {"id": "s", "timestamp": "t"}}, *items]
-    path = tmp_path / "rollout-x.jsonl"
-    lines = (json.dumps({"timestamp": "2026-01-01T00:00:00Z", **r}) for r in records)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def _call(call_id: str, name: str, output: str) -> list[dict[str, Any]]:
-    call = {"type": "function_call", "name": name, "call_id": call_id, "arguments": "{}"}
-    answer = {"type": "function_call_output", "call_id": call_id, "output": output}
-    return [{"type": "response_item", "payload": p} for p in (call, answer)]
-
-
 def test_a_long_command_hides_no_exit_code(tmp_path: Any) -> None:
     """SYNTHETIC lines in codex-rs's words: a command longer than 400 characters that outlived
     its call (``exec_command_end`` says 1 later), the ``write_stdin`` poll that printed its exit
@@ -47,13 +33,25 @@ def test_a_long_command_hides_no_exit_code(tmp_path: Any) -> None:
     assert len(LONG) > 400
     end = {"type": "exec_command_end", "call_id": "c1", "exit_code": 1}
     items = [
-        *_call("c1", "exec_command", _head(LONG, "Process running with session ID 31134")),
-        *_call("c2", "write_stdin", _head(LONG, "Process exited with code 1") + "FAIL\n"),
+        *call_items(
+            "c1", name="exec_command", output=_head(LONG, "Process running with session ID 31134")
+        ),
+        *call_items(
+            "c2", name="write_stdin", output=_head(LONG, "Process exited with code 1") + "FAIL\n"
+        ),
         {"type": "event_msg", "payload": end},
-        *_call("c3", "exec_command", _head(LONG + " -count=1", "Process exited with code 2")),
-        *_call("c4", "exec_command", _head("echo 'Exit code: 1'", "Process exited with code 0")),
+        *call_items(
+            "c3",
+            name="exec_command",
+            output=_head(LONG + " -count=1", "Process exited with code 2"),
+        ),
+        *call_items(
+            "c4",
+            name="exec_command",
+            output=_head("echo 'Exit code: 1'", "Process exited with code 0"),
+        ),
     ]
-    result = wb.load_runs(_rollout(tmp_path, items))
+    result = wb.load_runs(write_rollout(tmp_path, items))
     got = [(b.call_id, b.is_error, b.error_code) for b in result.boundaries]
     assert got == [
         ("c1", False, None),
@@ -67,8 +65,10 @@ def test_a_long_command_hides_no_exit_code(tmp_path: Any) -> None:
 def test_a_multi_line_command_keeps_its_exit_code(tmp_path: Any) -> None:
     """SYNTHETIC: a heredoc puts the command over several lines; its head still says 3."""
     command = "cat <<'EOF' > notes.txt\n" + "a line of notes\n" * 40 + "EOF\nfalse"
-    items = _call("c1", "exec_command", _head(command, "Process exited with code 3"))
-    result = wb.load_runs(_rollout(tmp_path, items))
+    items = call_items(
+        "c1", name="exec_command", output=_head(command, "Process exited with code 3")
+    )
+    result = wb.load_runs(write_rollout(tmp_path, items))
     assert [(b.is_error, b.error_code) for b in result.boundaries] == [(True, "exit_code:3")]
 
 
@@ -77,8 +77,10 @@ def test_a_heredoc_holding_head_lines_is_not_the_head(tmp_path: Any) -> None:
     code 0`` lines (a log pasted into a file); the head after it says 1, and decides."""
     pasted = "Wall time: 0.1 seconds\nProcess exited with code 0\n"
     command = "cat <<'EOF' > run.log\n" + pasted + "EOF\nfalse"
-    items = _call("c1", "exec_command", _head(command, "Process exited with code 1"))
-    result = wb.load_runs(_rollout(tmp_path, items))
+    items = call_items(
+        "c1", name="exec_command", output=_head(command, "Process exited with code 1")
+    )
+    result = wb.load_runs(write_rollout(tmp_path, items))
     assert [(b.is_error, b.error_code) for b in result.boundaries] == [(True, "exit_code:1")]
 
 

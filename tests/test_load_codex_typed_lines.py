@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.codex_rollouts import call_items, write_rollout
 from helpers.paths import FIXTURES
 from workbench._load.codex import load_codex
 from workbench._load.codex_typed import TYPED_LINE, TypedEvent, TypedItem
@@ -168,14 +169,12 @@ def test_codex_own_errors_fail_a_call_and_a_tool_output_alone_does_not(tmp_path:
         "c3": "execution error: Permission denied (os error 13)",
         "c4": "line 3: the words patch rejected by user appear in this file",
     }
-    records = [{"type": "session_meta", "payload": {"id": "s", "timestamp": "t"}}]
-    for call_id, output in outputs.items():
-        call = {"type": "custom_tool_call", "name": "exec", "call_id": call_id, "input": "x"}
-        answer = {"type": "custom_tool_call_output", "call_id": call_id, "output": output}
-        records += [{"type": "response_item", "payload": p} for p in (call, answer)]
-    path = tmp_path / "rollout-x.jsonl"
-    lines = (json.dumps({"timestamp": "2026-01-01T00:00:00Z", **r}) for r in records)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    items = [
+        item
+        for call_id, output in outputs.items()
+        for item in call_items(call_id, output, name="exec", custom=True)
+    ]
+    path = write_rollout(tmp_path, items)
     result = wb.load_runs(path)
     assert [(b.call_id, b.is_error, b.error_code) for b in result.boundaries] == [
         ("c1", True, "failed"),
