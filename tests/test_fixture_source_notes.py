@@ -112,3 +112,17 @@ def test_a_note_that_gives_a_sha256_gives_the_files_current_one() -> None:
                 rel = path.relative_to(FIXTURES).as_posix()
                 stale.append(f"{rel}: now {_sha256(path)}, its note gives {', '.join(given)}")
     assert not stale, "fixtures changed without their note:\n" + "\n".join(stale)
+
+
+def test_a_folder_readme_names_every_fixture_beside_it() -> None:
+    """A folder's ``README.md`` (a plain index of what each file is, beside its ``SOURCE.md``)
+    names each fixture file in that folder, so the index does not fall behind the files."""
+    unnamed: list[str] = []
+    for readme in sorted(FIXTURES.glob("*/README.md")):
+        if readme.parent.name in SKIPPED_TOP_FOLDERS:
+            continue
+        text = readme.read_text(encoding="utf-8")
+        for path in sorted(readme.parent.iterdir()):
+            if path.is_file() and _is_fixture(path) and f"`{path.name}`" not in text:
+                unnamed.append(path.relative_to(FIXTURES).as_posix())
+    assert not unnamed, "fixtures a README.md beside them does not name:\n" + "\n".join(unnamed)
