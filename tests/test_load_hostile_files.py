@@ -400,6 +400,29 @@ def test_no_real_recording_is_dense_enough_to_be_refused(monkeypatch: pytest.Mon
     reading.refuse_dense(transcript, "transcript.json")
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"[", b"{", b'"', b"\\", b",", b"a", b"]"]), max_size=60).map(
+        b"".join
+    ),
+    block=st.integers(min_value=1, max_value=9),
+)
+def test_large_documents_are_counted_by_numpy_as_by_bytes_count(data: bytes, block: int) -> None:
+    """The bomb estimate of a large document (numpy's counts in blocks) is the one the byte
+    counts give, an escaped quote astride two blocks included (R35: the same refusals)."""
+    by_bytes = (
+        data.count(b"[") + data.count(b"{"),
+        data.count(b'"') - data.count(b'\\"'),
+        data.count(b","),
+    )
+    chunk = reading._SCAN_CHUNK
+    try:
+        reading._SCAN_CHUNK = block  # small blocks, so that pairs fall across their edges
+        assert reading._opening_counts(data) == by_bytes
+    finally:
+        reading._SCAN_CHUNK = chunk
+
+
 def _gzip_body_cassette(tmp_path: Path, body: bytes) -> Path:
     """A real gzip-bodied cassette (the OpenAI Agents SDK's, fixtures/openai-responses) with its
     first response's body replaced by ``body``."""

@@ -351,10 +351,38 @@ def decoded_estimate(data: bytes) -> int:
     one more value, and its object). A quote escaped inside a string (``\\"``: a tool's JSON
     output kept as text) opens nothing and is not counted; brackets and commas inside strings
     are, which a recording's JSON text keeps far under the limit. Counting takes about 1.7 ms
-    a megabyte."""
-    containers = data.count(b"[") + data.count(b"{")
-    quotes = data.count(b'"') - data.count(b'\\"')
-    return 64 * containers + 28 * quotes + 16 * data.count(b",")
+    a megabyte (data of :data:`NUMPY_SCAN_FROM` bytes or more: :func:`_opening_counts`, about
+    a fifth of that)."""
+    if len(data) >= NUMPY_SCAN_FROM:
+        containers, quotes, commas = _opening_counts(data)
+    else:
+        containers = data.count(b"[") + data.count(b"{")
+        quotes = data.count(b'"') - data.count(b'\\"')
+        commas = data.count(b",")
+    return 64 * containers + 28 * quotes + 16 * commas
+
+
+def _opening_counts(data: bytes) -> tuple[int, int, int]:
+    """``decoded_estimate``'s three counts, by numpy in 4 MiB blocks: the ``[`` and ``{``, the
+    quotes not after a backslash, the commas. The same numbers as ``bytes.count`` gives, in one
+    pass over each block instead of five (an escaped quote is a quote whose byte before it, in
+    this block or the one before, is a backslash)."""
+    import numpy as np
+
+    every = np.frombuffer(data, dtype=np.uint8)
+    containers = quotes = commas = 0
+    for start in range(0, len(every), _SCAN_CHUNK):
+        block = every[start : start + _SCAN_CHUNK]
+        containers += int(np.count_nonzero(block == 91)) + int(np.count_nonzero(block == 123))
+        commas += int(np.count_nonzero(block == 44))
+        quote = block == 34
+        quotes += int(np.count_nonzero(quote))
+        if start:  # each quote's byte before it: the last of the block before for the first
+            before = every[start - 1 : start - 1 + len(block)]
+        else:
+            before, quote = block[:-1], quote[1:]
+        quotes -= int(np.count_nonzero(quote & (before == 92)))
+    return containers, quotes, commas
 
 
 def refuse_dense(
