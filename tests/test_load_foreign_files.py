@@ -57,6 +57,11 @@ def _numpy(_: bytes) -> bytes:
     return out.getvalue()
 
 
+def _other_script(data: bytes) -> str:
+    """The session's text with its first letters in other scripts (Chinese, French, Greek)."""
+    return data.decode("utf-8").replace("e", "文", 40).replace("a", "é", 40).replace("o", "ω", 40)
+
+
 _KINDS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "xz": (lzma.compress, "xz-compressed: decompress it first"),
     "bzip2": (bz2.compress, "bzip2-compressed: decompress it first"),
@@ -69,6 +74,12 @@ _KINDS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "utf-16 with its mark": (lambda d: d.decode("utf-8").encode("utf-16"), "UTF-16 text"),
     "utf-16-le": (lambda d: d.decode("utf-8").encode("utf-16-le"), "UTF-16 text"),
     "utf-16-be": (lambda d: d.decode("utf-8").encode("utf-16-be"), "UTF-16 text"),
+    # text in other scripts (no NUL beside each character): it was "not UTF-8 text (byte 0xe9)"
+    "utf-16-le, not ASCII": (lambda d: _other_script(d).encode("utf-16-le"), "UTF-16 text"),
+    "utf-16-be, not ASCII": (lambda d: _other_script(d).encode("utf-16-be"), "UTF-16 text"),
+    "utf-32 with its mark": (lambda d: d.decode("utf-8").encode("utf-32"), "UTF-32 text"),
+    "utf-32-le": (lambda d: d.decode("utf-8").encode("utf-32-le"), "UTF-32 text"),
+    "utf-32-be": (lambda d: _other_script(d).encode("utf-32-be"), "UTF-32 text"),
     "numpy": (_numpy, "a NumPy array file, not a recorded run"),
     "program": (lambda _: Path(sys.executable).resolve().read_bytes()[:65536], "a program"),
     "windows program": (lambda _: _SETUPTOOLS_EXE.read_bytes(), "a program (Windows)"),

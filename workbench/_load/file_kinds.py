@@ -2,8 +2,9 @@
 (SPEC R35).
 
 An image, a PDF, a program or an archive given by mistake was refused as "not UTF-8 text" at a
-byte of it; text saved as UTF-16 (PowerShell 5's ``>`` writes it) the same. Their first bytes say
-what they are, and the refusal says it, and what to do where there is something to do.
+byte of it; text saved as UTF-16 (PowerShell 5's ``>`` writes it) or UTF-32 the same. Their
+first bytes say what they are, and the refusal says it, and what to do where there is something
+to do.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def foreign_kind(head: bytes) -> str | None:
         return "a tar archive: extract the recording from it first"
     if head.startswith(_PICKLE):
         return "a Python pickle, not a recorded run (never unpickled: it could run code)"
-    if _utf16_text(head):
-        return "UTF-16 text: save it as UTF-8 (JSON is read as UTF-8)"
+    if (encoding := _wide_text(head)) is not None:
+        return f"{encoding} text: save it as UTF-8 (JSON is read as UTF-8)"
     return None
 
 
@@ -78,19 +79,47 @@ def gzip_content_kind(content: bytes) -> str | None:
     return foreign_kind(content[:4096])
 
 
-def _utf16_text(head: bytes) -> bool:
-    """Whether text saved as UTF-16: its byte order mark and then four ASCII characters (JSON's
-    and YAML's first ones are), or with no mark, ASCII with a NUL every other byte."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        side = 1 if head[0] == 0xFF else 0  # where the NULs of ASCII characters are
-        start = head[2:10]
-        return len(start) == 8 and not any(start[side::2]) and all(start[1 - side :: 2])
-    start = head[:64]
-    return len(start) >= 8 and any(
-        not any(start[side::2])
-        and all(32 <= b < 127 or b in b"\t\r\n" for b in start[1 - side :: 2])
-        for side in (0, 1)
-    )
+_WIDE_ENCODINGS: tuple[tuple[str, str, bytes, int], ...] = (
+    ("UTF-32", "utf-32-le", b"\xff\xfe\x00\x00", 4),
+    ("UTF-32", "utf-32-be", b"\x00\x00\xfe\xff", 4),
+    ("UTF-16", "utf-16-le", b"\xff\xfe", 2),
+    ("UTF-16", "utf-16-be", b"\xfe\xff", 2),
+)
+"""The encodings a recording may have been saved in by mistake (PowerShell 5's ``>`` writes
+UTF-16; some editors offer UTF-32), each with its byte order mark and code unit, UTF-32's
+first (its little-endian mark begins with UTF-16's)."""
+
+
+def _wide_text(head: bytes) -> str | None:
+    """The encoding (``"UTF-16"``, ``"UTF-32"``) of text saved in one, from the file's first
+    bytes: with its byte order mark, or without, when the bytes decode in it as text. Text is
+    what a recording is: it starts with JSON's or YAML's first characters (``{``, ``[``, a
+    letter, ``-``, ``#``), holds no control character but tabs and line breaks, and at least a
+    quarter of it is ASCII (JSON's brackets, quotes and names), in any script."""
+    for name, codec, mark, unit in _WIDE_ENCODINGS:
+        marked = head.startswith(mark)
+        body = head[len(mark) :] if marked else head
+        body = body[: len(body) - len(body) % unit]
+        try:
+            text = body.decode(codec)
+        except UnicodeDecodeError as exc:  # a character the head cut, at its end only
+            if exc.start < len(body) - 4:
+                continue
+            text = body[: exc.start].decode(codec)
+        if marked and text[:1].isascii() and text[:1].isprintable():
+            return name  # a mark and then text: no other file starts so
+        if _looks_like_text(text):
+            return name
+    return None
+
+
+def _looks_like_text(text: str) -> bool:
+    start = text.lstrip(" \t\r\n")
+    if len(start) < 4 or not (start[0] in "{[-#" or (start[0].isascii() and start[0].isalpha())):
+        return False
+    if any(not c.isprintable() and c not in "\t\r\n" for c in text):
+        return False
+    return 4 * sum(c.isascii() for c in text) >= len(text)
 
 
 def _binary(head: bytes) -> bool:
