@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._common.toolresult import result_text, text_content
+from .._common.toolresult import result_text
 from .common import RecordTally, read_flag
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, message_text
@@ -112,14 +112,6 @@ def sniff_claude_code_loglines(data: Any) -> bool:
 
 _HEAD_RECORDS = 20
 """The records of a web session's ``loglines`` its sniffer reads."""
-
-
-def _blocks(content: Any) -> list[Any]:
-    if isinstance(content, str):
-        return text_content(content)
-    if isinstance(content, list):
-        return [as_text_block(b) for b in content]
-    return []
 
 
 def load_claude_code(
@@ -380,10 +372,14 @@ def _user(
             pairer.discard(call_id)
             continue
         raw = block.get("content")
-        if type(raw) is str:  # the usual result: one text (what _blocks and result_text give)
+        if type(raw) is str:  # the usual result: one text (what the blocks and result_text give)
             blocks, text = [{"type": "text", "text": raw}], raw
+        elif raw is not None and type(raw) is not list:  # R35: not served as an empty result
+            pairer.problem(block_where, "content", "not text or a list of blocks")
+            pairer.discard(call_id)
+            continue
         else:
-            blocks = _blocks(raw)
+            blocks = [as_text_block(b) for b in raw or ()]  # a list, or none at all
             text = result_text(blocks)
         pairer.result(
             call_id,

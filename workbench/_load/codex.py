@@ -317,7 +317,12 @@ def _answer(
     rule: ErrorRule,
     talk: ConversationBuilder,
 ) -> None:
-    sent, text, code = output_text(output)
+    read = output_text(output)
+    if read is None:  # R35: a problem, and the call is not served
+        pairer.problem(where, "payload.output", "not text, content items or an object with content")
+        pairer.discard(call_id)
+        return
+    sent, text, code = read
     event_codes = exit_codes.get(call_id)
     event_code = event_codes.pop(0) if event_codes else None
     if event_code == MCP_FAILED:  # an MCP call whose result or error the events record

@@ -46,19 +46,25 @@ def still_running(text: str) -> bool:
     return _RUNNING.search(text[:400]) is not None
 
 
-def output_text(output: Any) -> tuple[str, str, int | None]:
+def output_text(output: Any) -> tuple[str, str, int | None] | None:
     """An output as the model was sent it, the text its tool printed, and the exit code it
     records, if any. Codex before 0.4x wrote a shell's output as JSON text, ``{"output": ...,
     "metadata": {"exit_code": ...}}``, and sent the model that text whole: it is served whole,
-    and the printed text (the ``output`` member) is what the failure rules read."""
+    and the printed text (the ``output`` member) is what the failure rules read.
+
+    ``None`` for an output of none of Codex's shapes (text, content items, an object with
+    ``content`` or ``output``): missing, ``null``, a number, another object. It was served as
+    an empty success, a result the run never had; it is a problem (R35)."""
     if isinstance(output, dict):
+        if "content" not in output and "output" not in output:
+            return None
         text = text_of(output.get("content")) or text_of(output.get("output"))
         return text, text, None
     if isinstance(output, list):
         text = text_of(output)
         return text, text, None
     if not isinstance(output, str):
-        return "", "", None
+        return None
     structured = json_args(output) if output.lstrip().startswith("{") else None
     if isinstance(structured, dict) and "output" in structured:
         meta = structured.get("metadata")

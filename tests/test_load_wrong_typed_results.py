@@ -1,0 +1,96 @@
+"""A tool's result of a type its format never writes is a problem, never an empty success (R35).
+
+A Codex ``function_call_output`` whose ``output`` was ``null``, a number or an object of
+neither ``content`` nor ``output``, and a Claude Code ``tool_result`` whose ``content`` was a
+number or an object, loaded as calls that succeeded with nothing to say: a suite then served
+a result the run never had. Each file here is a real fixture with its first result changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import workbench as wb
+from helpers.paths import FIXTURES
+from workbench.cli import main
+
+_CODEX = FIXTURES / "codex" / "generated-codex-0.171.0-sandbox.rollout.jsonl"
+_CLAUDE = FIXTURES / "claude-code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+_MISSING = object()
+
+
+def _first_result_set(source: Path, value: Any, tmp_path: Path) -> tuple[Path, int]:
+    """``source`` with its first result's output (Codex) or content (Claude Code) set to
+    ``value`` (removed, for ``_MISSING``), and the changed line's number."""
+    lines = source.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        record = json.loads(line)
+        payload = record.get("payload")
+        if isinstance(payload, dict) and payload.get("type") == "function_call_output":
+            place: dict[str, Any] = payload
+            name = "output"
+        elif record.get("type") == "user" and isinstance(record["message"]["content"], list):
+            blocks = [b for b in record["message"]["content"] if b.get("type") == "tool_result"]
+            if not blocks:
+                continue
+            place, name = blocks[0], "content"
+        else:
+            continue
+        if value is _MISSING:
+            del place[name]
+        else:
+            place[name] = value
+        lines[number - 1] = json.dumps(record)
+        path = tmp_path / source.name
+        path.write_text("\n".join(lines) + "\n")
+        return path, number
+    raise AssertionError(f"no result in {source}")
+
+
+@pytest.mark.parametrize(
+    ("source", "value", "field"),
+    [
+        (_CODEX, None, "payload.output"),
+        (_CODEX, 7, "payload.output"),
+        (_CODEX, {"x": 1}, "payload.output"),
+        (_CODEX, _MISSING, "payload.output"),
+        (_CLAUDE, 7, "content"),
+        (_CLAUDE, {"text": "ok"}, "content"),
+    ],
+    ids=["codex-null", "codex-number", "codex-object", "codex-missing", "cc-number", "cc-obj"],
+)
+def test_a_result_of_a_type_never_written_is_a_problem_naming_line_and_field(
+    tmp_path: Path, source: Path, value: Any, field: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, line = _first_result_set(source, value, tmp_path)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems  # the call is not also "never answered"
+    assert problem.where.startswith(f"line {line}") and problem.field == field, problem
+    assert main(["boundaries", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"line {line}" in err and field in err, err
+    # --skip-problems: the other calls load, the changed one is not served
+    whole = wb.load_runs(source)
+    skipped = wb.load_runs(path, strict=False)
+    assert len(skipped.boundaries) == len(whole.boundaries) - 1
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        (_CODEX, [{"type": "input_text", "text": "ok"}]),  # content items (Codex 0.4x on)
+        (_CODEX, {"content": "ok", "success": True}),  # the older object
+        (_CLAUDE, [{"type": "text", "text": "ok"}]),
+        (_CLAUDE, _MISSING),  # the Messages API lets a result have no content
+        (_CLAUDE, None),
+    ],
+    ids=["codex-items", "codex-object", "cc-blocks", "cc-missing", "cc-null"],
+)
+def test_each_shape_the_formats_write_still_loads(tmp_path: Path, source: Path, value: Any) -> None:
+    path, _ = _first_result_set(source, value, tmp_path)
+    assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
