@@ -3,7 +3,9 @@
 A Codex ``function_call_output`` whose ``output`` was ``null``, a number or an object of
 neither ``content`` nor ``output``, and a Claude Code ``tool_result`` whose ``content`` was a
 number or an object, loaded as calls that succeeded with nothing to say: a suite then served
-a result the run never had. Each file here is a real fixture with its first result changed.
+a result the run never had. Call arguments of a type never written (a Codex ``arguments``
+that is no text, a Claude Code ``input`` that is no object, tau2 ``arguments`` that are
+neither) loaded as recorded. Each file here is a real fixture with one value changed.
 """
 
 from __future__ import annotations
@@ -94,3 +96,63 @@ def test_a_result_of_a_type_never_written_is_a_problem_naming_line_and_field(
 def test_each_shape_the_formats_write_still_loads(tmp_path: Path, source: Path, value: Any) -> None:
     path, _ = _first_result_set(source, value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
+
+
+def _first_call_args_set(source: Path, value: Any, tmp_path: Path) -> tuple[Path, int]:
+    """``source`` with its first call's arguments (Codex ``function_call``) or input (Claude
+    Code ``tool_use``) set to ``value``, and the changed line's number."""
+    lines = source.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        record = json.loads(line)
+        payload = record.get("payload")
+        if isinstance(payload, dict) and payload.get("type") == "function_call":
+            payload["arguments"] = value
+        elif record.get("type") == "assistant" and isinstance(record["message"]["content"], list):
+            calls = [b for b in record["message"]["content"] if b.get("type") == "tool_use"]
+            if not calls:
+                continue
+            calls[0]["input"] = value
+        else:
+            continue
+        lines[number - 1] = json.dumps(record)
+        path = tmp_path / source.name
+        path.write_text("\n".join(lines) + "\n")
+        return path, number
+    raise AssertionError(f"no call in {source}")
+
+
+@pytest.mark.parametrize(
+    ("source", "value", "field"),
+    [
+        (_CODEX, 12345, "payload.arguments"),  # codex-rs writes JSON text
+        (_CODEX, {"cmd": "ls"}, "payload.arguments"),
+        (_CLAUDE, "not an object", "input"),  # the Messages API's input is an object
+        (_CLAUDE, [1], "input"),
+    ],
+    ids=["codex-number", "codex-object", "cc-text", "cc-list"],
+)
+def test_call_arguments_of_a_type_never_written_are_a_problem(
+    tmp_path: Path, source: Path, value: Any, field: str
+) -> None:
+    """R35: the call is refused naming its line and field (it loaded with those arguments)."""
+    path, line = _first_call_args_set(source, value, tmp_path)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    first = refused.value.problems[0]
+    assert first.where.startswith(f"line {line}") and first.field == field, first
+
+
+def test_tau2_call_arguments_that_are_no_object_are_a_problem(tmp_path: Path) -> None:
+    """R35: tau2 writes a call's arguments as an object (JSON text is read too, as older
+    results have it); a number is refused naming the message and field."""
+    source = sorted((FIXTURES / "tau2-bench").glob("*.json"))[0]
+    results = json.loads(source.read_text())
+    messages = results["simulations"][0]["messages"]
+    index = next(n for n, message in enumerate(messages) if message.get("tool_calls"))
+    messages[index]["tool_calls"][0]["arguments"] = 5
+    path = tmp_path / source.name
+    path.write_text(json.dumps(results))
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    first = refused.value.problems[0]
+    assert f"messages[{index}]" in first.where and first.field == "arguments", first

@@ -327,6 +327,9 @@ def _assistant(
             pairer.problem(block_where, "name", "missing or not a string")
             continue
         args = block.get("input")
+        if type(args) is not dict:  # R35: the Messages API's input is an object
+            pairer.problem(block_where, "input", "missing or not an object")
+            continue
         pairer.call(call_id, name, args, where=block_where, field_name="id", agent_id=agent)
         calls.append({"id": call_id, "name": name, "args": args})
         if name in ("Task", "Agent") and isinstance(args, dict):

@@ -63,14 +63,10 @@ _HOSTED = frozenset({"web_search_call", "image_generation_call"})
 _DEFAULT_NAMES = {"local_shell_call": "local_shell", "tool_search_call": "tool_search"}
 """The tool of a call item that names none."""
 _READ = frozenset({"type", "call_id", "name"})
-_ITEM_KEYS = {
-    kind: f"response_item:{kind}" for kind in (*_CALLS, *_OUTPUTS, *_HOSTED, "message", "reasoning")
-}
+_ITEM_TYPES = frozenset({*_CALLS, *_OUTPUTS, *_HOSTED, "message", "reasoning"})
+_ITEM_KEYS = {kind: f"response_item:{kind}" for kind in _ITEM_TYPES}
 _CALL_KEY, _OUTPUT_KEY = _ITEM_KEYS["function_call"], _ITEM_KEYS["function_call_output"]
 _EXIT_KEY = "event_msg:exec_command_end"
-
-
-_ITEM_TYPES = frozenset({*_CALLS, *_OUTPUTS, *_HOSTED, "message", "reasoning"})
 
 
 def _is_session_line(record: Any) -> bool:
@@ -249,8 +245,11 @@ def _call(
     if not isinstance(name, str) or not name:
         pairer.problem(where, "payload.name", "missing or not a string")
         return None
-    key = _CALLS[kind]
-    args = json_args(payload.get(key)) if key == "arguments" else payload.get(key)
+    key, args = _CALLS[kind], payload.get(_CALLS[kind])
+    if kind == "function_call" and type(args) is not str:  # R35: JSON text, as codex-rs writes
+        pairer.problem(where, "payload.arguments", "missing or not text")
+        return None
+    args = json_args(args) if key == "arguments" else args
     # type and call_id are there (read above): four members with name and key are all read
     plain = len(payload) == 4 and "name" in payload and key in payload
     extra = {} if plain else {k: v for k, v in payload.items() if k not in _READ | {key}}
