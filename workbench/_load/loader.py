@@ -107,6 +107,7 @@ from .mcp import (
     sniff_mcp,
     sniff_mcp_messages,
 )
+from .mcp_debug import is_mcp_debug_head, load_mcp_debug, load_mcp_debug_bytes, sniff_mcp_debug
 from .mcp_rpc import is_rpc
 from .messages import detect_chat_format, explain_shape
 from .mini_swe_agent import load_mini_swe_agent, sniff_mini_swe_agent
@@ -281,7 +282,7 @@ def _detect_lines(heads: list[Any]) -> str | None:
     first = heads[0]
     if sniff_otel(first) or is_js_export(heads):
         return "otel"  # (a JavaScript exporter's file may open with a metric or odd line)
-    if is_message_log_head(heads):
+    if is_message_log_head(heads) or sniff_mcp_debug(heads):
         return "mcp"
     if _looks_like_event(first):
         return "openwop"
@@ -495,6 +496,7 @@ def _load(
                 return [], [_wrong_format(file, chosen, "inspect-ai")], _as_format(chosen)
             return runs, problems, "inspect-ai"
         other = _starts_like_yaml_cassette(head) or head.startswith(HTTPRR)
+        other = other or is_mcp_debug_head(head)  # mcp-debug's recording: '#' lines first
         if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b") and not other:
             # (a YAML cassette is never a log, though a line of it may be a JSON object)
             streamed = _stream_openwop(file, Path(file).name, told=chosen == "openwop")
@@ -512,6 +514,8 @@ def _load(
     if not pipe and head.startswith(b"\x1f\x8b") and (kind := gzip_content_kind(data)):
         said = f"its gzip content is {kind}"  # (a .tar.gz of sessions, an .eval.gz)
         return [], [LoadProblem(file, "(file)", "", said)], "openwop"
+    if chosen in ("auto", "mcp") and is_mcp_debug_head(data[:4096]):
+        return (*load_mcp_debug_bytes(data, file), "mcp")  # mcp-debug's, '#' lines and all
     if data.startswith(HTTPRR):  # Go's httprr trace: raw HTTP, read as a cassette
         return _load_cassette(httprr_trace(data, file), file, chosen, rule)
     if _starts_like_yaml_cassette(data):
@@ -1141,6 +1145,8 @@ def _lines_loader(
         return load_opencode_events(docs, file)
     if fmt == "google-adk" and sniff_adk_events([d for _, d in docs[:_HEAD_LINES]]):
         return load_adk([d for _, d in docs], file, rule, lines=[n for n, _ in docs])
+    if fmt == "mcp" and sniff_mcp_debug([d for _, d in docs[:_HEAD_LINES]]):
+        return load_mcp_debug(docs, file)  # mcp-debug's, its comment lines left out
     if fmt == "mcp":
         return load_mcp_messages([(f"line {n}", d) for n, d in docs], file)
     if fmt == "openwop":
