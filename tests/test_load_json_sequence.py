@@ -32,6 +32,8 @@ def _records(path: Path) -> list[object]:
     records: list[object] = []
     scanner = json.JSONDecoder()
     for line in data.decode("utf-8").splitlines():
+        if line.startswith("#"):
+            continue  # mcp-debug's comment lines: no record
         at = 0  # a line may hold records one after another (a real Claude Code copy's does)
         while line[at:].strip():
             value, end = scanner.raw_decode(line, at + len(line[at:]) - len(line[at:].lstrip()))

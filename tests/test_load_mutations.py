@@ -32,6 +32,7 @@ _SOURCES = [
     FIXTURES / "bedrock-converse" / "otel-contrib_test_converse_tool_call_with_content.yaml",
     FIXTURES / "google-adk" / "generated-adk-2.13.0-error-callback.session.json",
     *sorted((FIXTURES / "cline").glob("*.json")),
+    FIXTURES / "mcp" / "generated-mcp-debug-1.1.0-concurrent.jsonl",  # its "#" lines dropped
 ]
 _ODD: list[Any] = [
     *(None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]]),
@@ -42,7 +43,8 @@ _ODD: list[Any] = [
 def _read(path: Path) -> tuple[str, Any]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        return "jsonl", [json.loads(line) for line in text.splitlines() if line.strip()]
+        lines = [line for line in text.splitlines() if line.strip()]
+        return "jsonl", [json.loads(line) for line in lines if not line.startswith("#")]
     if path.suffix == ".yaml":
         return "yaml", yaml.safe_load(text)
     return "json", json.loads(text)

@@ -248,6 +248,9 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("mcp", "agent_vcr_calculator-errors.vcr", "mcp", 3, 2),  # agent-vcr's sample recording
     # chatlas: the MCP server's side and the Responses API's side of one call, in one cassette
     _r("mcp", "chatlas_test_call_http_mcp_tool.yaml", "mcp", 1, 0),
+    # mcp-debug 1.1.0's --record session files, written by it at stop 41 (SYNTHETIC runs)
+    _r("mcp", "generated-mcp-debug-1.1.0-servers.jsonl", "mcp", 13, 5),
+    _r("mcp", "generated-mcp-debug-1.1.0-concurrent.jsonl", "mcp", 9, 3),
     _r("otel", "tempo_export_with_batches.json", "otel", 1, 0),  # kagent, via Grafana Tempo
     # one claims agent under three frameworks (agentic-otel's traces): Strands' content in span
     # events, pydantic-ai's "running tool" spans, OpenLLMetry's LangChain records
