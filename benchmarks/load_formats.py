@@ -358,6 +358,23 @@ def _mcp(n: int) -> Any:
     }
 
 
+def _mcp_debug(n: int) -> Iterator[str]:
+    """mcp-debug's ``--record`` session file: its comment lines and header, then a request
+    and its response a call (one in ten ``isError``), as mcp-debug 1.1.0 writes them."""
+    yield "# MCP Recording Session\n# Started: 2026-12-06T19:05:29Z\n"
+    header = {"start_time": "2026-12-06T19:05:29Z", "server_info": "Dynamic MCP Proxy v1.0.0"}
+    yield json.dumps({**header, "messages": []}) + "\n"
+    for i in range(n):
+        seconds = f"2026-12-06T19:{i // 60 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z"
+        line = {"timestamp": seconds, "message_type": "tool_call", "tool_name": "fs_read"}
+        call = {"name": "fs_read", "arguments": {"path": f"/tmp/f{i}.txt"}}
+        result = {"content": [{"type": "text", "text": f"text {i}"}], "isError": i % 10 == 0}
+        request = {**line, "direction": "request", "server_name": "fs"}
+        yield json.dumps({**request, "message": {"method": "tools/call", "params": call}}) + "\n"
+        yield json.dumps({**line, "direction": "response", "server_name": "fs", "message": result})
+        yield "\n"
+
+
 def _otel(n: int) -> Any:
     spans = [
         {
@@ -882,6 +899,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
     "openhands-output": ("output.jsonl", lambda p, n: _lines(p, _openhands_output(n))),
     "agentdojo": ("result.json", lambda p, n: _doc(p, _agentdojo(n))),
     "mcp": ("cassette.json", lambda p, n: _doc(p, _mcp(n))),
+    "mcp-debug": ("session.jsonl", lambda p, n: p.write_text("".join(_mcp_debug(n)))),
     "otel": ("trace.json", lambda p, n: _doc(p, _otel(n))),
     "langfuse": ("trace.json", lambda p, n: _doc(p, _langfuse(n))),
     "copilot-cli": ("events.jsonl", lambda p, n: _lines(p, _copilot(n))),
@@ -914,6 +932,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], object]]] = {
 
 _FORMAT_OF = {
     "copilot-cli-history": "copilot-cli",
+    "mcp-debug": "mcp",
     "otel-js": "otel",
     "codex-desktop": "codex",
     "opencode-run-json": "opencode",
@@ -958,7 +977,7 @@ def _decode(path: Path, text_bodies: bool) -> None:
     data = path.read_bytes()
     if path.suffix == ".jsonl":
         for line in data.split(b"\n"):
-            if line:
+            if line and line[0] != 35:  # mcp-debug's comment lines start with "#"
                 orjson.loads(line)
     elif path.suffix == ".yaml":  # the fastest YAML decoder here (libyaml's: 25 times slower)
         from workbench._load.vcr_yaml import load_vcr_yaml
