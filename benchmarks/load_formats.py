@@ -216,7 +216,9 @@ def _tau2(n: int) -> Any:
                 "id": f"s{k}",
                 "task_id": k,
                 "trial": 0,
-                "messages": msgs[k * 2 * per : (k + 1) * 2 * per],
+                # each its task's message, then its calls and their answers (a call and its
+                # answer in one simulation: a slice of the shared list split one, never answered)
+                "messages": [msgs[0], *msgs[1 + k * 2 * per : 1 + (k + 1) * 2 * per]],
             }
             for k in range(n // per)
         ],
@@ -432,6 +434,11 @@ def _langfuse(n: int) -> Any:
     return {"trace": {"id": "t", "projectId": "p", "name": "run"}, "observations": observations}
 
 
+def _said(i: int) -> str:
+    """A call's output text: one in ten failed, as the default error rule reads it."""
+    return "Error: not found" if i % 10 == 0 else "ok"
+
+
 def _exchanges(n: int) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """``n`` chained ``/v1/responses`` exchanges: each request carries only the new output."""
     previous = None
@@ -440,7 +447,7 @@ def _exchanges(n: int) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
             "model": "m",
             "input": []
             if i == 0
-            else [{"type": "function_call_output", "call_id": f"r{i - 1}", "output": "ok"}],
+            else [{"type": "function_call_output", "call_id": f"r{i - 1}", "output": _said(i - 1)}],
         }
         if previous:
             request["previous_response_id"] = previous
