@@ -279,3 +279,20 @@ def test_any_value_changed_loads_or_is_refused_with_a_place(tmp_path: Path, data
         assert problem.where
     for boundary in result.boundaries:
         assert isinstance(boundary.is_error, bool)
+
+
+@pytest.mark.parametrize("value", [1, "call", {"id": "x"}])
+def test_tool_calls_that_are_no_list_are_a_problem_not_a_crash(tmp_path: Path, value: Any) -> None:
+    """R35: a streamed delta's, a reply's or a resent message's ``tool_calls`` that is a number,
+    text or an object (the mutation property found a number raising TypeError) is a problem
+    naming the response, and the rest loads."""
+    streamed = _without_bytes(_cassette(STREAMED))
+    first = streamed["interactions"][0]["response_stream"]["chunks_json"][0]
+    first["chunk"]["outputs"][0]["delta"]["tool_calls"] = value
+    mixed = _without_bytes(_cassette(MIXED))
+    mixed["interactions"][0]["response_sample"]["json"]["outputs"][0]["message"]["tool_calls"] = (
+        value
+    )
+    for changed in (streamed, mixed):
+        result = wb.load_runs(_write(tmp_path, changed), strict=False)
+        assert any(p.field == "tool_calls" for p in result.problems), result.problems

@@ -12,15 +12,14 @@ own YAML cassette (``tests/models/xai_proto_cassettes.py``): ``{version: 1, inte
 - ``collections_method`` (an upload to a collection): no model call, kept as a known non-tool
   record (``metadata["otherExchanges"]``, R35).
 
-Only the ``json`` members are read: the protobuf bytes are dropped as the file is decoded
-(:func:`drop_raw`, only at those places and only when they are bytes), never decoded. A
-request is the conversation so far (``messages``: ``role`` ``ROLE_SYSTEM``, ``ROLE_USER``,
-``ROLE_ASSISTANT``, ``ROLE_TOOL``, each ``content`` a list of parts, ``{text}``, ``{image_url}``,
-``{file}``, ...), so ``as_exchanges`` writes each interaction in Anthropic Messages' shape and
-the conversations are grouped and read as a Messages cassette's (``chat_conversations``,
-``anthropic``); the runs are named ``xai``. A reply is its ``outputs`` in ``index`` order (a
-streamed one: each output's ``delta`` pieces joined, its ``tool_calls`` gathered by id), one
-assistant turn.
+Only the ``json`` members are read (the protobuf bytes, at those places, are dropped as the
+file is decoded: :func:`drop_raw`). A request is the conversation so far (``messages``:
+``role`` ``ROLE_SYSTEM``, ``ROLE_USER``, ``ROLE_ASSISTANT``, ``ROLE_TOOL``, each ``content`` a
+list of parts, ``{text}``, ``{image_url}``, ``{file}``, ...), so ``as_exchanges`` writes each
+interaction in Anthropic Messages' shape and the conversations are grouped and read as a
+Messages cassette's (``chat_conversations``, ``anthropic``); the runs are named ``xai``. A
+reply is its ``outputs`` in ``index`` order (a streamed one: each output's ``delta`` pieces
+joined, its ``tool_calls`` gathered by id), one assistant turn.
 
 Calls and results (``ToolCall``: ``id``, ``type``, ``status``, ``function.name``/``arguments``,
 ``error_message``; protobuf's JSON leaves out a member at its zero value, so no ``status``
@@ -40,8 +39,8 @@ is ``TOOL_CALL_STATUS_IN_PROGRESS`` and no ``type`` ``TOOL_CALL_TYPE_INVALID``):
   result of is answered by its own status when it has ended (``COMPLETED``: a success whose
   output was not recorded); one still in progress is a call never answered (R2).
   ``TOOL_CALL_STATUS_FAILED`` and ``_INCOMPLETE`` are failures (the ``error_message`` kept);
-  any other status is a problem (R35). A server call resent in a later request is the
-  reply's, not a new call (a block kept, not read).
+  any other status, or ``tool_calls`` that are no list of objects, a problem (R35). A server
+  call resent in a later request is the reply's (a block kept, not read).
 """
 
 from __future__ import annotations
@@ -57,13 +56,8 @@ __all__ = ["as_exchanges", "drop_raw", "is_xai_cassette"]
 
 _REQUESTS = ("request_sample", "request_stream")
 _KINDS = (*_REQUESTS, "collections_method")
-_RAW = {
-    "request_sample": ("raw",),
-    "request_stream": ("raw",),
-    "response_sample": ("raw",),
-    "response_stream": ("chunks_raw",),
-    "collections_method": ("response_raw",),
-}
+_RAW = {kind: ("raw",) for kind in ("request_sample", "request_stream", "response_sample")}
+_RAW |= {"response_stream": ("chunks_raw",), "collections_method": ("response_raw",)}
 _CLIENT = ("TOOL_CALL_TYPE_CLIENT_SIDE_TOOL", "TOOL_CALL_TYPE_INVALID", None)
 _ENDED = {
     "TOOL_CALL_STATUS_COMPLETED": False,
@@ -183,11 +177,13 @@ def _streamed(answer: Any) -> list[Any] | None:
                     message[key] = message.get(key, "") + delta[key]
             if isinstance(delta.get("role"), str):
                 message["role"] = delta["role"]
-            for call in delta.get("tool_calls") or ():
-                if isinstance(call, Mapping):
-                    made = message["tool_calls"]
-                    slot = call.get("id") if isinstance(call.get("id"), str) else len(made)
-                    made[slot] = {**made.get(slot, {}), **call}
+            for call in _calls(delta):
+                made = message["tool_calls"]
+                if not isinstance(call, Mapping):  # kept: the reply's reader reports it (R35)
+                    made[len(made)] = call
+                    continue
+                slot = call.get("id") if isinstance(call.get("id"), str) else len(made)
+                made[slot] = {**made.get(slot, {}), **call}
     out = []
     for index in sorted(built):
         message = built[index]
@@ -210,7 +206,7 @@ def _reply(outputs: list[Any]) -> dict[str, Any]:
         text = message.get("content")
         if isinstance(text, str) and text and not tool:
             blocks.append({"type": "text", "text": text})
-        for call in message.get("tool_calls") or ():
+        for call in _calls(message):
             if not isinstance(call, Mapping):
                 blocks.append({"type": "xai-not-a-call", "id": None, "call": call})
                 continue
@@ -321,7 +317,7 @@ def _request(request: Mapping[str, Any], rule: ErrorRule, memo: _Written) -> dic
                 pending = []
             open_turn = True
             _thinking(message, blocks)
-            calls = [_resent(c) for c in message.get("tool_calls") or ()]
+            calls = [_resent(c) for c in _calls(message)]
             pending += [c["id"] for c in calls if c["type"] == "tool_use"]
             blocks = [b for b in blocks if b.get("text") != ""]
             messages.append({"role": "assistant", "content": blocks + calls})
@@ -357,6 +353,12 @@ def _request(request: Mapping[str, Any], rule: ErrorRule, memo: _Written) -> dic
     if tools:
         body["tools"] = tools
     return body
+
+
+def _calls(message: Mapping[str, Any]) -> list[Any]:
+    """A message's ``tool_calls``; a value that is no list is a call that is no object (R35)."""
+    calls = message.get("tool_calls")
+    return [] if calls is None else calls if isinstance(calls, list) else [None]
 
 
 def _resent(call: Any) -> dict[str, Any]:
