@@ -156,3 +156,68 @@ def test_tau2_call_arguments_that_are_no_object_are_a_problem(tmp_path: Path) ->
         wb.load_runs(path)
     first = refused.value.problems[0]
     assert f"messages[{index}]" in first.where and first.field == "arguments", first
+
+
+def _gemini_session() -> Path:
+    return next(p for p in sorted((FIXTURES / "gemini-cli").glob("*.json")) if _has_calls(p))
+
+
+def _has_calls(path: Path) -> bool:
+    document = json.loads(path.read_text())
+    messages = document.get("messages") if isinstance(document, dict) else None
+    return any(m.get("toolCalls") for m in messages or ())
+
+
+def _gemini_first_result_set(value: Any, tmp_path: Path) -> tuple[Path, str, Any]:
+    session = json.loads(_gemini_session().read_text())
+    index = next(n for n, m in enumerate(session["messages"]) if m.get("toolCalls"))
+    call = session["messages"][index]["toolCalls"][0]
+    call["result"] = value
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    return path, f"messages[{index}].toolCalls[0]", call["id"]
+
+
+@pytest.mark.parametrize("value", [42, True, [1], ["ok", 7]])
+def test_a_gemini_cli_result_of_no_part_type_is_a_problem(tmp_path: Path, value: Any) -> None:
+    """R35: Gemini CLI writes ``result`` as a ``PartListUnion | null``; a number, or a list
+    holding one, was served as an empty success."""
+    path, where, _ = _gemini_first_result_set(value, tmp_path)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert problem.where == where and problem.field == "result", problem
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("the text", "the text"),  # a text part, written as its text
+        ({"text": "one part"}, "one part"),  # a single part
+        (["a", {"text": "b"}], "a\nb"),
+        (None, ""),  # none recorded
+    ],
+)
+def test_a_gemini_cli_result_of_each_part_union_shape_is_read(
+    tmp_path: Path, value: Any, text: str
+) -> None:
+    path, _, call_id = _gemini_first_result_set(value, tmp_path)
+    boundary = next(b for b in wb.load_runs(path).boundaries if b.call_id == call_id)
+    content = boundary.response["content"] if isinstance(boundary.response, dict) else []
+    assert "\n".join(part["text"] for part in content) == text
+
+
+def test_a_gemini_cli_stream_output_that_is_a_number_is_a_problem(tmp_path: Path) -> None:
+    """R35: stream-json's ``tool_result.output`` is text; a number was an empty success."""
+    source = FIXTURES / "gemini-cli" / "generated-gemini-0.61.0-read-missing.stream.jsonl"
+    lines = source.read_text().splitlines()
+    number = next(n for n, line in enumerate(lines, 1) if '"tool_result"' in line)
+    record = json.loads(lines[number - 1])
+    record["output"] = 3
+    lines[number - 1] = json.dumps(record)
+    path = tmp_path / source.name
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert problem.where == f"line {number}" and problem.field == "output", problem

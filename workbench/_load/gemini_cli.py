@@ -154,8 +154,12 @@ def _call(
         for k, v in call.items()
         if k not in ("id", "name", "args", "status", "result", "resultDisplay")
     }
+    read = _result(call.get("result"))
+    if read is None:  # R35: it was served as an empty success
+        pairer.problem(where, "result", "not text, a part or a list of parts (a PartListUnion)")
+        return None
     pairer.call(call_id, name, args, where=where, field_name="id", extra=extra or None)
-    response, text, error = _result(call.get("result"))
+    response, text, error = read
     failed = _STATUSES[status]
     code: str | None = status if failed and status != "error" else None
     if not failed and name == "run_shell_command":
@@ -189,26 +193,34 @@ def _shell_failure(text: str) -> str | None:
     return "timeout" if body.startswith(TIMED_OUT) else None
 
 
-def _result(parts: Any) -> tuple[Any, str, str | None]:
-    """The recorded result as MCP content, its text, and the error text if it has one."""
+def _result(parts: Any) -> tuple[Any, str, str | None] | None:
+    """The recorded result as MCP content, its text, and the error text if it has one;
+    ``None`` for a value of a type Gemini CLI never writes there. Its ``result`` is a
+    ``PartListUnion | null``: a part, text, or a list of them (``null``: none recorded)."""
+    if parts is None or isinstance(parts, str | dict):
+        parts = [] if parts is None else [parts]
+    if not isinstance(parts, list) or not all(isinstance(p, str | dict) for p in parts):
+        return None
     texts: list[str] = []
     error: str | None = None
-    if isinstance(parts, list):
-        for part in parts:
-            reply = part.get("functionResponse") if isinstance(part, dict) else None
-            body = reply.get("response") if isinstance(reply, dict) else None
-            if isinstance(body, dict):
-                if "error" in body:
-                    error = text_of(body["error"]) or str(body["error"])
-                    # a call cancelled while it ran keeps the output so far beside the error,
-                    # and the model is sent both: the response as it was sent
-                    texts.append(_plain(body) if "output" in body else error)
-                elif "output" in body:
-                    texts.append(text_of(body["output"]) or _plain(body["output"]))
-                else:
-                    texts.append(_plain(body))
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
+    for part in parts:
+        if isinstance(part, str):  # a text part written as its text
+            texts.append(part)
+            continue
+        reply = part.get("functionResponse")
+        body = reply.get("response") if isinstance(reply, dict) else None
+        if isinstance(body, dict):
+            if "error" in body:
+                error = text_of(body["error"]) or str(body["error"])
+                # a call cancelled while it ran keeps the output so far beside the error,
+                # and the model is sent both: the response as it was sent
+                texts.append(_plain(body) if "output" in body else error)
+            elif "output" in body:
+                texts.append(text_of(body["output"]) or _plain(body["output"]))
+            else:
+                texts.append(_plain(body))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
     text = "\n".join(t for t in texts if t)
     return {"content": text_content(text) if text else []}, text, error
 

@@ -172,6 +172,10 @@ def _tool_result(run: _Run, record: dict[str, Any], where: str) -> None:
         return
     failed = _STATUSES[status]
     output = record.get("output")
+    if output is not None and not isinstance(output, str | list | dict):  # R35: no empty success
+        run.pairer.problem(where, "output", "not text (nor parts)")
+        run.pairer.discard(call_id)
+        return
     text = output if isinstance(output, str) else text_of(output) if output is not None else ""
     error = record.get("error")
     code = message = None
