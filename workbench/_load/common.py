@@ -70,13 +70,13 @@ def json_args(raw: Any) -> Any:
     integer past 64 bits as a float), go to ``json`` and are checked there."""
     if not isinstance(raw, str):
         return raw
-    if _LONG_DIGITS(raw) is None:
+    if len(raw) < 19 or _LONG_DIGITS(raw) is None:  # (a shorter text holds no 19 digits)
         try:
             value = _orjson_loads(raw)
         except _OrjsonError:
             pass
         else:
-            if raw.count("[") + raw.count("{") <= MAX_DEPTH:
+            if len(raw) <= MAX_DEPTH or raw.count("[") + raw.count("{") <= MAX_DEPTH:
                 return value
             return raw if value_problem(value, full=False) is not None else value
     if not raw.strip():

@@ -243,14 +243,12 @@ def _trace(
         parent_id = entry[1].get("parentSpanId")
         if isinstance(parent_id, str) and parent_id:
             children.setdefault(parent_id, []).append(entry)
-    ordered = sorted(
-        enumerate(entries),
-        key=lambda pair: (span_nanos(pair[1][1].get("startTimeUnixNano")) or 0, pair[0]),
-    )
-    for _, (place, _, attrs) in ordered:  # the model calls' messages, before the tool spans
+    starts = [span_nanos(e[1].get("startTimeUnixNano")) or 0 for e in entries]  # (sort: stable)
+    ordered = [entries[i] for i in sorted(range(len(entries)), key=starts.__getitem__)]
+    for place, _, attrs in ordered:  # the model calls' messages, before the tool spans
         if attrs.get("gen_ai.operation.name") != "execute_tool" and parts.holds_messages(attrs):
             parts.add(attrs, place)
-    for _, (where, span, attrs) in ordered:
+    for where, span, attrs in ordered:
         operation = attrs.get("gen_ai.operation.name")
         if operation == "execute_tool" and inside_its_call(span, attrs, by_id):
             tally.add("span:execute_tool:inner")  # the server's side of the call above it

@@ -40,6 +40,8 @@ def is_js_span(value: Any) -> bool:
         return False
     if value.get("type") not in (None, "span"):
         return False
+    if type(value.get("traceId")) is str:  # the ids at its top (the usual: _ids, inline)
+        return isinstance(value.get("spanId"), str)
     ids = _ids(value)
     return isinstance(ids.get("traceId"), str) and isinstance(ids.get("spanId"), str)
 
@@ -104,8 +106,12 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "spanId": ids.get("spanId"),
         "parentSpanId": parent if isinstance(parent, str) else None,
         "name": span.get("name"),
-        "startTimeUnixNano": _nanos(span.get("startTime", span.get("startTimeUnixNano"))),
-        "endTimeUnixNano": _nanos(span.get("endTime", span.get("endTimeUnixNano"))),
+        "startTimeUnixNano": _nanos(
+            span["startTime"] if "startTime" in span else span.get("startTimeUnixNano")
+        ),
+        "endTimeUnixNano": _nanos(
+            span["endTime"] if "endTime" in span else span.get("endTimeUnixNano")
+        ),
         "status": {"code": status.get("code"), "message": status.get("message")},
         "events": [otlp_event(e, _nanos(e.get("time"))) for e in events if isinstance(e, Mapping)]
         if type(events) is list and events
@@ -125,7 +131,11 @@ def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:
     scope = span.get("instrumentationScope")
     tool = attributes.get("gen_ai.tool.name")
     shell = isinstance(tool, str) and tool in SHELL_TOOLS
-    if shell and isinstance(scope, Mapping) and scope.get("name") == "github.copilot":
+    if (
+        shell
+        and (type(scope) is dict or isinstance(scope, Mapping))
+        and scope.get("name") == "github.copilot"
+    ):
         result = attributes.get("gen_ai.tool.call.result")
         found = SHELL_EXITED.search(result) if isinstance(result, str) else None
         if found and int(found.group(1)) != 0 and "error.type" not in attributes:
@@ -140,6 +150,7 @@ def _nanos(value: Any) -> int | None:
         seconds, nanos = value
         if type(seconds) is int and type(nanos) is int and seconds >= 0 <= nanos < 10**9:
             value = seconds * 1_000_000_000 + nanos
+            return value if value < 1 << 64 else None  # (an int, not negative: checked)
     if type(value) is str and 0 < len(value) <= 20 and value.isdigit() and value.isascii():
         value = int(value)
     return value if type(value) is int and 0 <= value < 1 << 64 else None

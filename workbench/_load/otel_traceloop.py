@@ -33,7 +33,9 @@ class LangChainTool(NamedTuple):
 def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
     """The call inside a Traceloop LangChain tool span's records, or ``None`` for a span whose
     arguments and result are not those records (read as they are)."""
-    if not _may_be_record(args, "input_str") and not _may_be_record(result, "output"):
+    if not _may_be_record(args, "input_str", '"input_str"') and not _may_be_record(
+        result, "output", '"output"'
+    ):
         return None  # (the usual span: two quick tests)
     inputs = args.get("inputs") if _is_callback_input(args) else None
     output = result
@@ -65,11 +67,13 @@ _RECORD = re.compile(r'\s*\{\s*"output"\s*:')
 """The start of the callback's output record as JSON text."""
 
 
-def _may_be_record(value: Any, member: str) -> bool:
+def _may_be_record(value: Any, member: str, quoted: str) -> bool:
     """Whether ``value`` may be one of the callback's records: an object with ``member``, or
-    JSON text naming it near its start."""
+    JSON text naming it (``quoted``: in its quotes) near its start."""
+    if type(value) is dict:  # (the usual: a plain object, told without the ABC's test)
+        return member in value
     if isinstance(value, str):
-        return f'"{member}"' in value[:40]
+        return quoted in value[:40]
     return isinstance(value, Mapping) and member in value
 
 

@@ -70,6 +70,8 @@ def attributes_of(items: Any) -> dict[str, Any]:
 
 def span_nanos(value: Any) -> int | None:
     """A time (OTLP: digits; Jaeger: a number) from 0 to 2**64 - 1, else ``None``."""
+    if type(value) is int:  # (a JavaScript or SDK span's, made so by its reader)
+        return value if 0 <= value < 1 << 64 else None
     if type(value) is str and 0 < len(value) <= 20 and value.isdigit() and value.isascii():
         value = int(value)
     if type(value) is int and 0 <= value < 1 << 64:
@@ -80,6 +82,8 @@ def span_nanos(value: Any) -> int | None:
 def tool_response(result: Any) -> dict[str, Any]:
     """The boundary's response: an MCP ``CallToolResult`` as it is, a list of text blocks
     (Strands' ``[{"text": ...}]``, what the model was sent) as MCP's, other results as text."""
+    if type(result) is str and result[:1] != "{":  # plain text (the usual): read as below
+        return {"content": text_content(result)}
     tool_result = json_args(result) if isinstance(result, str) and result[:1] == "{" else result
     if isinstance(tool_result, dict) and isinstance(tool_result.get("content"), list):
         return tool_result
