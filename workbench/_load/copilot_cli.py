@@ -37,7 +37,6 @@ would serve the placeholder.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -45,9 +44,10 @@ from typing import Any
 
 from .._common.toolresult import text_content
 from .common import StreamRun, json_args, promote_runs, text_of
+from .copilot_shell import SHELL_TOOLS, exit_code_of
 from .records import LoadProblem, PromotedRun
 
-__all__ = ["SHELL_EXITED", "SHELL_TOOLS", "load_copilot_cli", "sniff_copilot_cli"]
+__all__ = ["load_copilot_cli", "sniff_copilot_cli"]
 
 _AREA_NAMES = (
     "session user assistant tool subagent hook skill permission model system external_tool"
@@ -70,21 +70,6 @@ _TELLING = frozenset(
 )
 """Event types one of which a Copilot log's first records hold."""
 _REDACTED = "[REDACTED]"
-_EXIT_BLOCKS = ("terminal", "shell_exit")
-SHELL_TOOLS = frozenset(
-    {
-        "bash",
-        "powershell",
-        "shell",
-        "read_bash",
-        "write_bash",
-        "read_powershell",
-        "write_powershell",
-    }
-)
-"""Copilot's shell tools: a text ending in an exit code is theirs alone."""
-SHELL_EXITED = re.compile(r"<(?:exited|shellId: \d+ completed) with exit code (-?\d{1,18})>\s*\Z")
-"""How the CLI's shell tool ends its text when a command exited (older versions' only sign)."""
 _START_READ = frozenset({"toolCallId", "toolName", "arguments"})
 _REQUEST_READ = frozenset({"toolCallId", "name", "arguments"})
 _COMPLETE_READ = frozenset({"toolCallId", "success", "result", "error"})
@@ -146,7 +131,7 @@ def load_copilot_cli(
     run = _Run(file)
     problems: list[LoadProblem] = []
     lines = unit == "line"
-    counts = run.tally.counts
+    counts, pairer = run.tally.counts, run.pairer
     for number, record in docs:
         line = number if lines else None
         if type(record) is not dict:
@@ -157,10 +142,10 @@ def load_copilot_cli(
         if kind == "session.start" and (run.start or counts):
             runs.append(run)
             run = _Run(file)
-            counts = run.tally.counts
-        run.pairer.current_line = line
+            counts, pairer = run.tally.counts, run.pairer
+        pairer.current_line = line
         if type(kind) is not str:
-            run.pairer.problem(f"{unit} {number}", "type", "missing or not a string")
+            pairer.problem(f"{unit} {number}", "type", "missing or not a string")
             continue
         counts[kind] = counts.get(kind, 0) + 1
         if kind == "result" and "data" not in record:  # the -p output's last line
@@ -172,11 +157,11 @@ def load_copilot_cli(
             counts[kind] -= 1  # not an event: a problem, not a record of its type
             if not counts[kind]:
                 del counts[kind]
-            run.pairer.problem(f"{unit} {number}", "data", "missing or not an object")
+            pairer.problem(f"{unit} {number}", "data", "missing or not an object")
             continue
         if record.get("ephemeral") is True:
             continue  # a streaming piece: its whole is another event
-        if kind.partition(".")[0] not in _AREAS:
+        if kind not in _TELLING and kind.partition(".")[0] not in _AREAS:  # (_TELLING's known)
             run.tally.unknown.append(record)  # an area newer than this reader: kept (R4)
             continue
         where = f"{unit} {number}"
@@ -250,11 +235,12 @@ def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], wh
             calls.append({"id": call_id, "name": name, "args": args})
     if _agent(run, record, data) is not None:
         return  # a sub-agent's turn: its calls are boundaries, its talk is not the run's
-    _flush(run)
+    if run.held:
+        _flush(run)
     run.replied = True
     content = data.get("content")
     text = content if isinstance(content, str) else text_of(content)
-    run.talk.assistant(text or None, calls, turn=f"turn-{run.turn}")
+    run.talk.assistant(text or None, calls, turn=f"turn-{run.turn}", fresh=True)
     if text and not calls:
         run.answer = text
     elif calls:
@@ -273,7 +259,10 @@ def _start(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], where:
     if name in SHELL_TOOLS or "shellToolInfo" in data:
         run.shells.add(call_id)
     raw = data.get("arguments")
-    extra = {k: v for k, v in data.items() if k not in _START_READ}
+    if len(data) == 3 and raw is not None:  # the three read (the usual): nothing else kept
+        extra = {}
+    else:
+        extra = {k: v for k, v in data.items() if k not in _START_READ}
     if raw == _REDACTED:
         extra["contentNotRecorded"] = True
     run.pairer.call(
@@ -321,7 +310,7 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     failed = not success
     code: str | None = None
     message: str | None = None
-    exit_code = _exit_code(data, result, text, shell=call_id in run.shells)
+    exit_code = exit_code_of(data, result, text, call_id in run.shells)
     if failed:
         code = error.get("code") if isinstance(error.get("code"), str) else None
         told = error.get("message")
@@ -346,28 +335,10 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
         extra=extra,
     )
     if _agent(run, record, data) is None:
-        _flush(run)
+        if run.held:
+            _flush(run)
         run.talk.tool(call_id, text, failed)
         run.turn += 1
-
-
-def _exit_code(
-    data: Mapping[str, Any], result: Mapping[str, Any], text: str, *, shell: bool
-) -> int | None:
-    """A shell command's exit code: the event's ``shellExecution.exitCode``, else the result's
-    ``terminal`` or ``shell_exit`` block's, else, for a shell call, the text's ``<... with exit
-    code N>`` ending (another tool's text may end so: a file ``view`` showed)."""
-    ran = data.get("shellExecution")
-    if isinstance(ran, dict) and type(ran.get("exitCode")) is int:
-        return int(ran["exitCode"])
-    blocks = result.get("contents")
-    for block in blocks if isinstance(blocks, list) else ():
-        if isinstance(block, dict) and block.get("type") in _EXIT_BLOCKS:
-            code = block.get("exitCode")
-            if type(code) is int:
-                return code
-    found = SHELL_EXITED.search(text) if text and shell else None
-    return int(found.group(1)) if found else None
 
 
 def _promoted(run: _Run, number: int, file: str) -> tuple[PromotedRun, list[LoadProblem]]:

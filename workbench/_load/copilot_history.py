@@ -30,7 +30,7 @@ from typing import Any
 
 from .._common.toolresult import text_content
 from .common import StreamRun, json_args, text_of
-from .copilot_cli import SHELL_EXITED, SHELL_TOOLS
+from .copilot_shell import SHELL_EXITED, SHELL_TOOLS
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_copilot_history", "sniff_copilot_history"]

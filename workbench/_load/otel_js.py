@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .copilot_cli import SHELL_EXITED, SHELL_TOOLS
+from .copilot_shell import SHELL_EXITED, SHELL_TOOLS
 from .otel_values import otlp_event
 
 __all__ = ["is_js_export", "is_js_record", "is_js_span", "js_span", "not_a_js_span"]
