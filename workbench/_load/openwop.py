@@ -122,32 +122,36 @@ _ENVELOPE_OPTIONAL = ("nodeId", "engineVersion", "causationId")
 
 # The usual tool events, decoded by msgspec straight into these (its C code reads and checks the
 # fields the loader needs, where reading a dict would take Python code). A line that is anything
-# else (another event type, an unknown member, a field of another type, a missing member)
-# fails to decode into them and is decoded whole and handled in full, as before.
-class _CalledPayload(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    callId: str
-    toolName: str
-    inputs: Any
+# else (another event type, an unknown member, a field of another type, a missing required
+# member) fails to decode into them and is decoded whole and handled in full, as before.
+# A member the loader reads with ``dict.get`` on the full path has a default here (``None``,
+# what ``get`` gives): a failed result usually has no ``outcome``, and is still a usual event.
+# Fields are declared in the order the usual writers put the members: msgspec looks a member up
+# from the field after the last one found, so a member in that order is found at the first try.
+class _CalledPayload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     agentId: Any = None
-
-
-class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    toolName: str
     callId: str
-    outcome: Any
-    status: Any = None
-    durationMs: Any = None
-    error: Any = None
+    inputs: Any = None
+
+
+class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     agentId: Any = None
     toolName: Any = None
+    callId: str
+    outcome: Any = None
+    error: Any = None
+    status: Any = None
+    durationMs: Any = None
 
 
 class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     """The envelope members of a usual tool event (``type`` is the tag of each subclass)."""
 
-    runId: str
-    sequence: int
     eventId: Any = None
+    runId: str
     timestamp: Any = None
+    sequence: int
     schemaVersion: Any = None
 
 
