@@ -584,6 +584,68 @@ def test_load_runs_decodes_usual_tool_events_typed_and_only_refused_lines_with_j
     assert [raw.strip() for raw in slow] == [nan_call.decode()]
 
 
+def test_a_failed_result_without_outcome_takes_the_typed_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed result usually carries ``error`` and ``status`` and no ``outcome``: it is a
+    usual tool event (orjson sees none of its lines), loaded as the text-mode reader loads it;
+    so is a call with no ``inputs`` and a result with neither outcome nor error."""
+    failed = b'{"callId": "c0", "error": {"code": "E", "message": "m"}, "status": "error"}'
+    bare = b'{"callId": "c2", "status": "ok", "durationMs": 7}'
+    content = (
+        call_line(0, "c0", "{}")
+        + b"\n"
+        + result_line(1, "c0").replace(b'{"callId": "c0", "outcome": "ok"}', failed)
+        + b"\n"
+        + call_line(2, "c2", "{}").replace(b', "inputs": {}', b"")
+        + b"\n"
+        + result_line(3, "c2").replace(b'{"callId": "c2", "outcome": "ok"}', bare)
+    )
+    path = tmp_path / "failed.jsonl"
+    path.write_bytes(content)
+    seen = record_calls(monkeypatch, "_FAST_LOADS")
+    fast, slow = both_ways(path)
+    assert seen == []
+    assert fast == slow
+    first, second = wb.load_runs(path).run.boundaries
+    assert (first.is_error, first.error_code, first.response) == (
+        True,
+        "E",
+        {"code": "E", "message": "m"},
+    )
+    assert (second.args, second.response, second.duration_ms) == (None, None, 7)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    levels=st.integers(170, 230),
+    kinds=st.one_of(
+        st.sampled_from(['{"":', "[", '{"k": ']).map(lambda kind: [kind] * 230),
+        st.lists(st.sampled_from(['{"":', "[", '{"k": ']), min_size=230, max_size=230),
+    ),
+    padding=st.integers(0, 1200),
+    brackets=st.integers(0, 150),
+)
+def test_lines_near_the_depth_limit_load_as_in_text_mode(
+    tmp_path_factory: pytest.TempPathFactory,
+    levels: int,
+    kinds: list[str],
+    padding: int,
+    brackets: int,
+) -> None:
+    """R35: the inlined depth bound (``_too_deep``: a line's ``[`` and its length, then its
+    ``{``) lets no line nesting past ``MAX_DEPTH`` reach the typed decode, for the tightest
+    nestings (``{"":`` and ``[``), long lines and ``[`` in strings, on both sides of the limit."""
+    opening = "".join(kinds[:levels])
+    closing = "".join("]" if kind == "[" else "}" for kind in reversed(kinds[:levels]))
+    inputs = f'{{"pad": "{"[" * brackets}{"x" * padding}", "v": {opening}1{closing}}}'
+    path = tmp_path_factory.mktemp("deep") / "deep.jsonl"
+    path.write_bytes(pair(0, inputs) + b"\n")
+    fast, slow = both_ways(path)
+    assert fast == slow
+    assert ("nested deeper than" in fast) == (levels + 3 > openwop.MAX_DEPTH)
+
+
 def test_the_schemas_optional_envelope_members_take_the_typed_path_and_are_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

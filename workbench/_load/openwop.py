@@ -531,10 +531,19 @@ def _hostile(file: str, lineno: int, field: str, message: str) -> LoadProblem:
 def _too_deep(line: bytes) -> bool:
     """Whether a line orjson decoded may nest past ``MAX_DEPTH`` (it has no depth limit).
 
-    A line shorter than twice the limit cannot; a longer one is measured by its brackets first,
-    so the common case costs one ``len``.
+    A line shorter than twice the limit cannot (a container takes two bytes at least). A longer
+    one is measured by its brackets, ``[`` first: the containers on a path are its arrays, no
+    more than the line's ``[``, and its objects, no more than the line's ``{`` and no more than
+    ``(len + 3) // 5`` (an object holding the next container takes five bytes, ``{"":`` and
+    ``}``; the innermost takes two). Most lines are cleared by that bound without counting
+    ``{``, and the common case costs one ``len``. (:meth:`_Assembler.feed_bytes` inlines this.)
     """
-    return len(line) > 2 * MAX_DEPTH and line.count(b"[") + line.count(b"{") > MAX_DEPTH
+    size = len(line)
+    return (
+        size > _DEEP_LINE
+        and (arrays := line.count(b"[")) + (size + 3) // 5 > MAX_DEPTH
+        and arrays + line.count(b"{") > MAX_DEPTH
+    )
 
 
 def _invalid_line(raw: str, file: str, lineno: int) -> LoadProblem:
@@ -822,7 +831,11 @@ class _Assembler:
                     lineno = last_line
                     self.feed(found)
                     continue
-                if len(line) > deep_line and line.count(b"[") + line.count(b"{") > max_depth:
+                if (
+                    (size := len(line)) > deep_line
+                    and (arrays := line.count(b"[")) + (size + 3) // 5 > max_depth
+                    and arrays + line.count(b"{") > max_depth
+                ):
                     event = None  # may nest too deep (_too_deep): decoded whole, checked
                 else:
                     try:
