@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import workbench as wb
 from helpers.openwop import write_jsonl
 from workbench import LoadError, ToolBoundary
-from workbench._load import openwop
+from workbench._load import openwop, reading
 from workbench._load.synthetic import write_synthetic_log
 
 RUN = "acme/run-1"
@@ -643,7 +643,7 @@ def test_lines_near_the_depth_limit_load_as_in_text_mode(
     path.write_bytes(pair(0, inputs) + b"\n")
     fast, slow = both_ways(path)
     assert fast == slow
-    assert ("nested deeper than" in fast) == (levels + 3 > openwop.MAX_DEPTH)
+    assert ("nested deeper than" in fast) == (levels + 3 > reading.MAX_DEPTH)
 
 
 def test_the_schemas_optional_envelope_members_take_the_typed_path_and_are_kept(
