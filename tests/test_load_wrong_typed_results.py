@@ -221,3 +221,54 @@ def test_a_gemini_cli_stream_output_that_is_a_number_is_a_problem(tmp_path: Path
         wb.load_runs(path)
     (problem,) = refused.value.problems
     assert problem.where == f"line {number}" and problem.field == "output", problem
+
+
+_COPILOT = FIXTURES / "copilot-cli" / "generated-copilot-1.0.102-denials.events.jsonl"
+
+
+def _copilot_lines() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in _COPILOT.read_text().splitlines()]
+
+
+def _first(records: list[dict[str, Any]], kind: str) -> int:
+    return next(n for n, r in enumerate(records) if r["type"] == kind)
+
+
+def _written(records: list[dict[str, Any]], tmp_path: Path) -> Path:
+    path = tmp_path / _COPILOT.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_a_copilot_cli_result_that_is_no_object_is_a_problem(tmp_path: Path) -> None:
+    """R35: ``tool.execution_complete``'s ``result`` is an object; a number was an empty
+    success."""
+    records = _copilot_lines()
+    index = _first(records, "tool.execution_complete")
+    records[index]["data"]["result"] = 42
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(_written(records, tmp_path))
+    (problem,) = refused.value.problems
+    assert problem.where == f"line {index + 1}" and problem.field == "data.result", problem
+
+
+def test_a_copilot_cli_call_id_requested_again_after_its_answer_is_a_new_call(
+    tmp_path: Path,
+) -> None:
+    """R2: an id may be used again once its call is answered. The session's first request,
+    start and completion appended again read as a second call of that id (its result was
+    'has no open call'), and the request appended once more, never run, is never answered
+    (it was dropped with no problem)."""
+    records = _copilot_lines()
+    turn = [
+        records[_first(records, kind)]
+        for kind in ("assistant.message", "tool.execution_start", "tool.execution_complete")
+    ]
+    whole = wb.load_runs(_COPILOT)
+    again = _written([*records, *turn], tmp_path)
+    assert len(wb.load_runs(again).boundaries) == len(whole.boundaries) + 1
+    path = _written([*records, *turn, turn[0]], tmp_path)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert problem.where == f"line {len(records) + 4}" and "never answered" in problem.message

@@ -111,8 +111,9 @@ class _Run(StreamRun):
     failed_shutdown: bool = False
     session_id: Any = None
     """The ``-p`` output's ``result`` line's ``sessionId`` (it has no ``session.start``)."""
-    seen: set[str] = field(default_factory=set)
-    """The ids of the calls that started or completed (a request with neither never ran)."""
+    waiting: set[str] = field(default_factory=set)
+    """The ids of the calls requested and neither started nor completed since (one still
+    waiting at the end never ran; an id may be requested again once its call is answered)."""
     shells: set[str] = field(default_factory=set)
     """The ids of the shell calls (a shell tool's name, or its ``shellToolInfo``)."""
     named: dict[str, int] = field(default_factory=dict)
@@ -232,6 +233,7 @@ def _assistant(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], wh
         if isinstance(call_id, str) and call_id and isinstance(name, str) and name:
             args = json_args(request.get("arguments"))
             run.requests[call_id] = (name, args, request, where, run.pairer.current_line)
+            run.waiting.add(call_id)
             calls.append({"id": call_id, "name": name, "args": args})
     if _agent(run, record, data) is not None:
         return  # a sub-agent's turn: its calls are boundaries, its talk is not the run's
@@ -255,7 +257,7 @@ def _start(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], where:
     if not isinstance(name, str) or not name:
         run.pairer.problem(where, "data.toolName", "missing or not a string")
         return
-    run.seen.add(call_id)
+    run.waiting.discard(call_id)
     if name in SHELL_TOOLS or "shellToolInfo" in data:
         run.shells.add(call_id)
     raw = data.get("arguments")
@@ -281,9 +283,9 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     if not isinstance(call_id, str) or not call_id:
         run.pairer.problem(where, "data.toolCallId", "missing or not a string")
         return
-    first = call_id not in run.seen
-    run.seen.add(call_id)
-    if first and not run.pairer.is_open(call_id) and call_id in run.requests:
+    waited = call_id in run.waiting
+    run.waiting.discard(call_id)
+    if waited and not run.pairer.is_open(call_id):
         name, args, request, _, _ = run.requests[call_id]  # requested, never started (denied)
         rest = {k: v for k, v in request.items() if k not in _REQUEST_READ}
         if name in SHELL_TOOLS:
@@ -302,7 +304,11 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
         run.pairer.discard(call_id)
         return
     result = data.get("result")
-    result = result if isinstance(result, dict) else {}
+    if result is not None and not isinstance(result, dict):  # R35: not an empty success
+        run.pairer.problem(where, "data.result", "not an object")
+        run.pairer.discard(call_id)
+        return
+    result = result or {}
     raw_error = data.get("error")  # an object (the usual); a message alone read as one
     error = raw_error if type(raw_error) is dict else {"message": raw_error} if raw_error else {}
     content = result.get("content")
@@ -343,7 +349,7 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
 
 def _promoted(run: _Run, number: int, file: str) -> tuple[PromotedRun, list[LoadProblem]]:
     for call_id, (name, args, _, where, line) in run.requests.items():
-        if call_id not in run.seen:  # requested and never run: never answered (R2)
+        if call_id in run.waiting:  # requested and never run: never answered (R2)
             run.pairer.call(call_id, name, args, where=where, field_name="toolRequests", line=line)
     boundaries = run.pairer.finish()
     session = run.start.get("sessionId") or run.session_id
