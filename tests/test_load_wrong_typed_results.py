@@ -272,3 +272,31 @@ def test_a_copilot_cli_call_id_requested_again_after_its_answer_is_a_new_call(
         wb.load_runs(path)
     (problem,) = refused.value.problems
     assert problem.where == f"line {len(records) + 4}" and "never answered" in problem.message
+
+
+def test_a_responses_output_that_is_a_number_is_a_problem(tmp_path: Path) -> None:
+    """R35: a ``function_call_output``'s ``output`` is text or content items (a computer
+    call's an object); the number 5 was served as a success."""
+    import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
+
+    source = (
+        FIXTURES
+        / "openai-responses"
+        / ("test_openai_previous_response_id_seed_auto_chains_through_retries.yaml")
+    )
+    cassette = yaml.safe_load(source.read_text())
+    places = [
+        (number, n)
+        for number, interaction in enumerate(cassette["interactions"])
+        for n, item in enumerate(interaction["request"]["parsed_body"].get("input") or ())
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    number, index = places[0]
+    cassette["interactions"][number]["request"]["parsed_body"]["input"][index]["output"] = 5
+    path = tmp_path / source.name
+    path.write_text(yaml.safe_dump(cassette))
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    first = refused.value.problems[0]
+    assert first.where == f"interaction {number}, request.input[{index}]", first
+    assert first.field == "output", first

@@ -354,6 +354,10 @@ def _output(
         return
     kind = item.get("type")
     output = item.get("output")
+    if isinstance(output, bool | int | float):  # R35: no output item's is; not an empty success
+        pairer.problem(where, "output", "a number or boolean, not text or content")
+        pairer.discard(call_id)
+        return
     failed = False
     if kind == "shell_call_output" and isinstance(output, list):
         response: Any = output  # [{stdout, stderr, outcome}], one a command
