@@ -27,7 +27,7 @@ conversation the workbench reads (R40: none).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -46,6 +46,7 @@ from .langfuse_spans import (
     tool_message,
     without_prefix,
 )
+from .langfuse_tree import Agents
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
 
@@ -68,6 +69,8 @@ _TYPES = frozenset(
 """Langfuse's observation types."""
 _PREFIXES = ("execute_tool ", "running tool: ")
 """What frameworks put before a tool's name in its observation's name (ADK, pydantic-ai)."""
+_SPAN_PREFIXES = (*_PREFIXES, SPAN_PREFIX)
+"""A span's prefixes: those, and Koog's ``tool.``."""
 
 
 _CAMEL = {
@@ -153,16 +156,18 @@ def load_langfuse(
         return [], [LoadProblem(file, "(root)", "observations", "not a Langfuse trace export")]
     trace, observations, base = found
     if trace:
-        return _run(trace, list(enumerate(observations)), base, file, rule, 0, 1)
-    by_trace: dict[Any, list[tuple[int, Any]]] = {}
+        return _run(trace, range(len(observations)), observations, base, file, rule, 0, 1)
+    by_trace: dict[Any, tuple[list[int], list[Any]]] = {}
     for index, observation in enumerate(observations):
         key = _camel(observation).get("traceId") if isinstance(observation, Mapping) else None
-        by_trace.setdefault(key if isinstance(key, str) else "", []).append((index, observation))
+        places, items = by_trace.setdefault(key if isinstance(key, str) else "", ([], []))
+        places.append(index)
+        items.append(observation)
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
-    for number, (key, listed) in enumerate(by_trace.items()):
+    for number, (key, (places, items)) in enumerate(by_trace.items()):
         more_runs, more = _run(
-            {"id": key} if key else {}, listed, base, file, rule, number, len(by_trace)
+            {"id": key} if key else {}, places, items, base, file, rule, number, len(by_trace)
         )
         runs.extend(more_runs)
         problems.extend(more)
@@ -171,54 +176,71 @@ def load_langfuse(
 
 def _run(
     trace: Mapping[str, Any],
-    listed: list[tuple[int, Any]],
+    places: Sequence[int],
+    items: list[Any],
     base: str,
     file: str,
     rule: ErrorRule,
     number: int,
     total: int,
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """The run of one trace's observations (``items``, at ``places`` in the export's list)."""
     pairer = CallPairer(file)
     tally = RecordTally()
-    observations = [(index, _camel(o)) for index, o in listed]
+    # (the usual observation has the API's names: kept as it is, tested without a call)
+    observations = [
+        o if type(o) is dict and o.keys().isdisjoint(_CAMEL) else _camel(o) for o in items
+    ]
     by_id = {
         o["id"]: o
-        for _, o in observations
+        for o in observations
         if (type(o) is dict or isinstance(o, Mapping)) and type(o.get("id")) is str
     }
-    agents: dict[int, str | None] = {}
+    # every observation of its own id: none is read twice, so none is looked up in ``read``
+    repeats = len(by_id) != len(observations)
+    agents = Agents(by_id)
     ordered = start_order(observations)
     read: set[str] = set()
+    kinds: dict[str, int] = {}  # the observations read as no call, by type
     # spans that are tool runs by their names alone (langfuse_spans), if no tool observation
-    by_name = not any(type(o) is dict and _is_tool(o) for _, o in observations)
-    in_order = [o for i in ordered if type(o := observations[i][1]) is dict] if by_name else []
+    by_name = not any(type(o) is dict and _is_tool(o) for o in observations)
+    in_order = [o for i in ordered if type(o := observations[i]) is dict] if by_name else []
     requested = requested_calls(in_order, _decoded)
     for position in ordered:
-        index, observation = observations[position]
-        where = f"{base}[{index}]"
+        observation = observations[position]
         if type(observation) is not dict and not isinstance(observation, Mapping):
-            pairer.problem(where, "", "an observation must be an object")
+            pairer.problem(f"{base}[{places[position]}]", "", "an observation must be an object")
             continue
-        if _named(observation):
+        if repeats and _named(observation):
             if observation["id"] in read:  # the same observation twice (exports put together)
                 tally.add("observation:repeated")
                 continue
             read.add(observation["id"])
         kind = observation.get("type")
-        asked = asked_call(observation, requested) if by_name else None
-        named = asked is not None or (by_name and is_named_tool_span(observation))
-        if not (named or _is_tool(observation)):
-            tally.add(f"observation:{kind}" if isinstance(kind, str) else "observation")
+        if by_name:
+            asked = asked_call(observation, requested)
+            named = asked is not None or is_named_tool_span(observation)
+        else:
+            asked, named = None, False
+        if not (named or kind == "TOOL" or _is_tool(observation)):
+            if type(kind) is str:
+                kinds[kind] = kinds.get(kind, 0) + 1
+            else:
+                tally.add("observation")
             continue
         tally.add("observation:TOOL")
+        where = f"{base}[{places[position]}]"
         level = observation.get("level")
         if level is not None and (not isinstance(level, str) or level not in LEVELS):
             # the failure flag of a call: wrong-typed, it is a problem (R35)
             pairer.problem(where, "level", "not one of DEBUG, DEFAULT, WARNING, ERROR")
             continue
-        _tool(observation, where, by_id, agents, pairer, rule, asked)
+        _tool(observation, where, agents, pairer, rule, asked)
+    for kind, count in kinds.items():
+        tally.counts[f"observation:{kind}"] += count
+    in_place = [(places[i], observations[i]) for i in ordered] if by_name else []
     if by_name and not pairer.calls_made:  # BeeAI's ReAct agent: its steps hold its calls
-        read_react([observations[i] for i in ordered], _attributes, _decoded, base, pairer, rule)
+        read_react(in_place, _attributes, _decoded, base, pairer, rule)
     trace_id = trace.get("id") if isinstance(trace.get("id"), str) else None
     metadata: dict[str, Any] = {
         k: trace[k] for k in ("name", "sessionId", "userId", "tags") if trace.get(k) is not None
@@ -228,9 +250,7 @@ def _run(
     task_key = f"trace-{trace_id[:8]}" if trace_id else fallback
     if by_name and not pairer.calls_made and not pairer.problems:
         # a model client traced alone: its GENERATIONs hold the calls (langfuse_generations)
-        chats, problems = generation_runs(
-            [observations[i] for i in ordered], _decoded, base, file, rule
-        )
+        chats, problems = generation_runs(in_place, _decoded, base, file, rule)
         if any(chat.boundaries for chat in chats) or problems:
             return trace_runs(chats, trace_id or fallback, task_key, metadata), problems
     boundaries = pairer.finish()
@@ -275,14 +295,14 @@ def _is_tool(observation: Mapping[str, Any]) -> bool:
 def _tool(
     observation: Mapping[str, Any],
     where: str,
-    by_id: Mapping[str, Any],
-    agents: dict[int, str | None],
+    agents: Agents,
     pairer: CallPairer,
     rule: ErrorRule,
     asked: str | None = None,
 ) -> None:
     """One tool run (``asked``: the model's request's id a span named after the tool answers)."""
-    attributes = _attributes(observation)
+    # (no metadata, as most observations: no attributes, without a call)
+    attributes = _attributes(observation) if observation.get("metadata") else _NO_ATTRIBUTES
     name = attributes.get("gen_ai.tool.name")
     field_name = "metadata.attributes.gen_ai.tool.name"
     if asked is not None:
@@ -290,21 +310,23 @@ def _tool(
     elif not isinstance(name, str) or not name:
         name, field_name = observation.get("name"), "name"
         if isinstance(name, str):
-            span = observation.get("type") == "SPAN"
-            name = without_prefix(name, (*_PREFIXES, SPAN_PREFIX) if span else _PREFIXES)
+            prefixes = _SPAN_PREFIXES if observation.get("type") == "SPAN" else _PREFIXES
+            if name.startswith(prefixes):  # (one test in C for the usual name, no prefix)
+                name = without_prefix(name, prefixes)
     if not isinstance(name, str) or not name:
         pairer.problem(where, field_name, "missing or not a string")
         return
     given = attributes.get("gen_ai.tool.call.id")
-    call_id = asked or gen_ai_call_id(given)
+    call_id = asked or (gen_ai_call_id(given) if given is not None else None)
+    own = observation.get("id")
     if not isinstance(call_id, str) or not call_id:
-        call_id = observation.get("id")
+        call_id = own
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
         return
-    extra = {"observationId": observation.get("id")} if call_id != observation.get("id") else {}
+    extra = {"observationId": own} if call_id != own else {}
     extra |= {"gen_ai.tool.call.id": given} if isinstance(given, list) else {}  # as given
-    agent = _agent(observation, by_id, agents)
+    agent = agents.of(observation)
     args = _decoded(observation.get("input"))
     pairer.call(call_id, name, args, where=where, field_name="id", agent_id=agent, extra=extra)
     output = observation.get("output")
@@ -315,10 +337,13 @@ def _tool(
     said = tool_message(response) if asked is not None else None
     if said is not None:  # LangGraph's ToolMessage: its content is what the model was sent
         response, told_failed = said[0], said[1]
+    content = (
+        response.get("content") if type(response) is dict or isinstance(response, Mapping) else None
+    )
     if isinstance(response, str):
         text = response
-    elif isinstance(_content(response), list):  # an MCP CallToolResult
-        text = result_text(_content(response))
+    elif isinstance(content, list):  # an MCP CallToolResult
+        text = result_text(content)
     else:  # other JSON: the rule reads it as the export wrote it
         text = output if isinstance(output, str) else json_text(output)
     failed = observation.get("level") == "ERROR" or (said is not None and told_failed)
@@ -339,10 +364,6 @@ def _tool(
     )
 
 
-def _content(response: Any) -> Any:
-    return response.get("content") if isinstance(response, Mapping) else None
-
-
 def _decoded(value: Any) -> Any:
     """An export's input or output: JSON text decoded (as strictly as a file, R35), other text
     as it is (JSON text of an object, array or string: a tool's output ``42`` stays text)."""
@@ -353,37 +374,3 @@ def _decoded(value: Any) -> Any:
 
 
 _JSON_STARTS = frozenset('{["')
-
-
-def _agent(
-    observation: Mapping[str, Any], by_id: Mapping[str, Any], memo: dict[int, str | None]
-) -> str | None:
-    """The name of the nearest ``AGENT`` observation above this one. ``memo``: that name for
-    each observation walked so far, at or above it (a deep tree is walked once, not once a
-    call; a loop of parents ends the walk)."""
-    chain: list[int] = []
-    walked: set[int] = set()  # the chain's keys, looked up in constant time (a loop ends it)
-    found: str | None = None
-    node = _parent(observation, by_id)
-    while node is not None:
-        key = id(node)
-        if key in memo:
-            found = memo[key]
-            break
-        if key in walked:
-            break
-        chain.append(key)
-        walked.add(key)
-        if node.get("type") == "AGENT" and isinstance(node.get("name"), str):
-            found = str(node["name"])
-            break
-        node = _parent(node, by_id)
-    for key in chain:
-        memo[key] = found
-    return found
-
-
-def _parent(observation: Mapping[str, Any], by_id: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    parent_id = observation.get("parentObservationId")
-    parent = by_id.get(parent_id) if type(parent_id) is str else None
-    return parent if type(parent) is dict or isinstance(parent, Mapping) else None
