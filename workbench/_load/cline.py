@@ -26,15 +26,14 @@ conversation (R40) or counted in ``metadata.records`` (R35).
 
 from __future__ import annotations
 
-import re
 from collections import Counter, deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .cline_texts import HEADER, STOP_OPENINGS, STOPPED, Said, failure
+from .cline_texts import HEADER, STOP_OPENINGS, STOPPED, Said, failure, xml_calls, xml_params
 from .conversation import ConversationBuilder
 from .messages import as_text_block
 from .pairing import CallPairer
@@ -42,22 +41,14 @@ from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_cline", "sniff_cline"]
 
-_XML_OPEN = re.compile(
-    r"<(execute_command|read_file|write_to_file|replace_in_file|search_files|list_files"
-    r"|list_code_definition_names|browser_action|use_mcp_tool|access_mcp_resource"
-    r"|ask_followup_question|plan_mode_respond|act_mode_respond|attempt_completion|new_task"
-    r"|load_mcp_documentation|web_fetch|web_search|condense|summarize_task|report_bug|new_rule"
-    r"|apply_patch|apply_diff|insert_content|search_and_replace|codebase_search|switch_mode"
-    r"|fetch_instructions|update_todo_list|run_slash_command|generate_image|edit_file)>"
-)
-"""A call in XML opens with a tag of a tool Cline's or Roo's parser knows (another is text)."""
-_XML_PARAM = re.compile(r"<([a-z_][a-z0-9_]*)>")
-_WHOLE = frozenset({"content", "diff"})
-"""Parameters read to their last closing tag (content may hold it), one newline off each end."""
 TERMINAL = frozenset({"attempt_completion"})
 _ASKS_THE_USER = frozenset({"ask_followup_question", "plan_mode_respond"})
 """Tools answered by the user: left open at the end, the task was saved waiting (R36)."""
+_TOOL_USE = frozenset({"type", "id", "name", "input"})
+"""A ``tool_use`` block's members the call is made of."""
 _OTHER = frozenset({"tool_calls", "tool_call_id", "call_id", "output"})  # OpenAI chat's, Responses'
+_COUNTED = {"user": "message:user", "assistant": "message:assistant"}
+"""What a message of each role is counted as in ``metadata.records``."""
 _ENV = "<environment_details>"
 _MCP = "use_mcp_tool"
 _RESUMED = "[TASK RESUMPTION]"
@@ -102,19 +93,28 @@ class _Run:
     answer: str | None = None
     models: list[Any] = field(default_factory=list)
     xml: bool = True  # whether calls may be XML in the text (none where a tool_use block is)
+    named_in: list[Any] | None = None
+    named: set[str] = field(default_factory=set)
+    """The tools the result headers of a user message (``named_in``) name."""
 
     def wait(self, call_id: str, tool: str) -> None:
         self.waiting[call_id] = tool
-        for key in {tool, _MCP if "0mcp0" in tool else tool}:
-            self.queues.setdefault(key, deque()).append(call_id)
+        queues = self.queues
+        for key in (tool, _MCP) if "0mcp0" in tool else (tool,):
+            queues.setdefault(key, deque()).append(call_id)
 
-    def take(self, tool: str, named: set[str]) -> tuple[str, str] | None:
+    def take(self, tool: str, content: list[Any]) -> tuple[str, str] | None:
         """The waiting call a result of ``tool`` answers (no longer waiting): the first of its
-        tool, else the first no result of the message (``named``) names, else the first."""
-        queue = self.queues.get(tool) or deque()
+        tool, else the first no result of the message (``content``) names, else the first."""
+        queue = self.queues.get(tool)
         while queue:  # (each id is put in once, so this is linear in all)
             if (call_id := queue.popleft()) in self.waiting:
                 return call_id, self.waiting.pop(call_id)
+        # the tools the message's headers name: read once a message, and only here (the usual
+        # result is of a waiting call's tool)
+        if self.named_in is not content:
+            self.named_in, self.named = content, _named(content)
+        named = self.named
         items = islice(self.waiting.items(), 64)  # (past 64 calls at once, the first)
         free = (c for c, n in items if not {n, _MCP if "0mcp0" in n else n} & named)
         found = next(free, next(iter(self.waiting), None))
@@ -143,7 +143,7 @@ def load_cline(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProble
             field_name = "role" if role not in ("user", "assistant") else "content"
             run.pairer.problem(where, field_name, "not a user or assistant message with blocks")
             continue
-        run.counts[f"message:{role}"] += 1
+        run.counts[_COUNTED[role]] += 1
         if role == "assistant":
             _assistant(run, message, content, where)
         else:
@@ -186,20 +186,26 @@ def _assistant(run: _Run, message: Mapping[str, Any], content: list[Any], where:
             texts.append(block["text"])
         elif kind == "tool_use":
             block_where = f"{where}, block {index}"
-            bad = [f for f in ("id", "name") if not isinstance(block.get(f), str) or not block[f]]
-            if bad:
-                run.pairer.problem(block_where, bad[0], "missing or not a string")
+            call_id, name = block.get("id"), block.get("name")
+            if not (isinstance(call_id, str) and call_id and isinstance(name, str) and name):
+                bad = "id" if not isinstance(call_id, str) or not call_id else "name"
+                run.pairer.problem(block_where, bad, "missing or not a string")
             else:
-                calls.append({"id": block["id"], "name": block["name"], "args": block.get("input")})
-                extra = {k: v for k, v in block.items() if k not in ("type", "id", "name", "input")}
+                calls.append({"id": call_id, "name": name, "args": block.get("input")})
+                # the members past the usual four, kept (none, for the usual block: no loop)
+                extra = (
+                    {}
+                    if block.keys() <= _TOOL_USE
+                    else {k: v for k, v in block.items() if k not in _TOOL_USE}
+                )
                 _call(run, calls[-1], block_where, "id", extra)
         else:
             run.counts[f"block:{kind}" if isinstance(kind, str) else "block:(not an object)"] += 1
     if not calls and run.xml:  # older Cline and Roo: the calls are XML in the text
         for index, text in enumerate(texts):
-            for number, (name, body) in enumerate(_xml_calls(text)):
+            for number, (name, body) in enumerate(xml_calls(text)):
                 call_id = f"{where}.xml{index}.{number}".replace(" ", "")
-                calls.append(call := {"id": call_id, "name": name, "args": _xml_params(body)})
+                calls.append(call := {"id": call_id, "name": name, "args": xml_params(body)})
                 _call(run, call, f"{where}, text {index}", "text", {"xml": True})
     said = "\n".join(texts) or None
     run.talk.assistant(said, calls, fresh=True)
@@ -218,42 +224,15 @@ def _call(run: _Run, call: dict[str, Any], where: str, fld: str, extra: dict[str
     run.wait(call["id"], call["name"])
 
 
-def _xml_calls(text: str) -> Iterator[tuple[str, str]]:
-    """Each XML call, a known tool's tag to its closing tag, as Cline's parser finds them (in
-    linear time): a tag never closed takes the rest of the text (the stream ended in it, and
-    Cline ran it with what it had)."""
-    pos = 0
-    while (opened := _XML_OPEN.search(text, pos)) is not None:
-        name, pos = opened.group(1), opened.end()
-        close = f"</{name}>"
-        end = text.find(close, pos)
-        yield name, text[pos : end if end >= 0 else None]
-        pos = end + len(close) if end >= 0 else len(text)
-
-
-def _xml_params(body: str) -> dict[str, str]:
-    """An XML call's parameters as Cline reads them: trimmed (``content``, ``diff``: see
-    ``_WHOLE``), one never closed the rest of the body."""
-    params: dict[str, str] = {}
-    pos = 0
-    while (opened := _XML_PARAM.search(body, pos)) is not None:
-        name, start = opened.group(1), opened.end()
-        close = f"</{name}>"
-        end = body.rfind(close) if name in _WHOLE else body.find(close, start)
-        value = body[start:] if end < start else body[start:end]
-        whole = name in _WHOLE and end >= start
-        params[name] = value.removeprefix("\n").removesuffix("\n") if whole else value.strip()
-        if end < start:
-            break
-        pos = end + len(close)
-    return params
+def _named(content: list[Any]) -> set[str]:
+    """The tools a user message's result headers name."""
+    texts = [b.get("text") for b in content if isinstance(b, dict)]
+    heads = (t for t in texts if isinstance(t, str) and t.startswith("["))
+    return {m.group(1) for t in heads if (m := HEADER.match(t[:4096]))}
 
 
 def _user(run: _Run, content: list[Any], where: str) -> None:
     said: list[str] = []
-    texts = [b.get("text") for b in content if isinstance(b, dict)]
-    heads = (t for t in texts if isinstance(t, str) and t.startswith("["))
-    named = {m.group(1) for t in heads if (m := HEADER.match(t[:4096]))}
     index = 0
     while index < len(content):
         block = content[index]
@@ -276,7 +255,11 @@ def _user(run: _Run, content: list[Any], where: str) -> None:
                 for call_id, tool in run.waiting.items():
                     _interrupted(run, call_id, tool, f"{where}, block {index - 1}", text)
                 run.waiting, run.queues = {}, {}
-            elif _image_at(content, index) and (
+            elif (
+                index < len(content)
+                and isinstance(following := content[index], dict)
+                and following.get("type") == "image"
+            ) and (
                 (after := _with_images(run, content, index, text, f"{where}, block {index - 1}"))
                 > index
             ):
@@ -285,30 +268,26 @@ def _user(run: _Run, content: list[Any], where: str) -> None:
             said.append(text)
             continue
         block_where = f"{where}, block {index - 1}"
-        tool = next(g for g in found.groups() if g)
-        taken = run.take(tool, named)
+        tool = found.group(1) if header else next(g for g in found.groups() if g)
+        taken = run.take(tool, content)
         if taken is None:
             run.pairer.problem(block_where, "text", f"a result of {tool!r} answers no call")
             continue
         body = text[header.end() :].removeprefix("\n") if header else text
         blocks: list[Any] = [{"type": "text", "text": body}]
+        shown = body  # (the text of that one block)
         if header is not None and not body.strip():  # the header alone: the blocks after it
             blocks = []
             while index < len(content) and not _ends_result(content[index]):
                 blocks.append(as_text_block(content[index]))
                 index += 1
+            shown = result_text(blocks)
         stop = "not_executed" if found.group(1) else "skipped"
-        shown = result_text(blocks)
         said_of = failure(shown) if header else (stop, text)
         extra = {"resultHeader": tool} if header and tool != taken[1] else {}
         _answer(run, taken[0], blocks, said_of, block_where, shown, **extra)
     if said:
         run.talk.user("\n".join(said))
-
-
-def _image_at(content: list[Any], index: int) -> bool:
-    block = content[index] if index < len(content) else None
-    return isinstance(block, dict) and block.get("type") == "image"
 
 
 def _with_images(run: _Run, content: list[Any], index: int, text: str, where: str) -> int:
