@@ -187,21 +187,13 @@ def _run(
     """The run of one trace's observations (``items``, at ``places`` in the export's list)."""
     pairer = CallPairer(file)
     tally = RecordTally()
-    # (the usual observation has the API's names: kept as it is, tested without a call)
-    observations = [
-        o if type(o) is dict and o.keys().isdisjoint(_CAMEL) else _camel(o) for o in items
-    ]
-    by_id = {
-        o["id"]: o
-        for o in observations
-        if (type(o) is dict or isinstance(o, Mapping)) and type(o.get("id")) is str
-    }
+    observations, by_id, starts = _indexed(items)
     # every observation of its own id: none is read twice, so none is looked up in ``read``
     repeats = len(by_id) != len(observations)
     agents = Agents(by_id)
-    ordered = start_order(observations)
+    ordered = start_order(observations, starts)
     read: set[str] = set()
-    kinds: dict[str, int] = {}  # the observations read as no call, by type
+    counted: dict[str, int] = {}  # the observations by what they were read as (TOOL: a call)
     # spans that are tool runs by their names alone (langfuse_spans), if no tool observation
     by_name = not any(type(o) is dict and _is_tool(o) for o in observations)
     in_order = [o for i in ordered if type(o := observations[i]) is dict] if by_name else []
@@ -222,13 +214,14 @@ def _run(
             named = asked is not None or is_named_tool_span(observation)
         else:
             asked, named = None, False
-        if not (named or kind == "TOOL" or _is_tool(observation)):
-            if type(kind) is str:
-                kinds[kind] = kinds.get(kind, 0) + 1
+        tool = named or kind == "TOOL" or (observation.get("metadata") and _is_tool(observation))
+        if not tool:  # (no metadata, no attributes: no _is_tool call)
+            if isinstance(kind, str):  # (no TOOL: that is a call)
+                counted[kind] = counted.get(kind, 0) + 1
             else:
                 tally.add("observation")
             continue
-        tally.add("observation:TOOL")
+        counted["TOOL"] = counted.get("TOOL", 0) + 1
         where = f"{base}[{places[position]}]"
         level = observation.get("level")
         if level is not None and (not isinstance(level, str) or level not in LEVELS):
@@ -236,7 +229,7 @@ def _run(
             pairer.problem(where, "level", "not one of DEBUG, DEFAULT, WARNING, ERROR")
             continue
         _tool(observation, where, agents, pairer, rule, asked)
-    for kind, count in kinds.items():
+    for kind, count in counted.items():
         tally.counts[f"observation:{kind}"] += count
     in_place = [(places[i], observations[i]) for i in ordered] if by_name else []
     if by_name and not pairer.calls_made:  # BeeAI's ReAct agent: its steps hold its calls
@@ -266,6 +259,28 @@ def _run(
         metadata=metadata,
     )
     return [run], pairer.problems
+
+
+def _indexed(items: list[Any]) -> tuple[list[Any], dict[str, Any], list[Any]]:
+    """The observations with the API's names, those of a string id by it, and each one's
+    ``startTime`` (``None`` for one that is not a dict): one pass over a large trace."""
+    observations: list[Any] = []
+    by_id: dict[str, Any] = {}
+    starts: list[Any] = []
+    for o in items:
+        # (the usual observation has the API's names: kept as it is, tested without a call)
+        if type(o) is not dict or not o.keys().isdisjoint(_CAMEL):
+            o = _camel(o)
+        observations.append(o)
+        if type(o) is dict:
+            starts.append(o.get("startTime"))
+        else:
+            starts.append(None)
+            if not isinstance(o, Mapping):
+                continue
+        if type(key := o.get("id")) is str:
+            by_id[key] = o
+    return observations, by_id, starts
 
 
 def _named(observation: Mapping[str, Any]) -> bool:

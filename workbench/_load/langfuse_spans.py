@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from itertools import repeat
 from typing import Any, cast
 
 from .._common.jsonio import json_text
@@ -195,24 +194,38 @@ def duration_ms(start: Any, end: Any) -> int | None:
     return milliseconds if milliseconds >= 0 else None
 
 
-def start_order(observations: list[Any]) -> list[int]:
-    """The observations' places in start order (:func:`start_key`), ties in export order. Times
-    all written alike in UTC (``2025-08-01T13:56:55.541Z``, one length) sort as their text."""
-    if set(map(type, observations)) == {dict}:  # (each test a pass in C, no Python loop)
-        starts: list[Any] = list(map(dict.get, observations, repeat("startTime")))
-        first = starts[0]
-        if (
-            type(first) is str
-            and set(map(type, starts)) == {str}
-            and set(map(len, starts)) == {len(first)}
-            and all(map(_UTC_TEXT.fullmatch, starts))
-        ):
-            at = cast(Callable[[int], str], starts.__getitem__)
-            return sorted(range(len(starts)), key=at)  # (stable: ties in order)
+def start_order(observations: list[Any], starts: list[Any]) -> list[int]:
+    """The observations' places in start order (:func:`start_key`), ties in export order
+    (``starts``: each one's ``startTime``, ``None`` for one that is not a dict). Times all
+    written alike in UTC (``2025-08-01T13:56:55.541Z``, one length) sort as their text."""
+    first = starts[0] if starts else None
+    if (
+        isinstance(first, str)
+        and set(map(type, starts)) == {str}  # (each test a pass in C, no Python loop)
+        and set(map(len, starts)) == {len(first)}
+        and _all_utc(starts, len(first))
+    ):
+        at = cast(Callable[[int], str], starts.__getitem__)
+        return sorted(range(len(starts)), key=at)  # (stable: ties in order)
     return sorted(range(len(observations)), key=lambda i: (start_key(observations[i]), i))
 
 
+def _all_utc(starts: list[str], length: int) -> bool:
+    """Whether each of ``starts`` (texts of ``length`` characters) is UTC text of
+    ``_UTC_TEXT``: ASCII texts by their shape, their digits made zeros (C passes over the texts
+    joined, not a match each)."""
+    joined = "".join(starts)
+    if not joined.isascii():  # (``\d`` is any Unicode digit: such texts are matched)
+        return all(map(_UTC_TEXT.fullmatch, starts))
+    fraction = f".{'0' * (length - 21)}" if length > 21 else ""
+    shape = f"0000-00-00T00:00:00{fraction}Z"  # (no shape of 21 characters: never matches)
+    return len(shape) == length and joined.encode().translate(_ZEROS) == shape.encode() * len(
+        starts
+    )
+
+
 _UTC_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 
 
 def start_key(observation: Any) -> tuple[int, float, str]:
