@@ -76,6 +76,7 @@ def json_args(raw: Any) -> Any:
         except _OrjsonError:
             pass
         else:
+            # (a text no longer than the limit cannot nest past it: no count)
             if len(raw) <= MAX_DEPTH or raw.count("[") + raw.count("{") <= MAX_DEPTH:
                 return value
             return raw if value_problem(value, full=False) is not None else value

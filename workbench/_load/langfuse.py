@@ -340,7 +340,8 @@ def _tool(
         pairer.problem(where, "id", "missing or not a string")
         return
     extra = {"observationId": own} if call_id != own else {}
-    extra |= {"gen_ai.tool.call.id": given} if isinstance(given, list) else {}  # as given
+    if isinstance(given, list):
+        extra["gen_ai.tool.call.id"] = given  # as given
     agent = agents.of(observation)
     args = _decoded(observation.get("input"))
     pairer.call(call_id, name, args, where=where, field_name="id", agent_id=agent, extra=extra)
@@ -382,10 +383,14 @@ def _tool(
 def _decoded(value: Any) -> Any:
     """An export's input or output: JSON text decoded (as strictly as a file, R35), other text
     as it is (JSON text of an object, array or string: a tool's output ``42`` stays text)."""
-    head = value[:1] if type(value) is str else ""
-    if (value.lstrip()[:1] if head.isspace() else head) not in _JSON_STARTS:
-        return value  # (``lstrip`` copies the whole text: only for text that starts blank)
-    return json_args(value)  # the text kept where it does not decode as strictly as a file
+    if type(value) is not str:
+        return value
+    # (one C test for the usual text; ``lstrip`` copies the whole text: only for a blank start)
+    if value.startswith(_JSON_OPENINGS) or (
+        value[:1].isspace() and value.lstrip().startswith(_JSON_OPENINGS)
+    ):
+        return json_args(value)  # the text kept where it does not decode as strictly as a file
+    return value
 
 
-_JSON_STARTS = frozenset('{["')
+_JSON_OPENINGS = ("{", "[", '"')
