@@ -150,3 +150,22 @@ def test_a_langchain_messages_invalid_tool_calls_are_calls_not_lost(tmp_path: Pa
     path.write_text(json.dumps(trace))
     (call,) = wb.load_runs(path).boundaries
     assert (call.call_id, call.tool, call.args, call.is_error) == ("c9", "rm", '{"path": ', True)
+
+
+def test_a_request_whose_tools_are_no_list_is_a_problem_not_dropped(tmp_path: Path) -> None:
+    """R35 (SYNTHETIC): a GENERATION's request whose ``tools`` is an object, not the list every
+    chat API sends, had it dropped unread when LangChain's definitions were moved there; it
+    is a problem naming the GENERATION and field."""
+    weather = {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}
+    definition = {"role": "tool", "content": {"type": "function", "function": weather}}
+    first = [definition, {"role": "user", "content": "Rome?"}]
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    asked = {"role": "assistant", "content": None, "tool_calls": [call]}
+    tools = {"type": "function", "function": {"name": "other"}}
+    observations = [_generation(0, {"messages": first, "tools": tools}, asked)]
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"trace": {"id": "t1"}, "observations": observations}))
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert (problem.where, problem.field) == ("observations[0]", "input.tools"), problem

@@ -181,6 +181,9 @@ def _exchange(
             message = "JSON text that does not decode (as strictly as a file, R35)"
             return None, LoadProblem(file, where, "input", message)
         return None, None  # no chat request (a completion's prompt): counted, not a call
+    tools = request.get("tools")
+    if tools is not None and type(tools) is not list:  # R35: they were dropped unread
+        return None, LoadProblem(file, where, "input.tools", "not a list of tool definitions")
     request = _definitions_apart(request)
     messages = request["messages"]
     uri = "/v1/messages" if any(_anthropic_blocks(_content(m)) for m in messages) else ""
@@ -217,7 +220,7 @@ def _definitions_apart(request: Mapping[str, Any]) -> Mapping[str, Any]:
     return {
         **request,
         "messages": [m for m in messages if not _is_definition(m)],
-        "tools": [*(tools if type(tools) is list else []), *definitions],
+        "tools": [*(tools or []), *definitions],
     }
 
 
