@@ -300,3 +300,106 @@ def test_a_responses_output_that_is_a_number_is_a_problem(tmp_path: Path) -> Non
     first = refused.value.problems[0]
     assert first.where == f"interaction {number}, request.input[{index}]", first
     assert first.field == "output", first
+
+
+def _set_first(source: Path, wanted: dict[str, Any], member: str, value: Any, out: Path) -> Path:
+    """``source`` (a JSON document, or JSON lines) with ``member`` of its first object that
+    holds each of ``wanted``'s members at their values (or, given ``...``, at all) set to
+    ``value`` (removed, for ``_MISSING``)."""
+
+    def matches(node: dict[str, Any]) -> bool:
+        return all(k in node and (v is ... or node[k] == v) for k, v in wanted.items())
+
+    def first(node: Any) -> dict[str, Any] | None:
+        if isinstance(node, dict):
+            if matches(node):
+                return node
+            children: Any = node.values()
+        else:
+            children = node if isinstance(node, list) else ()
+        return next((f for c in children if (f := first(c)) is not None), None)
+
+    def change(node: Any) -> bool:
+        found = first(node)
+        if found is not None:
+            if value is _MISSING:
+                del found[member]
+            else:
+                found[member] = value
+        return found is not None
+
+    text = source.read_text()
+    path = out / source.name
+    if source.suffix == ".jsonl":
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            record = None if line.startswith("#") or not line.strip() else json.loads(line)
+            if record is not None and change(record):
+                lines[number] = json.dumps(record)
+                path.write_text("\n".join(lines) + "\n")
+                return path
+        raise AssertionError(f"no {wanted} in {source}")
+    document = json.loads(text)
+    assert change(document), f"no {wanted} in {source}"
+    path.write_text(json.dumps(document))
+    return path
+
+
+_TOOL = {"role": "tool", "content": ...}
+_TAU2 = FIXTURES / "tau2-bench" / "activegraph_20260531-184109-726391.results.json"
+_TAU2_RESULT = {"role": "tool", "content": ..., "turn_idx": 3}  # (not a task's history)
+_DOJO = (
+    FIXTURES / "agentdojo" / "claude-3-5-sonnet-20241022__workspace__user_task_37__none__none.json"
+)
+_INSPECT = FIXTURES / "inspect-ai" / "2025-05-12T20-27-36-04-00_browser.json"
+_MCP_LOG = FIXTURES / "mcp" / "echo-session.jsonl"
+_MCP_DEBUG = FIXTURES / "mcp" / "generated-mcp-debug-1.1.0-servers.jsonl"
+_MCP_RESULT = {"content": ...}  # (the first: a tools/call result)
+_ANTHROPIC = {"type": "tool_result", "content": ...}
+_CHAT_CASES: dict[str, tuple[Path, dict[str, Any], Any]] = {
+    # OpenAI chat: a tool message's content is text or content parts (null in some SDKs)
+    "openai-chat-number": (FIXTURES / "samples" / "openai-chat-refund.json", _TOOL, 7),
+    "openai-chat-object": (FIXTURES / "samples" / "openai-chat-refund.json", _TOOL, {"x": 1}),
+    "tau-bench-boolean": (
+        FIXTURES / "tau-bench" / "tau-bench-airline-gpt-4o-tasks-0-4.json",
+        _TOOL,
+        True,
+    ),
+}
+_CHAT_WHERE = {
+    "openai-chat": ("messages[3]", "content"),
+    "tau-bench": ("record 0, message 7", "content"),
+}
+
+
+@pytest.mark.parametrize("case", list(_CHAT_CASES))
+def test_a_tool_message_content_of_a_type_never_written_is_a_problem(
+    tmp_path: Path, case: str
+) -> None:
+    """R35: each was served as a success with the value as its response, or an empty one."""
+    source, wanted, value = _CHAT_CASES[case]
+    path = _set_first(source, wanted, "content", value, tmp_path)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    where, field = _CHAT_WHERE[case.rsplit("-", 1)[0]]
+    assert (problem.where, problem.field) == (where, field), problem
+    skipped = wb.load_runs(path, strict=False)
+    assert len(skipped.boundaries) == len(wb.load_runs(source).boundaries) - 1
+
+
+_WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
+    "openai-chat-parts": (
+        _CHAT_CASES["openai-chat-number"][0],
+        _TOOL,
+        [{"type": "text", "text": "ok"}],
+    ),
+    "openai-chat-null": (_CHAT_CASES["openai-chat-number"][0], _TOOL, None),
+}
+
+
+@pytest.mark.parametrize("case", list(_WRITTEN))
+def test_each_tool_message_content_the_formats_write_still_loads(tmp_path: Path, case: str) -> None:
+    source, wanted, value = _WRITTEN[case]
+    path = _set_first(source, wanted, "content", value, tmp_path)
+    assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)

@@ -30,9 +30,12 @@ __all__ = [
     "RecordTally",
     "StreamRun",
     "gen_ai_call_id",
+    "is_block_list",
     "is_output_tool",
+    "is_text_or_parts",
     "json_args",
     "read_flag",
+    "refuse_result",
     "text_of",
 ]
 
@@ -127,6 +130,36 @@ def read_flag(
         "(read as neither: a wrongly typed flag is never taken for a success)",
     )
     return None
+
+
+def is_text_or_parts(value: Any) -> bool:
+    """Whether a result is text or a list of parts (each an object, or text as some writers
+    put it): what the chat formats write; a number, a boolean, an object or a list holding
+    one of those is of no type they write (R35)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, list) and all(isinstance(part, dict | str) for part in value)
+
+
+def is_block_list(value: Any) -> bool:
+    """Whether a result is a list of objects (MCP's ``content``, Bedrock's ``toolResult``
+    ``content``): what those formats write, and nothing else."""
+    return isinstance(value, list) and all(isinstance(part, dict) for part in value)
+
+
+def refuse_result(
+    pairer: CallPairer,
+    call_id: str,
+    where: str,
+    field_name: str,
+    should_be: str,
+    line: int | None = None,
+) -> None:
+    """A result of a type its format never writes (R35): a problem naming what it should be,
+    and its call forgotten: neither a success (it was served as an empty one) nor a failure."""
+    said = f"{should_be} (a result of a type the format never writes)"
+    pairer.problem(where, field_name, said, line)
+    pairer.discard(call_id)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .common import CallIds, json_args
+from .common import CallIds, is_text_or_parts, json_args, refuse_result
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
 from .pairing import CallPairer
@@ -187,6 +187,9 @@ def _openai_reply(
     talk: ConversationBuilder,
 ) -> None:
     content = message.get("content")
+    if content is not None and not is_text_or_parts(content):  # R35: not an empty success
+        refuse_result(pairer, call_id, where, "content", "not text or a list of content parts")
+        return
     text = (content if type(content) is str else message_text(content)) or ""
     is_error = rule.matches(text)
     name = message.get("name")
