@@ -365,10 +365,13 @@ _CHAT_CASES: dict[str, tuple[Path, dict[str, Any], Any]] = {
         _TOOL,
         True,
     ),
+    # Anthropic: text or a list of blocks
+    "anthropic-numbers": (FIXTURES / "samples" / "anthropic-refund.json", _ANTHROPIC, [1, 2]),
 }
 _CHAT_WHERE = {
     "openai-chat": ("messages[3]", "content"),
     "tau-bench": ("record 0, message 7", "content"),
+    "anthropic": ("messages[2], block 0", "content"),
 }
 
 
@@ -395,6 +398,11 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
         [{"type": "text", "text": "ok"}],
     ),
     "openai-chat-null": (_CHAT_CASES["openai-chat-number"][0], _TOOL, None),
+    "anthropic-text-and-blocks": (
+        _CHAT_CASES["anthropic-numbers"][0],
+        _ANTHROPIC,
+        ["a", {"type": "text", "text": "b"}],
+    ),
 }
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
+from .common import is_text_or_parts
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
 from .pairing import CallPairer
@@ -122,7 +123,7 @@ def load_anthropic(
                         pairer.discard(call_id)
                         continue
                     content = block.get("content")
-                    if content is not None and not isinstance(content, str | list):
+                    if content is not None and not is_text_or_parts(content):
                         pairer.problem(block_where, "content", "not text or a list of blocks")
                         pairer.discard(call_id)  # what the tool gave is not readable (R35)
                         continue
