@@ -367,11 +367,15 @@ _CHAT_CASES: dict[str, tuple[Path, dict[str, Any], Any]] = {
     ),
     # Anthropic: text or a list of blocks
     "anthropic-numbers": (FIXTURES / "samples" / "anthropic-refund.json", _ANTHROPIC, [1, 2]),
+    # tau2: a ToolMessage's content is Optional[str]
+    "tau2-number": (_TAU2, _TAU2_RESULT, 7),
+    "tau2-parts": (_TAU2, _TAU2_RESULT, [{"type": "text", "text": "ok"}]),
 }
 _CHAT_WHERE = {
     "openai-chat": ("messages[3]", "content"),
     "tau-bench": ("record 0, message 7", "content"),
     "anthropic": ("messages[2], block 0", "content"),
+    "tau2": ("simulations[0].messages[3]", "content"),
 }
 
 
@@ -403,6 +407,7 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
         _ANTHROPIC,
         ["a", {"type": "text", "text": "b"}],
     ),
+    "tau2-null": (_TAU2, _TAU2_RESULT, None),
 }
 
 

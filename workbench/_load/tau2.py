@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .chat_walk import CallRead, chat_messages, read_tool_calls
-from .common import CallIds, RecordTally, json_args, read_flag, text_of
+from .common import CallIds, RecordTally, json_args, read_flag, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .messages import record_key
 from .pairing import CallPairer
@@ -191,6 +191,9 @@ def _simulation(
             else:
                 failed, ruled = rule.matches(text), True
             content = message.get("content")
+            if content is not None and not isinstance(content, str):  # R35: tau2 writes text
+                refuse_result(pairer, answered, where, "content", "not text or null")
+                continue
             pairer.result(
                 answered,
                 content,
