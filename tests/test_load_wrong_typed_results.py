@@ -370,12 +370,16 @@ _CHAT_CASES: dict[str, tuple[Path, dict[str, Any], Any]] = {
     # tau2: a ToolMessage's content is Optional[str]
     "tau2-number": (_TAU2, _TAU2_RESULT, 7),
     "tau2-parts": (_TAU2, _TAU2_RESULT, [{"type": "text", "text": "ok"}]),
+    # AgentDojo: text (before 0.1.30) or a list of blocks
+    "agentdojo-number": (_DOJO, _TOOL, 7),
+    "agentdojo-object": (_DOJO, _TOOL, {"content": "ok"}),
 }
 _CHAT_WHERE = {
     "openai-chat": ("messages[3]", "content"),
     "tau-bench": ("record 0, message 7", "content"),
     "anthropic": ("messages[2], block 0", "content"),
     "tau2": ("simulations[0].messages[3]", "content"),
+    "agentdojo": ("messages[3]", "content"),
 }
 
 
@@ -408,6 +412,8 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
         ["a", {"type": "text", "text": "b"}],
     ),
     "tau2-null": (_TAU2, _TAU2_RESULT, None),
+    "agentdojo-blocks": (_DOJO, _TOOL, [{"type": "text", "content": "ok"}]),
+    "agentdojo-text": (_DOJO, _TOOL, "ok"),
 }
 
 

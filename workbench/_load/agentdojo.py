@@ -30,7 +30,7 @@ from typing import Any
 
 from .._common.toolresult import text_content
 from .chat_walk import CallRead, chat_messages, model_turn
-from .common import CallIds, RecordTally, json_args
+from .common import CallIds, RecordTally, is_text_or_parts, json_args, refuse_result
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -129,6 +129,10 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             if error is not None and not isinstance(error, str):
                 pairer.problem(where, "error", "must be a string or null")
                 pairer.discard(answered)
+                continue
+            content = message.get("content")
+            if content is not None and not is_text_or_parts(content):  # R35: no empty success
+                refuse_result(pairer, answered, where, "content", "not text or a list of blocks")
                 continue
             failed = bool(error)
             # the text the model was shown, as MCP text (AgentDojo's own blocks are
