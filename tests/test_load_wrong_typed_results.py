@@ -373,6 +373,9 @@ _CHAT_CASES: dict[str, tuple[Path, dict[str, Any], Any]] = {
     # AgentDojo: text (before 0.1.30) or a list of blocks
     "agentdojo-number": (_DOJO, _TOOL, 7),
     "agentdojo-object": (_DOJO, _TOOL, {"content": "ok"}),
+    # Inspect AI: ChatMessageTool.content is str | list[Content], never null
+    "inspect-null": (_INSPECT, _TOOL, None),
+    "inspect-numbers": (_INSPECT, _TOOL, [3]),
 }
 _CHAT_WHERE = {
     "openai-chat": ("messages[3]", "content"),
@@ -380,6 +383,7 @@ _CHAT_WHERE = {
     "anthropic": ("messages[2], block 0", "content"),
     "tau2": ("simulations[0].messages[3]", "content"),
     "agentdojo": ("messages[3]", "content"),
+    "inspect": ("samples[0].messages[2]", "content"),
 }
 
 
@@ -414,6 +418,7 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
     "tau2-null": (_TAU2, _TAU2_RESULT, None),
     "agentdojo-blocks": (_DOJO, _TOOL, [{"type": "text", "content": "ok"}]),
     "agentdojo-text": (_DOJO, _TOOL, "ok"),
+    "inspect-content": (_INSPECT, _TOOL, [{"type": "text", "text": "ok"}]),
 }
 
 

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .chat_walk import CallRead, chat_messages, model_turn
-from .common import RecordTally, json_args, text_of
+from .common import RecordTally, is_text_or_parts, json_args, refuse_result, text_of
 from .conversation import ConversationBuilder, recorded_tools
 from .inspect_results import answer_call, server_tools
 from .inspect_sent import sent_results
@@ -263,6 +263,9 @@ def _sample(
             if error is not None and not isinstance(error, dict):
                 pairer.problem(where, "error", "a ToolCallError must be an object or null")
                 pairer.discard(call_id)
+                continue
+            if "content" in message and not is_text_or_parts(message["content"]):  # R35
+                refuse_result(pairer, call_id, where, "content", "not text or a list of content")
                 continue
             failed = error is not None
             code = error.get("type") if isinstance(error, dict) else None
