@@ -376,6 +376,10 @@ _CHAT_CASES: dict[str, tuple[Path, dict[str, Any], Any]] = {
     # Inspect AI: ChatMessageTool.content is str | list[Content], never null
     "inspect-null": (_INSPECT, _TOOL, None),
     "inspect-numbers": (_INSPECT, _TOOL, [3]),
+    # MCP: CallToolResult.content is a list of content blocks
+    "mcp-text": (_MCP_LOG, _MCP_RESULT, "ok"),
+    "mcp-null": (_MCP_LOG, _MCP_RESULT, None),
+    "mcp-debug-object": (_MCP_DEBUG, _MCP_RESULT, {"type": "text", "text": "ok"}),
 }
 _CHAT_WHERE = {
     "openai-chat": ("messages[3]", "content"),
@@ -384,6 +388,8 @@ _CHAT_WHERE = {
     "tau2": ("simulations[0].messages[3]", "content"),
     "agentdojo": ("messages[3]", "content"),
     "inspect": ("samples[0].messages[2]", "content"),
+    "mcp": ("line 6 msg", "response.result.content"),
+    "mcp-debug": ("line 5", "message.content"),
 }
 
 
@@ -419,6 +425,8 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
     "agentdojo-blocks": (_DOJO, _TOOL, [{"type": "text", "content": "ok"}]),
     "agentdojo-text": (_DOJO, _TOOL, "ok"),
     "inspect-content": (_INSPECT, _TOOL, [{"type": "text", "text": "ok"}]),
+    "mcp-missing": (_MCP_LOG, _MCP_RESULT, _MISSING),  # (2024-10-07's toolResult instead)
+    "mcp-debug-blocks": (_MCP_DEBUG, _MCP_RESULT, [{"type": "text", "text": "ok"}]),
 }
 
 

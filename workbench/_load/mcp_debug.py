@@ -33,7 +33,7 @@ import orjson
 
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text
-from .common import RecordTally, read_flag
+from .common import RecordTally, is_block_list, read_flag, refuse_result
 from .pairing import CallPairer
 from .reading import decode_json_lines
 from .records import LoadProblem, PromotedRun
@@ -235,6 +235,11 @@ def _reply(
         pairer.discard(call_id)
         return
     content = result.get("content")
+    if "content" in result and not is_block_list(content):  # R35: not an empty success
+        refuse_result(
+            pairer, call_id, where, "message.content", "not a list of content blocks", line
+        )
+        return
     text = result_text(content) if isinstance(content, list) else ""
     got = _moment(record.get("timestamp"))
     took = None

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import read_flag
+from .common import is_block_list, read_flag, refuse_result
 from .pairing import CallPairer
 
 __all__ = ["RPC", "is_mcp_request", "is_rpc", "milliseconds", "rpc_call", "rpc_reply"]
@@ -103,6 +103,11 @@ def rpc_reply(
         pairer.discard(call_id)
         return
     content = result.get("content")
+    if "content" in result and not is_block_list(content):  # R35: not an empty success
+        refuse_result(
+            pairer, call_id, where, "response.result.content", "not a list of content blocks"
+        )
+        return
     text = result_text(content) if isinstance(content, list) else ""
     pairer.result(
         call_id,
