@@ -435,3 +435,51 @@ def test_each_tool_message_content_the_formats_write_still_loads(tmp_path: Path,
     source, wanted, value = _WRITTEN[case]
     path = _set_first(source, wanted, "content", value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
+
+
+_ADK = FIXTURES / "google-adk" / "generated-adk-2.13.0-runner.events.jsonl"
+_ADK_ANSWER = {"id": ..., "name": ..., "response": ...}
+_OPENCODE = FIXTURES / "opencode" / "generated-opencode-1.18.33-export.json"
+_OPENHANDS = FIXTURES / "openhands" / "basic.json"
+_OPENHANDS_SDK = FIXTURES / "openhands" / "sdk-cd94562403b9487ebdd4018e3f531dfd.events.json"
+_SWE = FIXTURES / "swe-agent" / "function_calling_simple.traj"
+_MINI = FIXTURES / "swe-agent" / "generated-mini-swe-agent-2.4.6-toolcall.traj.json"
+_MINI_RESPONSES = FIXTURES / "swe-agent" / "generated-mini-swe-agent-2.4.6-responses.traj.json"
+_MINI_EXTRA = {"raw_output": ..., "returncode": ...}
+_RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
+    # ADK writes a function's response as an object (any other value as {"result": ...})
+    "adk-number": (_ADK, _ADK_ANSWER, "response", 7, "line 2, part 0", "functionResponse.response"),
+    "adk-null": (
+        _ADK,
+        _ADK_ANSWER,
+        "response",
+        None,
+        "line 2, part 0",
+        "functionResponse.response",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_RESULT_CASES))
+def test_a_result_member_of_a_type_never_written_is_a_problem(tmp_path: Path, case: str) -> None:
+    """R35: each was served as a success (or a failure of no message) with what it held."""
+    source, wanted, member, value, where, field = _RESULT_CASES[case]
+    path = _set_first(source, wanted, member, value, tmp_path)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert (problem.where, problem.field) == (where, field), problem
+    skipped = wb.load_runs(path, strict=False)
+    assert len(skipped.boundaries) == len(wb.load_runs(source).boundaries) - 1
+
+
+_RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
+    "adk-object": (_ADK, _ADK_ANSWER, "response", {"result": None}),
+}
+
+
+@pytest.mark.parametrize("case", list(_RESULTS_WRITTEN))
+def test_each_result_member_the_formats_write_still_loads(tmp_path: Path, case: str) -> None:
+    source, wanted, member, value = _RESULTS_WRITTEN[case]
+    path = _set_first(source, wanted, member, value, tmp_path)
+    assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)

@@ -39,7 +39,7 @@ from typing import Any, TypeGuard
 
 from .._common.jsonio import json_text
 from .._common.toolresult import text_content
-from .common import RecordTally
+from .common import RecordTally, refuse_result
 from .conversation import ConversationBuilder
 from .gemini_api import is_error_response, member
 from .pairing import CallPairer
@@ -266,6 +266,10 @@ class _Reader:
             self.pairer.discard(call_id)
             return
         response = answer.get("response")
+        if not isinstance(response, dict | str):  # R35: ADK writes an object; not a success
+            said = 'not an object (ADK wraps any other value as {"result": ...})'
+            refuse_result(self.pairer, call_id, where, "functionResponse.response", said)
+            return
         text = response if type(response) is str else json_text(response)
         code: str | None = None
         message: str | None = None
