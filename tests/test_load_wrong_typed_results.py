@@ -457,6 +457,23 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
         "line 2, part 0",
         "functionResponse.response",
     ),
+    # OpenCode: a completed tool part's output, an errored one's error, are strings
+    "opencode-output": (
+        _OPENCODE,
+        {"status": "completed", "output": ...},
+        "output",
+        {"text": "ok"},
+        "messages[1].parts[1]",
+        "state.output",
+    ),
+    "opencode-error": (
+        _OPENCODE,
+        {"status": "error"},
+        "error",
+        1,
+        "messages[2].parts[1]",
+        "state.error",
+    ),
 }
 
 
@@ -475,6 +492,7 @@ def test_a_result_member_of_a_type_never_written_is_a_problem(tmp_path: Path, ca
 
 _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
     "adk-object": (_ADK, _ADK_ANSWER, "response", {"result": None}),
+    "opencode-text": (_OPENCODE, {"status": "completed", "output": ...}, "output", "ok"),
 }
 
 

@@ -303,6 +303,10 @@ def _tool(
         message = f"call {call_id!r} to {tool!r} is never answered (its part is still {status})"
         pairer.problem(where, "state.status", message)
         return None
+    said_in = "error" if status == "error" else "output"
+    if said_in in state and type(state[said_in]) is not str:  # R35: OpenCode writes text
+        pairer.problem(where, f"state.{said_in}", "not text (OpenCode writes a string)")
+        return None
     args = state.get("input")
     extra = {k: state[k] for k in _KEPT if k in state}
     part_id = part.get("id")
