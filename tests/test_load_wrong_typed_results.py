@@ -474,6 +474,23 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
         "messages[2].parts[1]",
         "state.error",
     ),
+    # OpenHands: an observation's content is text; the SDK's a list of content (or null)
+    "openhands-number": (
+        _OPENHANDS,
+        {"observation": ..., "cause": ...},
+        "content",
+        7,
+        "[2]",
+        "content",
+    ),
+    "openhands-sdk-object": (
+        _OPENHANDS_SDK,
+        {"kind": "TerminalObservation"},
+        "content",
+        {"type": "text", "text": "ok"},
+        "[3]",
+        "observation.content",
+    ),
 }
 
 
@@ -493,6 +510,9 @@ def test_a_result_member_of_a_type_never_written_is_a_problem(tmp_path: Path, ca
 _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
     "adk-object": (_ADK, _ADK_ANSWER, "response", {"result": None}),
     "opencode-text": (_OPENCODE, {"status": "completed", "output": ...}, "output", "ok"),
+    "openhands-text": (_OPENHANDS, {"observation": ..., "cause": ...}, "content", "ok"),
+    "openhands-sdk-null": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", None),
+    "openhands-sdk-text": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", "ok"),
 }
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import RecordTally, json_args, read_flag, text_of
+from .common import RecordTally, json_args, read_flag, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .openhands_sdk import (
     TERMINAL,
@@ -222,6 +222,9 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             success = read_flag(event.get("success"), pairer, where, "success", absent=True)
             if success is None:
                 pairer.discard(call_id)
+                continue
+            if type(event.get("content", "")) is not str:  # R35: an observation's is text
+                refuse_result(pairer, call_id, where, "content", "not text")
                 continue
             failed = not success
             code: str | None = None

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import RecordTally, json_args, read_flag, text_of
+from .common import RecordTally, is_text_or_parts, json_args, read_flag, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .messages import as_text_block
 from .pairing import CallPairer
@@ -209,6 +209,9 @@ def _sdk_result(
             failed = True
             code = f"exit_code:{exit_code}"
         content = observation.get("content")
+        if content is not None and not is_text_or_parts(content):  # R35: not an empty success
+            refuse_result(pairer, call_id, where, "observation.content", "not a list of content")
+            return
         if content is None:  # the SDK of late 2025: the text in ``output`` (or ``message``)
             content = _str(observation.get("output")) or _str(observation.get("message"))
         error = observation.get("error")  # that SDK's flag: a message, or True
