@@ -491,6 +491,8 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
         "[3]",
         "observation.content",
     ),
+    # SWE-agent: a tool message's content is text (or content parts beside an image)
+    "swe-agent-number": (_SWE, _TOOL, "content", 7, "history[3]", "content"),
 }
 
 
@@ -513,6 +515,7 @@ _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
     "openhands-text": (_OPENHANDS, {"observation": ..., "cause": ...}, "content", "ok"),
     "openhands-sdk-null": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", None),
     "openhands-sdk-text": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", "ok"),
+    "swe-agent-parts": (_SWE, _TOOL, "content", [{"type": "text", "text": "ok"}]),
 }
 
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .chat_walk import CallRead, chat_messages, model_turn
-from .common import RecordTally, json_args, text_of
+from .common import RecordTally, is_text_or_parts, json_args, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -89,9 +89,13 @@ def load_swe_agent(
                 pairer.problem(where, "tool_call_ids", "missing or not a list of call ids")
                 continue
             failed = rule.matches(text)
+            wrong = not is_text_or_parts(message.get("content"))  # R35: not an empty success
             for call_id in call_ids:
                 if not isinstance(call_id, str):
                     pairer.problem(where, "tool_call_ids", "a call id must be a string")
+                    continue
+                if wrong:  # (SWE-agent writes text, or content parts beside an image)
+                    refuse_result(pairer, call_id, where, "content", "not text or content parts")
                     continue
                 pairer.result(
                     call_id,
