@@ -493,6 +493,17 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
     ),
     # SWE-agent: a tool message's content is text (or content parts beside an image)
     "swe-agent-number": (_SWE, _TOOL, "content", 7, "history[3]", "content"),
+    # mini-swe-agent: the output's text, and its process's integer returncode
+    "mini-number": (_MINI, _TOOL, "content", 7, "messages[3]", "content"),
+    "mini-returncode": (_MINI, _MINI_EXTRA, "returncode", "0", "messages[3]", "extra.returncode"),
+    "mini-responses-output": (
+        _MINI_RESPONSES,
+        {"type": "function_call_output", "output": ...},
+        "output",
+        None,
+        "messages[3]",
+        "output",
+    ),
 }
 
 
@@ -516,6 +527,7 @@ _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
     "openhands-sdk-null": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", None),
     "openhands-sdk-text": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", "ok"),
     "swe-agent-parts": (_SWE, _TOOL, "content", [{"type": "text", "text": "ok"}]),
+    "mini-returncode-null": (_MINI, _MINI_EXTRA, "returncode", None),
 }
 
 

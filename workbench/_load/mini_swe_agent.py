@@ -35,7 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .common import json_args
+from .common import is_text_or_parts, json_args, refuse_result
 from .conversation import ConversationBuilder
 from .messages import message_text
 from .mini_swe_responses import as_chat_message
@@ -134,6 +134,7 @@ class _Reader:
         "other",
         "pairer",
         "rule",
+        "said_in",
         "talk",
     )
 
@@ -149,6 +150,7 @@ class _Reader:
         self.other: list[Any] = []
         self.commands: dict[str, str] = {}
         """Each tool call's command (a submitting one is told by it)."""
+        self.said_in = "content"  # where the message read holds its text (Responses: output)
         self.deferred: dict[str, tuple[Mapping[str, Any], str, str]] = {}
         """Submitting calls whose output is the 'not executed' padding: the exit answers them."""
 
@@ -157,6 +159,7 @@ class _Reader:
         if not isinstance(message, Mapping):
             self.pairer.problem(where, "", "a message must be an object")
             return
+        self.said_in = "output" if message.get("type") == "function_call_output" else "content"
         if "type" in message or "object" in message:  # the Responses API's (mini_swe_responses)
             message = as_chat_message(message)
         role = message.get("role")
@@ -229,6 +232,11 @@ class _Reader:
     def _output(
         self, call_id: str, message: Mapping[str, Any], text: str, where: str, field: str
     ) -> None:
+        wrong = _wrong_output(message, self.said_in)
+        if wrong is not None:  # R35: neither a success nor a failure
+            self.awaiting.pop(call_id, None)
+            refuse_result(self.pairer, call_id, where, *wrong)
+            return
         if _SUBMIT in self.commands.get(call_id, "") and _not_executed(message):
             # mini pads every action of the reply that submitted, the submitting one too, as
             # "not executed"; it ran, and the exit message (the submission) answers it
@@ -352,6 +360,18 @@ def _commands(message: Mapping[str, Any], text: str) -> list[str]:
         if found:
             return found
     return []
+
+
+def _wrong_output(message: Mapping[str, Any], said_in: str) -> tuple[str, str] | None:
+    """The field and what it should be when an output is of a type mini never writes: its
+    text (content parts, from some models), and an integer ``returncode`` (the process's)."""
+    if not is_text_or_parts(message.get("content")):
+        return said_in, "not text or content parts"
+    extra = message.get("extra")
+    code = extra.get("returncode") if isinstance(extra, Mapping) else None
+    if code is not None and type(code) is not int:
+        return "extra.returncode", "not an integer"
+    return None
 
 
 def _failure(message: Mapping[str, Any], text: str, rule: ErrorRule) -> tuple[bool, str | None]:
