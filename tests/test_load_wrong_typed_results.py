@@ -446,7 +446,19 @@ _SWE = FIXTURES / "swe-agent" / "function_calling_simple.traj"
 _MINI = FIXTURES / "swe-agent" / "generated-mini-swe-agent-2.4.6-toolcall.traj.json"
 _MINI_RESPONSES = FIXTURES / "swe-agent" / "generated-mini-swe-agent-2.4.6-responses.traj.json"
 _MINI_EXTRA = {"raw_output": ..., "returncode": ...}
+_COPILOT_HISTORY = (
+    FIXTURES / "copilot-cli" / "0b2a81da-02cf-4cbb-ae14-07c597b84f4e.history-session.json"
+)
 _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
+    # Copilot CLI's history: a completed call's result log is text
+    "copilot-history-log": (
+        _COPILOT_HISTORY,
+        {"type": "success", "log": ...},
+        "log",
+        7,
+        "timeline[4]",
+        "result.log",
+    ),
     # ADK writes a function's response as an object (any other value as {"result": ...})
     "adk-number": (_ADK, _ADK_ANSWER, "response", 7, "line 2, part 0", "functionResponse.response"),
     "adk-null": (
@@ -521,6 +533,7 @@ def test_a_result_member_of_a_type_never_written_is_a_problem(tmp_path: Path, ca
 
 
 _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
+    "copilot-history-no-log": (_COPILOT_HISTORY, {"type": "success", "log": ...}, "log", None),
     "adk-object": (_ADK, _ADK_ANSWER, "response", {"result": None}),
     "opencode-text": (_OPENCODE, {"status": "completed", "output": ...}, "output", "ok"),
     "openhands-text": (_OPENHANDS, {"observation": ..., "cause": ...}, "content", "ok"),

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import StreamRun, json_args, text_of
+from .common import StreamRun, json_args, refuse_result, text_of
 from .copilot_shell import SHELL_EXITED, SHELL_TOOLS
 from .records import LoadProblem, PromotedRun
 
@@ -134,6 +134,9 @@ def _call(run: _Run, entry: Mapping[str, Any], where: str, told: Mapping[str, st
         return
     assert isinstance(result, Mapping)
     log = result.get("log")
+    if log is not None and not isinstance(log, str):  # R35: its log is text; not a success
+        refuse_result(run.pairer, call_id, where, "result.log", "not text")
+        return
     log = log if isinstance(log, str) else ""
     text = told.get(call_id, log)
     code = _FAILED.get(kind)
