@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import workbench as wb
 from helpers.cli import run_cli
+from helpers.json_places import value_paths
 from helpers.paths import FIXTURES
 
 SERVERS = FIXTURES / "mcp" / "generated-mcp-debug-1.1.0-servers.jsonl"
@@ -173,17 +174,6 @@ def test_a_header_holding_messages_is_a_problem_not_silence(tmp_path: Path) -> N
 _ODD: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, "request"]
 
 
-def _places(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [here]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _places(item, (*here, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out += _places(item, (*here, index))
-    return out
-
-
 @settings(
     max_examples=120,
     deadline=None,
@@ -199,7 +189,7 @@ def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
     value = [json.loads(line) for line in lines if not line.startswith("#")]
     value = copy.deepcopy(value)
     for _ in range(data.draw(st.integers(1, 3))):
-        place = data.draw(st.sampled_from(_places(value)[1:]))
+        place = data.draw(st.sampled_from(value_paths(value)[1:]))
         holder: Any = value
         for key in place[:-1]:
             holder = holder[key]

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.json_places import value_paths
 from helpers.paths import FIXTURES
 
 _SOURCES = [
@@ -50,17 +51,6 @@ def _read(path: Path) -> tuple[str, Any]:
     return "json", json.loads(text)
 
 
-def _places(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [here]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _places(item, (*here, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out += _places(item, (*here, index))
-    return out
-
-
 @settings(
     max_examples=160,
     deadline=None,
@@ -73,7 +63,7 @@ def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
     kind, value = _read(source)
     value = copy.deepcopy(value)
     for _ in range(data.draw(st.integers(1, 3))):
-        places = _places(value)[1:]
+        places = value_paths(value)[1:]
         if not places:
             break
         place = data.draw(st.sampled_from(places))

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.json_places import value_paths
 from helpers.paths import FIXTURES
 
 XAI = FIXTURES / "xai"
@@ -250,24 +251,13 @@ _VALUES = st.one_of(
 )
 
 
-def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [at]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _paths(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out += _paths(item, (*at, index))
-    return out
-
-
 @_SETTINGS
 @given(st.data())
 def test_any_value_changed_loads_or_is_refused_with_a_place(tmp_path: Path, data: Any) -> None:
     """R35 (property): a value replaced anywhere in the JSON members loads, or is a problem
     (never an exception of another kind)."""
     cassette = _without_bytes(_cassette(STREAMED if data.draw(st.booleans()) else MIXED))
-    paths = [p for p in _paths(cassette) if p]
+    paths = [p for p in value_paths(cassette) if p]
     path = data.draw(st.sampled_from(paths))
     changed = copy.deepcopy(cassette)
     holder = changed

@@ -46,7 +46,7 @@ from .._common.toolresult import text_content
 from .cassettes import Exchange, cassette_exchanges, cassette_request_json, cassette_requests
 from .common import RecordTally
 from .mcp_logs import cassette_messages, is_cassette_log
-from .mcp_rpc import RPC, is_mcp_request, is_rpc, milliseconds, rpc_call, rpc_reply
+from .mcp_rpc import RPC, is_mcp_request, is_rpc, milliseconds, rpc_call, rpc_reply, session_run
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
@@ -201,15 +201,7 @@ def load_mcp(
     if recorder and isinstance(data.get("metadata"), dict):
         metadata["recording"] = data["metadata"]
     metadata.update(tally.to_metadata())
-    run = PromotedRun(
-        run_id="mcp-session",
-        boundaries=boundaries,
-        source=file,
-        format="mcp",
-        task_key="session",
-        metadata=metadata,
-    )
-    return [run], pairer.problems
+    return [session_run(file, boundaries, metadata)], pairer.problems
 
 
 def _vcr_session(data: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -32,8 +32,8 @@ from typing import Any
 import orjson
 
 from .._common.jsonio import json_text
-from .._common.toolresult import result_text
-from .common import RecordTally, is_block_list, read_flag, refuse_result
+from .common import RecordTally
+from .mcp_rpc import call_result, session_run
 from .pairing import CallPairer
 from .reading import decode_json_lines
 from .records import LoadProblem, PromotedRun
@@ -150,15 +150,7 @@ def load_mcp_debug(
     if recording:
         metadata["recording"] = recording
     metadata.update(tally.to_metadata())
-    run = PromotedRun(
-        run_id="mcp-session",
-        boundaries=boundaries,
-        source=file,
-        format="mcp",
-        task_key="session",
-        metadata=metadata,
-    )
-    return [run], pairer.problems
+    return [session_run(file, boundaries, metadata)], pairer.problems
 
 
 def _header(
@@ -230,17 +222,10 @@ def _reply(
     line: int,
 ) -> None:
     result = record["message"]
-    failed = read_flag(result.get("isError"), pairer, where, "message.isError")
-    if failed is None:
-        pairer.discard(call_id)
+    read = call_result(result, call_id, pairer, where, "message", line)
+    if read is None:
         return
-    content = result.get("content")
-    if "content" in result and not is_block_list(content):  # R35: not an empty success
-        refuse_result(
-            pairer, call_id, where, "message.content", "not a list of content blocks", line
-        )
-        return
-    text = result_text(content) if isinstance(content, list) else ""
+    failed, text = read
     got = _moment(record.get("timestamp"))
     took = None
     if sent is not None and got is not None and got >= sent:

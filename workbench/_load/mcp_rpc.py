@@ -15,8 +15,18 @@ from typing import Any
 from .._common.toolresult import result_text
 from .common import is_block_list, read_flag, refuse_result
 from .pairing import CallPairer
+from .records import PromotedRun, ToolBoundary
 
-__all__ = ["RPC", "is_mcp_request", "is_rpc", "milliseconds", "rpc_call", "rpc_reply"]
+__all__ = [
+    "RPC",
+    "call_result",
+    "is_mcp_request",
+    "is_rpc",
+    "milliseconds",
+    "rpc_call",
+    "rpc_reply",
+    "session_run",
+]
 
 
 RPC = "jsonrpc"
@@ -98,17 +108,10 @@ def rpc_reply(
         pairer.problem(where, "response.result", "a tools/call reply needs a result or an error")
         pairer.discard(call_id)
         return
-    failed = read_flag(result.get("isError"), pairer, where, "response.result.isError")
-    if failed is None:
-        pairer.discard(call_id)
+    read = call_result(result, call_id, pairer, where, "response.result")
+    if read is None:
         return
-    content = result.get("content")
-    if "content" in result and not is_block_list(content):  # R35: not an empty success
-        refuse_result(
-            pairer, call_id, where, "response.result.content", "not a list of content blocks"
-        )
-        return
-    text = result_text(content) if isinstance(content, list) else ""
+    failed, text = read
     pairer.result(
         call_id,
         result,
@@ -117,4 +120,42 @@ def rpc_reply(
         field_name="response.id",
         error_message=(text or "tool call failed") if failed else None,
         duration_ms=took,
+    )
+
+
+def call_result(
+    result: Mapping[str, Any],
+    call_id: str,
+    pairer: CallPairer,
+    where: str,
+    field: str,
+    line: int | None = None,
+) -> tuple[bool, str] | None:
+    """A ``CallToolResult``'s failure flag (``isError``, strictly: R35) and its content's text;
+    ``None`` when either is of a type MCP never writes (the problem reported at ``field``, the
+    call discarded: never served as an empty success). No ``content`` at all is read (2024
+    servers answered ``toolResult``)."""
+    failed = read_flag(result.get("isError"), pairer, where, f"{field}.isError")
+    if failed is None:
+        pairer.discard(call_id)
+        return None
+    content = result.get("content")
+    if "content" in result and not is_block_list(content):
+        said = "not a list of content blocks"
+        refuse_result(pairer, call_id, where, f"{field}.content", said, line)
+        return None
+    return failed, result_text(content) if isinstance(content, list) else ""
+
+
+def session_run(
+    file: str, boundaries: tuple[ToolBoundary, ...], metadata: dict[str, Any]
+) -> PromotedRun:
+    """An MCP session's one run (a recorder's cassette or log): named ``mcp-session``."""
+    return PromotedRun(
+        run_id="mcp-session",
+        boundaries=boundaries,
+        source=file,
+        format="mcp",
+        task_key="session",
+        metadata=metadata,
     )
