@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
 
 import workbench as wb
 from helpers.paths import FIXTURES
@@ -277,8 +278,6 @@ def test_a_copilot_cli_call_id_requested_again_after_its_answer_is_a_new_call(
 def test_a_responses_output_that_is_a_number_is_a_problem(tmp_path: Path) -> None:
     """R35: a ``function_call_output``'s ``output`` is text or content items (a computer
     call's an object); the number 5 was served as a success."""
-    import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
-
     source = (
         FIXTURES
         / "openai-responses"
@@ -549,3 +548,30 @@ def test_each_result_member_the_formats_write_still_loads(tmp_path: Path, case: 
     source, wanted, member, value = _RESULTS_WRITTEN[case]
     path = _set_first(source, wanted, member, value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
+
+
+@pytest.mark.parametrize("value", ["text", [1], 5])
+def test_a_bedrock_tool_result_content_of_no_block_list_is_a_problem(
+    tmp_path: Path, value: Any
+) -> None:
+    """R35: Converse writes ``toolResult.content`` as a list of blocks (``text``, ``json``,
+    ``image``, ...); text was read as text and a list of numbers as an empty success."""
+    source = FIXTURES / "bedrock-converse" / "pydantic-ai_test_bedrock_model_retry.yaml"
+    cassette = yaml.safe_load(source.read_text())
+    request = cassette["interactions"][1]["request"]
+    body = json.loads(request["body"])
+    results = [
+        block["toolResult"]
+        for message in body["messages"]
+        for block in message["content"]
+        if "toolResult" in block
+    ]
+    results[0]["content"] = value
+    request["body"] = json.dumps(body)
+    path = tmp_path / source.name
+    path.write_text(yaml.safe_dump(cassette))
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    assert [p.field for p in refused.value.problems] == ["toolResult.content"], (
+        refused.value.problems
+    )

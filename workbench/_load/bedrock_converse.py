@@ -172,16 +172,19 @@ def _block(block: Any) -> Any:
 
 
 def _result_blocks(content: Any) -> Any:
-    """A result's content blocks as Messages' text blocks (a ``json`` block as its JSON text);
-    content that is no list as it is (the Messages reader refuses it, R35)."""
+    """A result's content blocks as Messages' text blocks (a ``json`` block as its JSON text).
+    Converse writes a list of blocks (none: no content); anything else, text included, and a
+    part that is no block, is handed on as a value the Messages reader refuses (R35: it was
+    read as text, or as an empty success)."""
     if not isinstance(content, list):
-        return content if content is not None else []
+        return [] if content is None else {"toolResult.content": content}
     out: list[Any] = []
     for part in content:
-        mapping = type(part) is dict or isinstance(part, Mapping)
-        if mapping and type(text := part.get("text")) is str:
+        if not (type(part) is dict or isinstance(part, Mapping)):
+            out.append([part])  # no block: refused
+        elif type(text := part.get("text")) is str:
             out.append({"type": "text", "text": text})
-        elif mapping and "json" in part:
+        elif "json" in part:
             out.append({"type": "text", "text": json_text(part["json"])})
         else:
             out.append({"type": "converse-block", "block": part})
