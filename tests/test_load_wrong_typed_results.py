@@ -575,3 +575,26 @@ def test_a_bedrock_tool_result_content_of_no_block_list_is_a_problem(
     assert [p.field for p in refused.value.problems] == ["toolResult.content"], (
         refused.value.problems
     )
+
+
+@pytest.mark.parametrize("value", [5, True, ["Charles"]])
+def test_a_gemini_api_function_response_of_no_object_is_a_problem(
+    tmp_path: Path, value: Any
+) -> None:
+    """R35: the Gemini API's ``functionResponse.response`` is an object (a ``Struct``); a
+    number, a boolean or a list loaded as a success with its JSON as the text."""
+    source = FIXTURES / "chat-cassettes" / "llm-gemini_test_tools.yaml"
+    cassette = yaml.safe_load(source.read_text())
+    for interaction in cassette["interactions"][1:]:
+        request = interaction["request"]
+        body = json.loads(request["body"])
+        for content in body["contents"]:
+            for part in content["parts"]:
+                if "function_response" in part:
+                    part["function_response"]["response"] = value
+        request["body"] = json.dumps(body)
+    path = tmp_path / source.name
+    path.write_text(yaml.safe_dump(cassette))
+    result = wb.load_runs(path, strict=False)
+    assert result.problems and not result.boundaries, (result.problems, result.boundaries)
+    assert {p.field for p in result.problems} == {"functionResponse.response"}, result.problems

@@ -216,12 +216,17 @@ def _user_blocks(parts: Any, waiting: list[tuple[str, str | None, str]]) -> list
         response = answer.get("response")
         failed = is_error_response(response)
         text = response if isinstance(response, str) else json_text(response)
+        # the API's response is an object (a Struct; text some clients write): a number, a
+        # boolean or a list is handed on as a value the reader refuses (R35), never a success
+        odd = isinstance(response, bool | int | float | list)
         blocks.append(
             {
                 "type": "tool_result",
                 # no call of its name open: an id of its own, which the reader says answers none
                 "tool_use_id": match[2] if match is not None else f"gemini-response-{name}",
-                "content": [{"type": "text", "text": text}],
+                "content": {"functionResponse.response": response}
+                if odd
+                else [{"type": "text", "text": text}],
                 "is_error": failed,
             }
         )
