@@ -502,6 +502,15 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
         "[3]",
         "observation.content",
     ),
+    # the SDK of late 2025's observation error: a message or true (a number was no failure)
+    "openhands-sdk-error": (
+        _OPENHANDS_SDK,
+        {"kind": "TerminalObservation"},
+        "error",
+        1,
+        "[3]",
+        "observation.error",
+    ),
     # SWE-agent: a tool message's content is text (or content parts beside an image)
     "swe-agent-number": (_SWE, _TOOL, "content", 7, "history[3]", "content"),
     # mini-swe-agent: the output's text, and its process's integer returncode
@@ -538,6 +547,7 @@ _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
     "openhands-text": (_OPENHANDS, {"observation": ..., "cause": ...}, "content", "ok"),
     "openhands-sdk-null": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", None),
     "openhands-sdk-text": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "content", "ok"),
+    "openhands-sdk-error": (_OPENHANDS_SDK, {"kind": "TerminalObservation"}, "error", "it broke"),
     "swe-agent-parts": (_SWE, _TOOL, "content", [{"type": "text", "text": "ok"}]),
     "mini-returncode-null": (_MINI, _MINI_EXTRA, "returncode", None),
 }

@@ -215,6 +215,10 @@ def _sdk_result(
         if content is None:  # the SDK of late 2025: the text in ``output`` (or ``message``)
             content = _str(observation.get("output")) or _str(observation.get("message"))
         error = observation.get("error")  # that SDK's flag: a message, or True
+        if error is not None and not isinstance(error, str | bool):  # R35: a flag of no type
+            pairer.problem(where, "observation.error", "must be a message, true or false")
+            pairer.discard(call_id)
+            return
         if (isinstance(error, str) and error) or error is True:
             failed = True
             code = code or "observation_error"
