@@ -630,3 +630,14 @@ def test_a_jaeger_trace_taken_out_of_its_data_list_loads_as_the_export(tmp_path:
 
 
 HELM_JAEGER = "agentevals_kagent_helm_jaeger.json.gz"
+
+
+def test_a_swe_agent_submit_step_missing_from_history_is_read_from_the_trajectory() -> None:
+    """R35: SWE-agent 1.0 ends a run with its submit step in ``trajectory`` only (history stops
+    at the last tool message); the step, answered by its observation (the diff), was dropped
+    with no record. It is read as a 0.x step is, after the history's calls."""
+    result = wb.load_runs(FIXTURES / "swe-agent" / "6e44b9__sweagenttestrepo-1c2844.traj")
+    assert [b.tool for b in result.boundaries] == ["find_file", "open", "edit", "bash", "submit"]
+    submit = result.boundaries[-1]
+    assert submit.call_id == "step-4" and not submit.is_error
+    assert str(submit.response).lstrip().startswith("diff --git")

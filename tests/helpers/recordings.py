@@ -99,7 +99,7 @@ RECORDINGS: tuple[Recording, ...] = (
     ),
     _r("inspect-ai", "2025-05-12T20-27-36-04-00_browser.json", "inspect-ai", 4, 0),
     _r("inspect-ai", "log_message_deduplication.eval", "inspect-ai", 5, 0),
-    _r("swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj", "swe-agent", 4, 0),
+    _r("swe-agent", "6e44b9__sweagenttestrepo-1c2844.traj", "swe-agent", 5, 0),
     _r(
         "swe-agent",
         "marshmallow-code__marshmallow-1867.function_calling_replace.traj",

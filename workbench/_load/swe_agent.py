@@ -112,6 +112,10 @@ def load_swe_agent(
     if not history_calls and steps:
         talk = _preamble(data["history"])
         _trajectory_steps(steps, pairer, tally, rule, talk)
+    elif history_calls and _last_step_unrecorded(steps, data["history"]):
+        # SWE-agent 1.0 ends a run with its submit step out of history: read from the
+        # trajectory, as a 0.x step (it was dropped with no record, R35)
+        _trajectory_steps(steps, pairer, tally, rule, talk, start=len(steps) - 1)
     boundaries = pairer.finish(TERMINAL)
     info = data.get("info")
     if not isinstance(info, dict):
@@ -158,11 +162,13 @@ def _trajectory_steps(
     tally: RecordTally,
     rule: ErrorRule,
     talk: ConversationBuilder,
+    start: int = 0,
 ) -> None:
     """The calls of a trajectory whose history holds none (SWE-agent before 1.0): each step's
     ``action`` and its ``observation``; in the conversation, the step's thought with its call,
-    then the observation as the call's result (R40)."""
-    for index, step in enumerate(steps):
+    then the observation as the call's result (R40). ``start``: the first step read."""
+    for index in range(start, len(steps)):
+        step = steps[index]
         where = f"trajectory[{index}]"
         if not isinstance(step, dict):
             pairer.problem(where, "", "a step must be an object")
@@ -202,6 +208,21 @@ def _trajectory_steps(
             error_message=observation if failed else None,
         )
         talk.tool(call_id, observation, failed)
+
+
+def _last_step_unrecorded(steps: list[Any], history: list[Any]) -> bool:
+    """Whether a 1.x trajectory's last step is a terminal action (``submit``) that its history
+    does not hold: more steps than the history's tool calls (one a step in 1.x)."""
+    last = steps[-1] if steps else None
+    action = last.get("action") if isinstance(last, dict) else None
+    if not isinstance(action, str) or action.strip().split(None, 1)[:1] != ["submit"]:
+        return False
+    made = sum(
+        len(m["tool_calls"])
+        for m in history
+        if isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
+    )
+    return len(steps) > made
 
 
 def _model(data: Mapping[str, Any]) -> str | None:
