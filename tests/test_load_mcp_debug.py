@@ -8,7 +8,6 @@ Before stop 41 such a file was refused as "line 1, column 1: invalid JSON" (its 
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.boundaries import loaded_around_or_refused
 from helpers.cli import run_cli
-from helpers.json_places import value_paths
+from helpers.json_places import with_values_swapped
 from helpers.paths import FIXTURES
 
 SERVERS = FIXTURES / "mcp" / "generated-mcp-debug-1.1.0-servers.jsonl"
@@ -186,22 +186,9 @@ def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
     """As ``test_load_mutations``: a value swapped for one of another type at any place of a
     line (its comment lines kept or not) loads what it can or is refused with places."""
     lines = _lines(source)
-    value = [json.loads(line) for line in lines if not line.startswith("#")]
-    value = copy.deepcopy(value)
-    for _ in range(data.draw(st.integers(1, 3))):
-        place = data.draw(st.sampled_from(value_paths(value)[1:]))
-        holder: Any = value
-        for key in place[:-1]:
-            holder = holder[key]
-        holder[place[-1]] = copy.deepcopy(data.draw(st.sampled_from(_ODD)))
+    records = [json.loads(line) for line in lines if not line.startswith("#")]
+    value = with_values_swapped(records, data, st.sampled_from(_ODD))
     head = [line for line in lines if line.startswith("#")] if commented else []
     path = _write(tmp_path, [*head, *(json.dumps(v) for v in value)])
-    try:
-        result = wb.load_runs(path, strict=False)
-    except wb.LoadError as refused:
-        assert refused.problems and all(p.where for p in refused.problems)
-        return
-    for boundary in result.boundaries:
-        boundary.to_row()
-    assert all(p.where for p in result.problems)
-    assert len(result.boundaries) <= HAND_COUNTS[source][0]
+    result = loaded_around_or_refused(path)
+    assert result is None or len(result.boundaries) <= HAND_COUNTS[source][0]

@@ -9,7 +9,6 @@ property keeps trying it on the readers added last.
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
-from helpers.json_places import value_paths
+from helpers.boundaries import loaded_around_or_refused
+from helpers.json_places import with_values_swapped
 from helpers.paths import FIXTURES
 
 _SOURCES = [
@@ -61,16 +61,7 @@ def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
     tmp_path: Path, source: Path, data: st.DataObject
 ) -> None:
     kind, value = _read(source)
-    value = copy.deepcopy(value)
-    for _ in range(data.draw(st.integers(1, 3))):
-        places = value_paths(value)[1:]
-        if not places:
-            break
-        place = data.draw(st.sampled_from(places))
-        holder = value
-        for key in place[:-1]:
-            holder = holder[key]
-        holder[place[-1]] = copy.deepcopy(data.draw(st.sampled_from(_ODD)))
+    value = with_values_swapped(value, data, st.sampled_from(_ODD))
     path = tmp_path / source.name
     if kind == "jsonl":
         path.write_text("".join(json.dumps(v) + "\n" for v in value), encoding="utf-8")
@@ -78,14 +69,7 @@ def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
         path.write_text(yaml.safe_dump(value), encoding="utf-8")
     else:
         path.write_text(json.dumps(value), encoding="utf-8")
-    try:
-        result = wb.load_runs(path, strict=False)
-    except wb.LoadError as refused:
-        assert refused.problems and all(p.where for p in refused.problems)
-        return
-    for boundary in result.boundaries:
-        boundary.to_row()
-    assert all(p.where for p in result.problems)
+    loaded_around_or_refused(path)
 
 
 @pytest.mark.parametrize("parts", [7, True, "text", {"text": "x"}])

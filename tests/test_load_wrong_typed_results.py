@@ -26,32 +26,61 @@ _CLAUDE = FIXTURES / "claude-code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl
 _MISSING = object()
 
 
-def _first_result_set(source: Path, value: Any, tmp_path: Path) -> tuple[Path, int]:
-    """``source`` with its first result's output (Codex) or content (Claude Code) set to
-    ``value`` (removed, for ``_MISSING``), and the changed line's number."""
-    lines = source.read_text().splitlines()
-    for number, line in enumerate(lines, 1):
-        record = json.loads(line)
-        payload = record.get("payload")
-        if isinstance(payload, dict) and payload.get("type") == "function_call_output":
-            place: dict[str, Any] = payload
-            name = "output"
-        elif record.get("type") == "user" and isinstance(record["message"]["content"], list):
-            blocks = [b for b in record["message"]["content"] if b.get("type") == "tool_result"]
-            if not blocks:
-                continue
-            place, name = blocks[0], "content"
+def _set_first(
+    source: Path, wanted: dict[str, Any], member: str, value: Any, out: Path
+) -> tuple[Path, int | None]:
+    """``source`` (a JSON document, or JSON lines) with ``member`` of its first object that
+    holds each of ``wanted``'s members at their values (or, given ``...``, at all) set to
+    ``value`` (removed, for ``_MISSING``), and the changed line's number (JSON lines)."""
+
+    def matches(node: dict[str, Any]) -> bool:
+        return all(k in node and (v is ... or node[k] == v) for k, v in wanted.items())
+
+    def first(node: Any) -> dict[str, Any] | None:
+        if isinstance(node, dict):
+            if matches(node):
+                return node
+            children: Any = node.values()
         else:
-            continue
-        if value is _MISSING:
-            del place[name]
-        else:
-            place[name] = value
-        lines[number - 1] = json.dumps(record)
-        path = tmp_path / source.name
-        path.write_text("\n".join(lines) + "\n")
-        return path, number
-    raise AssertionError(f"no result in {source}")
+            children = node if isinstance(node, list) else ()
+        return next((f for c in children if (f := first(c)) is not None), None)
+
+    def change(node: Any) -> bool:
+        found = first(node)
+        if found is not None:
+            if value is _MISSING:
+                del found[member]
+            else:
+                found[member] = value
+        return found is not None
+
+    text = source.read_text()
+    path = out / source.name
+    if source.suffix == ".jsonl":
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            record = None if line.startswith("#") or not line.strip() else json.loads(line)
+            if record is not None and change(record):
+                lines[number] = json.dumps(record)
+                path.write_text("\n".join(lines) + "\n")
+                return path, number + 1
+        raise AssertionError(f"no {wanted} in {source}")
+    document = json.loads(text)
+    assert change(document), f"no {wanted} in {source}"
+    path.write_text(json.dumps(document))
+    return path, None
+
+
+_RESULT_OF = {
+    _CODEX: ({"type": "function_call_output", "call_id": ...}, "output"),
+    _CLAUDE: ({"type": "tool_result", "tool_use_id": ...}, "content"),
+}
+"""The first result of each of those recordings, and its member changed (output, content)."""
+_CALL_OF = {
+    _CODEX: ({"type": "function_call", "call_id": ...}, "arguments"),
+    _CLAUDE: ({"type": "tool_use", "id": ...}, "input"),
+}
+"""The first call of each, and its arguments' member."""
 
 
 @pytest.mark.parametrize(
@@ -69,7 +98,7 @@ def _first_result_set(source: Path, value: Any, tmp_path: Path) -> tuple[Path, i
 def test_a_result_of_a_type_never_written_is_a_problem_naming_line_and_field(
     tmp_path: Path, source: Path, value: Any, field: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, line = _first_result_set(source, value, tmp_path)
+    path, line = _set_first(source, *_RESULT_OF[source], value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     (problem,) = refused.value.problems  # the call is not also "never answered"
@@ -95,31 +124,8 @@ def test_a_result_of_a_type_never_written_is_a_problem_naming_line_and_field(
     ids=["codex-items", "codex-object", "cc-blocks", "cc-missing", "cc-null"],
 )
 def test_each_shape_the_formats_write_still_loads(tmp_path: Path, source: Path, value: Any) -> None:
-    path, _ = _first_result_set(source, value, tmp_path)
+    path, _ = _set_first(source, *_RESULT_OF[source], value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
-
-
-def _first_call_args_set(source: Path, value: Any, tmp_path: Path) -> tuple[Path, int]:
-    """``source`` with its first call's arguments (Codex ``function_call``) or input (Claude
-    Code ``tool_use``) set to ``value``, and the changed line's number."""
-    lines = source.read_text().splitlines()
-    for number, line in enumerate(lines, 1):
-        record = json.loads(line)
-        payload = record.get("payload")
-        if isinstance(payload, dict) and payload.get("type") == "function_call":
-            payload["arguments"] = value
-        elif record.get("type") == "assistant" and isinstance(record["message"]["content"], list):
-            calls = [b for b in record["message"]["content"] if b.get("type") == "tool_use"]
-            if not calls:
-                continue
-            calls[0]["input"] = value
-        else:
-            continue
-        lines[number - 1] = json.dumps(record)
-        path = tmp_path / source.name
-        path.write_text("\n".join(lines) + "\n")
-        return path, number
-    raise AssertionError(f"no call in {source}")
 
 
 @pytest.mark.parametrize(
@@ -136,7 +142,7 @@ def test_call_arguments_of_a_type_never_written_are_a_problem(
     tmp_path: Path, source: Path, value: Any, field: str
 ) -> None:
     """R35: the call is refused naming its line and field (it loaded with those arguments)."""
-    path, line = _first_call_args_set(source, value, tmp_path)
+    path, line = _set_first(source, *_CALL_OF[source], value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     first = refused.value.problems[0]
@@ -301,49 +307,6 @@ def test_a_responses_output_that_is_a_number_is_a_problem(tmp_path: Path) -> Non
     assert first.field == "output", first
 
 
-def _set_first(source: Path, wanted: dict[str, Any], member: str, value: Any, out: Path) -> Path:
-    """``source`` (a JSON document, or JSON lines) with ``member`` of its first object that
-    holds each of ``wanted``'s members at their values (or, given ``...``, at all) set to
-    ``value`` (removed, for ``_MISSING``)."""
-
-    def matches(node: dict[str, Any]) -> bool:
-        return all(k in node and (v is ... or node[k] == v) for k, v in wanted.items())
-
-    def first(node: Any) -> dict[str, Any] | None:
-        if isinstance(node, dict):
-            if matches(node):
-                return node
-            children: Any = node.values()
-        else:
-            children = node if isinstance(node, list) else ()
-        return next((f for c in children if (f := first(c)) is not None), None)
-
-    def change(node: Any) -> bool:
-        found = first(node)
-        if found is not None:
-            if value is _MISSING:
-                del found[member]
-            else:
-                found[member] = value
-        return found is not None
-
-    text = source.read_text()
-    path = out / source.name
-    if source.suffix == ".jsonl":
-        lines = text.splitlines()
-        for number, line in enumerate(lines):
-            record = None if line.startswith("#") or not line.strip() else json.loads(line)
-            if record is not None and change(record):
-                lines[number] = json.dumps(record)
-                path.write_text("\n".join(lines) + "\n")
-                return path
-        raise AssertionError(f"no {wanted} in {source}")
-    document = json.loads(text)
-    assert change(document), f"no {wanted} in {source}"
-    path.write_text(json.dumps(document))
-    return path
-
-
 _TOOL = {"role": "tool", "content": ...}
 _TAU2 = FIXTURES / "tau2-bench" / "activegraph_20260531-184109-726391.results.json"
 _TAU2_RESULT = {"role": "tool", "content": ..., "turn_idx": 3}  # (not a task's history)
@@ -398,7 +361,7 @@ def test_a_tool_message_content_of_a_type_never_written_is_a_problem(
 ) -> None:
     """R35: each was served as a success with the value as its response, or an empty one."""
     source, wanted, value = _CHAT_CASES[case]
-    path = _set_first(source, wanted, "content", value, tmp_path)
+    path, _ = _set_first(source, wanted, "content", value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     (problem,) = refused.value.problems
@@ -432,7 +395,7 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
 @pytest.mark.parametrize("case", list(_WRITTEN))
 def test_each_tool_message_content_the_formats_write_still_loads(tmp_path: Path, case: str) -> None:
     source, wanted, value = _WRITTEN[case]
-    path = _set_first(source, wanted, "content", value, tmp_path)
+    path, _ = _set_first(source, wanted, "content", value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
 
 
@@ -531,7 +494,7 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
 def test_a_result_member_of_a_type_never_written_is_a_problem(tmp_path: Path, case: str) -> None:
     """R35: each was served as a success (or a failure of no message) with what it held."""
     source, wanted, member, value, where, field = _RESULT_CASES[case]
-    path = _set_first(source, wanted, member, value, tmp_path)
+    path, _ = _set_first(source, wanted, member, value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     (problem,) = refused.value.problems
@@ -556,7 +519,7 @@ _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
 @pytest.mark.parametrize("case", list(_RESULTS_WRITTEN))
 def test_each_result_member_the_formats_write_still_loads(tmp_path: Path, case: str) -> None:
     source, wanted, member, value = _RESULTS_WRITTEN[case]
-    path = _set_first(source, wanted, member, value, tmp_path)
+    path, _ = _set_first(source, wanted, member, value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
 
 

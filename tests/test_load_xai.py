@@ -7,7 +7,6 @@ bytes kept as ``!!binary`` as the recorder writes them.
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
-from helpers.json_places import value_paths
+from helpers.json_places import with_values_swapped
 from helpers.paths import FIXTURES
 
 XAI = FIXTURES / "xai"
@@ -257,13 +256,7 @@ def test_any_value_changed_loads_or_is_refused_with_a_place(tmp_path: Path, data
     """R35 (property): a value replaced anywhere in the JSON members loads, or is a problem
     (never an exception of another kind)."""
     cassette = _without_bytes(_cassette(STREAMED if data.draw(st.booleans()) else MIXED))
-    paths = [p for p in value_paths(cassette) if p]
-    path = data.draw(st.sampled_from(paths))
-    changed = copy.deepcopy(cassette)
-    holder = changed
-    for key in path[:-1]:
-        holder = holder[key]
-    holder[path[-1]] = data.draw(_VALUES)
+    changed = with_values_swapped(cassette, data, _VALUES, st.just(1))
     result = wb.load_runs(_write(tmp_path, changed), strict=False)
     for problem in result.problems:
         assert problem.where

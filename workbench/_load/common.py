@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
@@ -29,6 +30,7 @@ __all__ = [
     "CallIds",
     "RecordTally",
     "StreamRun",
+    "duration_ms",
     "gen_ai_call_id",
     "is_block_list",
     "is_output_tool",
@@ -246,3 +248,15 @@ def promote_runs(
             problems.extend(more)
     problems.sort(key=lambda p: p.line or 0)
     return out, problems
+
+
+def duration_ms(start: Any, end: Any) -> int | None:
+    """Milliseconds from ``start`` to ``end`` (ISO 8601 times), or ``None``."""
+    if not isinstance(start, str) or not isinstance(end, str):
+        return None
+    try:
+        took = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+    except (ValueError, TypeError):  # not a time, or one with a zone and one without
+        return None
+    milliseconds = round(took.total_seconds() * 1000)
+    return milliseconds if milliseconds >= 0 else None

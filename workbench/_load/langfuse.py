@@ -33,13 +33,12 @@ from typing import Any
 
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text, text_content
-from .common import RecordTally, gen_ai_call_id, json_args
+from .common import RecordTally, duration_ms, gen_ai_call_id, json_args
 from .langfuse_beeai import read_react
 from .langfuse_generations import LEVELS, generation_runs, trace_runs
 from .langfuse_spans import (
     SPAN_PREFIX,
     asked_call,
-    duration_ms,
     is_named_tool_span,
     requested_calls,
     start_order,

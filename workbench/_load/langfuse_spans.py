@@ -26,7 +26,6 @@ from .._common.jsonio import json_text
 __all__ = [
     "SPAN_PREFIX",
     "asked_call",
-    "duration_ms",
     "is_lifecycle_span",
     "is_named_tool_span",
     "requested_calls",
@@ -180,18 +179,6 @@ def without_prefix(name: str, prefixes: tuple[str, ...]) -> str:
         if name.startswith(prefix):
             return name[len(prefix) :]
     return name
-
-
-def duration_ms(start: Any, end: Any) -> int | None:
-    """Milliseconds from ``start`` to ``end`` (ISO 8601 times), or ``None``."""
-    if not isinstance(start, str) or not isinstance(end, str):
-        return None
-    try:
-        took = datetime.fromisoformat(end) - datetime.fromisoformat(start)
-    except (ValueError, TypeError):  # not a time, or one with a zone and one without
-        return None
-    milliseconds = round(took.total_seconds() * 1000)
-    return milliseconds if milliseconds >= 0 else None
 
 
 def start_order(observations: list[Any], starts: list[Any]) -> list[int]:

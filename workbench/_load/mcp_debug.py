@@ -26,13 +26,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 import orjson
 
 from .._common.jsonio import json_text
-from .common import RecordTally
+from .common import RecordTally, duration_ms
 from .mcp_rpc import call_result, session_run
 from .pairing import CallPairer
 from .reading import decode_json_lines
@@ -112,7 +111,7 @@ def load_mcp_debug(
     if comments:
         tally.counts["log:comment"] = comments
     recording: dict[str, Any] = {}
-    waiting: dict[str, deque[tuple[str, datetime | None]]] = {}  # tool_name -> open calls
+    waiting: dict[str, deque[tuple[str, Any]]] = {}  # tool_name -> open calls, sent at
     for number, record in docs:
         where = f"line {number}"
         if _is_header(record):
@@ -136,7 +135,7 @@ def load_mcp_debug(
             tally.add("request")
             call_id = f"line-{number}"
             if _call(record, call_id, pairer, where, number):
-                queue.append((call_id, _moment(record.get("timestamp"))))
+                queue.append((call_id, record.get("timestamp")))
             continue
         tally.add("response")
         if not queue:
@@ -216,7 +215,7 @@ def _call(
 def _reply(
     record: Mapping[str, Any],
     call_id: str,
-    sent: datetime | None,
+    sent: Any,
     pairer: CallPairer,
     where: str,
     line: int,
@@ -226,10 +225,7 @@ def _reply(
     if read is None:
         return
     failed, text = read
-    got = _moment(record.get("timestamp"))
-    took = None
-    if sent is not None and got is not None and got >= sent:
-        took = round((got - sent).total_seconds() * 1000)
+    took = duration_ms(sent, record.get("timestamp"))
     pairer.result(
         call_id,
         result,
@@ -240,14 +236,3 @@ def _reply(
         error_message=(text or "tool call failed") if failed else None,
         duration_ms=took,
     )
-
-
-def _moment(value: Any) -> datetime | None:
-    """A recorded RFC 3339 timestamp (Go's, nanoseconds and all); ``None`` for anything else."""
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else None
