@@ -217,14 +217,14 @@ def test_cli_sweep_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_on_progress_counts_variants_batch_by_batch_in_process() -> None:
-    """R32 sweep progress: (0, total) first, then one call per completed batch of 16, ending at
-    (total, total); the baseline is not counted."""
+    """R32 sweep progress: (0, total) first, then one call per completed batch of 4 (small, so
+    a widget's Cancel waits at most one), ending at (total, total); the baseline is not counted."""
     suite = promote(load_runs(BILLING)).suite
     calls: list[tuple[int, int]] = []
     result = sweep(suite, kinds=["hard", "transient"], progress=False,
                    on_progress=lambda done, total: calls.append((done, total)))  # fmt: skip
     assert len(result.variants) == 24
-    assert calls == [(0, 24), (16, 24), (24, 24)]
+    assert calls == [(0, 24)] + [(done, 24) for done in range(4, 25, 4)]
 
 
 @pytest.mark.parametrize("how", ["executor", "workers"])
@@ -262,4 +262,4 @@ def test_an_exception_in_on_progress_stops_the_sweep() -> None:
 
     with pytest.raises(KeyboardInterrupt, match="stop"):
         sweep(suite, faults="pairs", progress=False, on_progress=stop)
-    assert calls == [0, 16]
+    assert calls == [0, 4]  # stopped after its first batch of 4

@@ -183,7 +183,8 @@ def batches_for(
     in_process: bool,
     workers: int,
 ) -> list[Batch]:
-    """The batches of a sweep: per task, small ones in process (a lively progress bar), else 4
+    """The batches of a sweep: per task, small ones in process (a lively progress bar, and a
+    cancel from ``on_progress`` waits for at most one: 4 variants), else 4
     per worker (enough to balance the load, few enough that each pays for its trip), strided so
     each mixes early and late boundaries (their costs differ)."""
     root = {k: v for k, v in suite.data.items() if k != "tasks"}
@@ -191,7 +192,7 @@ def batches_for(
     for task_id, items in items_by_task.items():
         base = {**root, "tasks": [suite.task(task_id)]} if task_id else suite.data
         if in_process:
-            groups = list(chunks(items, 16))
+            groups = list(chunks(items, 4))
         else:
             count = min(len(items), 4 * workers)
             groups = [tuple(items[k::count]) for k in range(count)]
