@@ -34,7 +34,7 @@ from workbench._replay.policies import seeded_draw
 from workbench._suite.model import task_tool_responses
 
 OFFICIAL_SUMMARY = OFFICIAL / "eval-summary.schema.json"
-TAU_BENCH_FILES = sorted(TAU_BENCH.glob("*.json"))
+TAU_BENCH_FILES = sorted(TAU_BENCH.glob("tau-bench-airline-*.json"))  # (not the crashed run)
 SUITE_ID = "local.test.evals.replay"
 
 UPSTREAM_DOWN = {"content": [{"type": "text", "text": '{"error":"upstream_down"}'}]}

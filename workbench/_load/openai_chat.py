@@ -6,13 +6,22 @@ The messages themselves are kept as the run's :class:`~workbench.Conversation` (
 record's ``tools`` and ``model`` when it has them (a logged request body does). A message of a
 role the format has not (mini-swe-agent's ``exit``) is kept as it is in the run's
 ``metadata["otherMessages"]`` (R35, R4).
+
+A tau-bench record of a task that crashed (its ``traj`` empty, its ``info`` holding the
+exception's ``error`` text and ``traceback``, as ``tau_bench/run.py`` writes one) is a run that
+``failed`` with no boundary, its crash noted in ``metadata["crashedBeforeAnyCall"]`` (R35: a
+known non-tool record). When no record of the file holds a tool call, each crash is a problem
+naming the record and its ``info.error``, so the file is refused for what it holds.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._common.text import cut
 from .common import CallIds, is_text_or_parts, json_args, refuse_result
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
@@ -44,6 +53,7 @@ def load_openai_chat(
         return [], [LoadProblem(file, "(root)", "", message)]
     runs: list[PromotedRun] = []
     problems: list[LoadProblem] = []
+    crashes: list[LoadProblem] = []
     for number, (path, record, messages) in enumerate(records):
         pairer = CallPairer(file)
         talk = ConversationBuilder()
@@ -112,6 +122,11 @@ def load_openai_chat(
             run_metadata["terminalCalls"] = pairer.terminal_calls
         if other:
             run_metadata["otherMessages"] = other
+        crash = None if messages else _crash(record, path, number, lines, file)
+        if crash is not None:
+            crashes.append(crash)
+            said = crash.message.removeprefix(_CRASHED)
+            run_metadata["crashedBeforeAnyCall"] = [f"{crash.where}: {said}"]
         runs.append(
             PromotedRun(
                 run_id=key,
@@ -119,14 +134,50 @@ def load_openai_chat(
                 source=file,
                 format="openai-chat",
                 error_rule=error_rule,
-                outcome="completed",
+                outcome="completed" if crash is None else "failed",
                 answer=answer,
                 task_key=key,
                 metadata=run_metadata,
                 conversation=talk.build(recorded_tools(record.get("tools")), record.get("model")),
             )
         )
+    if crashes and not problems and not any(run.boundaries for run in runs):
+        problems = crashes  # R35: what the file held, record by record
     return runs, problems
+
+
+_CRASH_SHOWN = 120
+"""Characters of a crash's ``info.error`` a problem or note shows."""
+_CRASHED = "the run crashed before any tool call: "
+
+
+def _crash(
+    record: Mapping[str, Any], path: str, number: int, lines: Sequence[int] | None, file: str
+) -> LoadProblem | None:
+    """The crash of a record with no message, as a problem (``None``: it did not crash).
+
+    tau-bench writes a task whose run raised as ``{"traj": [], "info": {"error": str(e),
+    "traceback": ...}}``: the run crashed before any tool call was recorded."""
+    info = record.get("info")
+    if not isinstance(info, Mapping) or info.get("error") is None:
+        return None
+    error = info["error"]
+    text = error if isinstance(error, str) else json.dumps(error, default=str)
+    trace = info.get("traceback")
+    last = trace.strip().rsplit("\n", 1)[-1] if isinstance(trace, str) else ""
+    kind = re.match(r"[A-Za-z_][\w.]*(?=:|$)", last)  # the exception's class, as Python ends
+    said = repr(cut(text, _CRASH_SHOWN)) + (f" ({kind.group(0)})" if kind else "")
+    line = lines[number] if lines and path != "(root)" and number < len(lines) else None
+    if line is not None:
+        where = f"line {line}"
+    else:
+        where = f"record {number}" if path.startswith("[") else "(root)"
+    task, trial = record.get("task_id"), record.get("trial")
+    named = [f"task {cut(str(task), 40)}"] if type(task) in (str, int) else []
+    named += [f"trial {trial}"] if type(trial) is int else []
+    if named:
+        where += f" ({', '.join(named)})"
+    return LoadProblem(file, where, "", f"{_CRASHED}info.error {said}", line)
 
 
 def _blank(function_call: Mapping[str, Any]) -> bool:

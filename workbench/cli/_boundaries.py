@@ -120,6 +120,14 @@ def run(args: argparse.Namespace) -> int:
                 f"{plural(kept, 'message')} of a role the format has not: kept as recorded, "
                 "not read (metadata.otherMessages)"
             )
+        crashed = [str(c) for c in _notes(loaded, "crashedBeforeAnyCall")]
+        if crashed:
+            shown = "; ".join(terminal_text(c) for c in crashed[:3])
+            more = f"; and {len(crashed) - 3} more" if len(crashed) > 3 else ""
+            print(
+                f"{plural(len(crashed), 'run')} crashed before any tool call, kept with no "
+                f"rows (metadata.crashedBeforeAnyCall): {shown}{more}"
+            )
         for unit in ("line", "item"):  # a recording a line, or an item of one JSON array
             empty = len(_notes(loaded, f"{unit}sWithoutRun"))
             if empty:
