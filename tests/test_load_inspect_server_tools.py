@@ -13,7 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from workbench import load_runs
+from workbench.cli import main
+
+_MISSING = object()
 
 
 def _use(call_id: str, name: str, error: Any = None, **more: Any) -> dict[str, Any]:
@@ -85,3 +90,67 @@ def test_a_server_tool_error_that_is_not_text_is_a_problem(tmp_path: Path) -> No
     result = load_runs(_log(tmp_path, _use("srvtoolu_1", "web_search", error=True)), strict=False)
     assert [b.call_id for b in result.boundaries] == ["call_1"]
     assert [(p.field, p.message) for p in result.problems] == [("error", "not text or null")]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [7, 1.5, True, ["[]"], [{"type": "text", "text": "ok"}, 3]],
+    ids=["number", "float", "boolean", "list-of-text", "list-with-a-number"],
+)
+def test_a_server_tool_result_of_a_type_inspect_never_wrote_is_a_problem(
+    tmp_path: Path, result: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R35: Inspect declares ``ContentToolUse.result: str`` (since 0.3.126; ``JsonValue`` in
+    0.3.123-0.3.125, which wrote text, objects, lists of objects or null). A number, a boolean
+    or a list of anything else loaded as a success with empty text: now a problem naming the
+    place and the field, and the call is neither success nor failure."""
+    path = _log(tmp_path, _use("srvtoolu_1", "web_search", result=result))
+    loaded = load_runs(path, strict=False)
+    assert [b.call_id for b in loaded.boundaries] == ["call_1"]  # the call is not also unanswered
+    (problem,) = loaded.problems
+    assert (problem.where, problem.field) == ("samples[0].messages[1].content[1]", "result")
+    assert problem.message.startswith("not text, null, an object or a list of objects")
+    assert main(["boundaries", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "samples[0].messages[1].content[1] (field result)" in err
+
+
+@pytest.mark.parametrize(
+    ("result", "error", "text"),
+    [
+        ('[{"url": "https://e.x"}]', None, '[{"url": "https://e.x"}]'),  # 0.3.126 on: text
+        ("", "failed", ""),  # OpenAI's web_search_call (no output recorded)
+        (None, None, ""),  # 0.3.123-0.3.125: an MCP call with no output
+        (_MISSING, None, ""),  # the same, the null left out of the log
+        ([{"type": "text", "text": "42"}], None, "42"),  # 0.3.123-0.3.125: MCP result blocks
+        (
+            [{"type": "web_search_result", "url": "https://e.x", "title": "E"}],
+            None,
+            '[{"title": "E", "type": "web_search_result", "url": "https://e.x"}]',
+        ),
+        (
+            {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"},
+            "max_uses_exceeded",
+            '{"error_code": "max_uses_exceeded", "type": "web_search_tool_result_error"}',
+        ),
+    ],
+    ids=["text", "empty", "null", "absent", "blocks", "search-results", "error-object"],
+)
+def test_every_result_shape_inspect_wrote_still_loads(
+    tmp_path: Path, result: Any, error: str | None, text: str
+) -> None:
+    """R34, R35: each ``result`` shape Inspect's providers wrote (``_openai_responses.py`` and
+    ``anthropic.py`` of 0.3.123-0.3.285) is a boundary: text as it is, blocks by their text,
+    other objects and lists as their JSON (served whole, not empty); failed by ``error``."""
+    use = _use("srvtoolu_1", "web_search", error=error)
+    if result is _MISSING:
+        del use["result"]
+    else:
+        use["result"] = result
+    loaded = load_runs(_log(tmp_path, use))
+    search, _ = loaded.boundaries
+    assert (search.call_id, search.is_error, search.response_text) == (
+        "srvtoolu_1",
+        bool(error),
+        text,
+    )

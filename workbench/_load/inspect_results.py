@@ -3,9 +3,10 @@ assistant message holds (SPEC R34-R36; the log itself is read by ``inspect_ai``)
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from .common import json_args, text_of
+from .common import json_args, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 
@@ -18,8 +19,9 @@ def server_tools(
     """An assistant message's server-side tool uses (``ContentToolUse``, ``type: tool_use``:
     a web search, web fetch, code execution or MCP connector call the provider ran, with its
     ``result`` and ``error``): each a call answered at once (R34), failed when it has an
-    ``error`` (the error its ``error_code`` and message); an ``error`` that is not text or null
-    is a problem (R35). They go into the conversation as the turn before the message's own."""
+    ``error`` (the error its ``error_code`` and message); an ``error`` that is not text or null,
+    or a ``result`` of a type Inspect never wrote (:func:`_written_result`), is a problem (R35).
+    They go into the conversation as the turn before the message's own."""
     made: list[dict[str, Any]] = []
     answers: list[tuple[str, str, bool]] = []
     for index, block in enumerate(content):
@@ -43,7 +45,10 @@ def server_tools(
             pairer.discard(call_id)
             continue
         result = block.get("result")
-        text = result if isinstance(result, str) else text_of(result)
+        if not _written_result(result):  # R35: neither a success nor a failure
+            refuse_result(pairer, call_id, at, "result", _RESULT_SHOULD_BE)
+            continue
+        text = result if isinstance(result, str) else _result_text(result)
         failed = bool(error)
         response = {"content": [{"type": "text", "text": text}] if text else []}
         answer_call(pairer, call_id, response, failed, at, "id", error, error, text)
@@ -53,6 +58,29 @@ def server_tools(
         talk.assistant(None, made, fresh=True)
         for call_id, text, failed in answers:
             talk.tool(call_id, text, failed)
+
+
+_RESULT_SHOULD_BE = "not text, null, an object or a list of objects"
+
+
+def _written_result(result: Any) -> bool:
+    """Whether a ``ContentToolUse.result`` is of a type Inspect wrote. Since 0.3.126 it is
+    ``str`` (required). Inspect 0.3.123 to 0.3.125 declared it ``JsonValue`` and wrote text, a
+    provider's blocks or search results as a list of objects, a web search error as an object,
+    or null (an MCP call with no output; a log leaves a null out). A number, a boolean, or a
+    list holding anything but objects it never wrote."""
+    if result is None or isinstance(result, str | dict):
+        return True
+    return isinstance(result, list) and all(isinstance(item, dict) for item in result)
+
+
+def _result_text(result: Any) -> str:
+    """The text of an older Inspect's object or list result: its text blocks' text (MCP
+    content), else the whole of it as JSON (search results, a listing of tools, an error
+    object), so no recorded result is served empty."""
+    if not result:
+        return ""
+    return text_of(result) or json.dumps(result, ensure_ascii=False, sort_keys=True)
 
 
 def answer_call(
