@@ -105,3 +105,20 @@ def test_an_empty_record_that_did_not_crash_is_still_nothing_found(tmp_path: Pat
     with pytest.raises(wb.LoadError, match="no tool call found"):
         wb.load_runs(path)
     assert wb.load_runs(path, strict=False).runs[0].outcome == "completed"
+
+
+def test_a_crash_in_a_jsonl_file_is_named_by_its_line(tmp_path: Path) -> None:
+    """R35, R2: records a line (JSONL): a crash is named by the file line it is on."""
+    good = json.loads(TAU_DEMO.read_text(encoding="utf-8"))
+    crashed = json.loads(CRASHED.read_text(encoding="utf-8"))
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in good + crashed) + "\n", encoding="utf-8")
+    (_, run) = wb.load_runs(path).runs
+    assert run.metadata["crashedBeforeAnyCall"] == [
+        "line 2 (task 0, trial 0): info.error 'EOF when reading a line' (EOFError)"
+    ]
+    path.write_text(json.dumps(crashed[0]) + "\n", encoding="utf-8")
+    with pytest.raises(wb.LoadError) as caught:
+        wb.load_runs(path)
+    (problem,) = caught.value.problems
+    assert (problem.where, problem.line) == ("line 1 (task 0, trial 0)", 1)
