@@ -26,7 +26,8 @@ finished, and its call stays unanswered (R2).
 An assistant message's ``content`` may hold server-side tool uses (``ContentToolUse``,
 ``{"type": "tool_use", tool_type, id, name, arguments, result, error}``: a web search, web fetch,
 code execution or MCP connector call the provider ran, recorded since Inspect 0.3.13x): each is
-a call answered at once, failed when its ``error`` is set (``inspect_results``).
+a call answered at once, failed when its ``error`` is set; a ``result`` of a type Inspect never
+wrote (a number, a boolean) is a problem (``inspect_results``).
 
 A ``submit`` call answered by nothing ends the sample by design (R36; Control Arena's
 protocols stop at the agent's submission): it is kept in ``metadata["terminalCalls"]``, not a
