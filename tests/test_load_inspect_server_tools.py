@@ -1,6 +1,6 @@
 """Inspect AI's server-side tool uses are calls (SPEC R34, R35, R36).
 
-Since 0.3.13x Inspect records the tools a provider runs itself (Anthropic's and OpenAI's web
+Since 0.3.123 Inspect records the tools a provider runs itself (Anthropic's and OpenAI's web
 search, web fetch, code execution, MCP connectors) as ``ContentToolUse`` items of the assistant
 message's ``content``: ``{"type": "tool_use", "tool_type", "id", "name", "context",
 "arguments", "result", "error"}`` (``inspect_ai/_util/content.py``). No message or tool event

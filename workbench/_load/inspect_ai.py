@@ -25,7 +25,7 @@ finished, and its call stays unanswered (R2).
 
 An assistant message's ``content`` may hold server-side tool uses (``ContentToolUse``,
 ``{"type": "tool_use", tool_type, id, name, arguments, result, error}``: a web search, web fetch,
-code execution or MCP connector call the provider ran, recorded since Inspect 0.3.13x): each is
+code execution or MCP connector call the provider ran, recorded since Inspect 0.3.123): each is
 a call answered at once, failed when its ``error`` is set; a ``result`` of a type Inspect never
 wrote (a number, a boolean) is a problem (``inspect_results``).
 
