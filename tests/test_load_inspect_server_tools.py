@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from helpers.paths import FIXTURES
 from workbench import load_runs
 from workbench.cli import main
 
@@ -154,3 +155,50 @@ def test_every_result_shape_inspect_wrote_still_loads(
         bool(error),
         text,
     )
+
+
+SERVER_TOOLS = FIXTURES / "inspect-ai" / "generated-inspect-0.3.285-server-tools.json"
+"""Written by inspect_ai 0.3.285 itself (SYNTHETIC: a scripted model), ``inspect-ai/SOURCE.md``."""
+
+
+def _with_result(tmp_path: Path, call_id: str, result: Any) -> Path:
+    """The generated log with the ``result`` of the server tool use ``call_id`` set."""
+    log = json.loads(SERVER_TOOLS.read_text(encoding="utf-8"))
+    (use,) = [
+        block
+        for message in log["samples"][0]["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("id") == call_id
+    ]
+    use["result"] = result
+    path = tmp_path / SERVER_TOOLS.name
+    path.write_text(json.dumps(log), encoding="utf-8")
+    return path
+
+
+def test_server_tool_uses_as_inspect_writes_them_are_calls() -> None:
+    """R34: the three uses Inspect 0.3.285 wrote (a null ``error`` or ``context`` left out)
+    are calls before the message's function call; the one with an ``error`` failed."""
+    loaded = load_runs(SERVER_TOOLS)
+    assert [(b.tool, b.is_error, b.response_text) for b in loaded.boundaries] == [
+        ("web_search", False, '[{"url": "https://inspect.aisi.org.uk", "title": "Inspect"}]'),
+        ("lookup", True, ""),
+        ("code_execution", False, "42\n"),
+        ("add", False, "5"),
+    ]
+    lookup = loaded.boundaries[1]
+    assert lookup.error_message == "tool execution failed: upstream timeout"
+    assert (lookup.extra["tool_type"], lookup.extra["context"]) == ("mcp_call", "docs-server")
+
+
+@pytest.mark.parametrize("result", [0, False, [1, 2]], ids=["number", "boolean", "numbers"])
+def test_an_inspect_written_server_tool_result_changed_to_another_type_is_refused(
+    tmp_path: Path, result: Any
+) -> None:
+    """R35: the generated log with one ``result`` of a type Inspect never wrote: a problem at
+    that use's place, the other three calls loaded."""
+    loaded = load_runs(_with_result(tmp_path, "srvtoolu_03", result), strict=False)
+    assert [b.tool for b in loaded.boundaries] == ["web_search", "lookup", "add"]
+    (problem,) = loaded.problems
+    assert (problem.where, problem.field) == ("samples[0].messages[1].content[3]", "result")

@@ -601,6 +601,8 @@ RECORDINGS: tuple[Recording, ...] = (
     # (SYNTHETIC runs): the failures each tool words its own way
     _r("inspect-ai", "generated-inspect-0.3.285-chat-completions.eval", "inspect-ai", 5, 4),
     _r("inspect-ai", "generated-inspect-0.3.285-scripted.eval", "inspect-ai", 24, 16),
+    # three server tool uses (ContentToolUse) beside a function call; the MCP one failed
+    _r("inspect-ai", "generated-inspect-0.3.285-server-tools.json", "inspect-ai", 4, 1),
     _r("codex", "generated-codex-0.171.0-unsupported-call.rollout.jsonl", "codex", 3, 2),
     _r("codex", "generated-codex-0.171.0-bad-arguments.rollout.jsonl", "codex", 3, 2),
     # OpenCode 1.18, as its own CLI wrote them (SYNTHETIC: a scripted fake model): a part is a
