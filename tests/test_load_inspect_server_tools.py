@@ -202,3 +202,33 @@ def test_an_inspect_written_server_tool_result_changed_to_another_type_is_refuse
     assert [b.tool for b in loaded.boundaries] == ["web_search", "lookup", "add"]
     (problem,) = loaded.problems
     assert (problem.where, problem.field) == ("samples[0].messages[1].content[3]", "result")
+
+
+OLDER = FIXTURES / "inspect-ai" / "generated-inspect-0.3.125-server-tools.json"
+"""Written by inspect_ai 0.3.125, whose ``ContentToolUse.result`` was ``JsonValue``."""
+
+
+def test_server_tool_results_as_inspect_0_3_125_wrote_them_all_load() -> None:
+    """R34, R35: lists, an object and a left-out null (what 0.3.123-0.3.125's providers wrote)
+    are results: text blocks by their text, the rest as their JSON, never refused."""
+    loaded = load_runs(OLDER)
+    got = [(b.call_id, b.is_error, b.response_text) for b in loaded.boundaries]
+    search = (
+        '[{"encrypted_content": "EqgfCioIARgB", "page_age": null, "title": "Inspect", '
+        '"type": "web_search_result", "url": "https://inspect.aisi.org.uk"}]'
+    )
+    refused = '{"error_code": "max_uses_exceeded", "type": "web_search_tool_result_error"}'
+    tools = (
+        '[{"annotations": null, "description": "Look up", "input_schema": {}, "name": "lookup"}]'
+    )
+    assert got == [
+        ("srvtoolu_01", False, search),
+        ("srvtoolu_02", True, refused),
+        ("mcptoolu_03", False, "Evals are tasks."),
+        ("mcp_04", False, ""),
+        ("mcpl_05", False, tools),
+        ("ws_06", False, ""),
+        ("call_1", False, "5"),
+    ]
+    assert loaded.boundaries[1].error_code == "max_uses_exceeded"
+    assert loaded.boundaries[0].args == {"query": "inspect ai"}  # (an object, then)

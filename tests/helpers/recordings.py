@@ -603,6 +603,8 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("inspect-ai", "generated-inspect-0.3.285-scripted.eval", "inspect-ai", 24, 16),
     # three server tool uses (ContentToolUse) beside a function call; the MCP one failed
     _r("inspect-ai", "generated-inspect-0.3.285-server-tools.json", "inspect-ai", 4, 1),
+    # the shapes 0.3.123-0.3.125 wrote: results as lists, objects or left out (null)
+    _r("inspect-ai", "generated-inspect-0.3.125-server-tools.json", "inspect-ai", 7, 1),
     _r("codex", "generated-codex-0.171.0-unsupported-call.rollout.jsonl", "codex", 3, 2),
     _r("codex", "generated-codex-0.171.0-bad-arguments.rollout.jsonl", "codex", 3, 2),
     # OpenCode 1.18, as its own CLI wrote them (SYNTHETIC: a scripted fake model): a part is a
