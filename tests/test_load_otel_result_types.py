@@ -6,6 +6,10 @@ structured form where the exporter can and as a JSON string where it cannot
 (``model/gen-ai/registry.yaml`` of open-telemetry/semantic-conventions-genai). So no value type
 is ruled out, and none is refused: each OTLP ``AnyValue`` kind is served as its JSON text (a
 string as itself), never as an empty success (R35). What this pins is that choice.
+
+What the conventions do rule out is an ``error.type`` that is not a string (its registry's
+``type: string``: a class of error). Read as "failed" whatever its value, ``false`` or ``0``
+made a failure of what may have said the opposite: it is a problem now.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ import pytest
 import workbench as wb
 
 
-def _trace(tmp_path: Path, result: dict[str, Any]) -> Path:
-    """SYNTHETIC, OTLP/JSON: one ``execute_tool`` span whose result attribute is ``result``."""
+def _trace(tmp_path: Path, result: dict[str, Any], *more: dict[str, Any]) -> Path:
+    """SYNTHETIC, OTLP/JSON: one ``execute_tool`` span whose result attribute is ``result``
+    (``more``: other attributes)."""
     attributes = [
+        *more,
         {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
         {"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}},
         {"key": "gen_ai.tool.call.id", "value": {"stringValue": "call_1"}},
@@ -75,3 +81,29 @@ def test_a_tool_result_of_every_attribute_value_type_is_served_as_its_text(
         False,
     )
     assert boundary.response_text == text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"boolValue": False}, {"boolValue": True}, {"intValue": "500"}, {"doubleValue": 0.0}],
+    ids=["false", "true", "int", "double"],
+)
+def test_an_error_type_that_is_not_text_is_a_problem_never_a_failure_or_success(
+    tmp_path: Path, value: dict[str, Any]
+) -> None:
+    """R35, R36: ``error.type`` is a string in the conventions; another type (``false`` was
+    read as a failure with error code ``False``) is a problem naming the span and field."""
+    error = {"key": "error.type", "value": value}
+    loaded = wb.load_runs(_trace(tmp_path, {"stringValue": "sunny"}, error), strict=False)
+    assert loaded.boundaries == ()
+    (problem,) = loaded.problems
+    assert problem.field == "attributes.error.type"
+    assert problem.where.endswith(".spans[0]")
+    assert "error.type is a string" in problem.message
+
+
+def test_an_error_type_that_is_text_still_fails_the_call(tmp_path: Path) -> None:
+    """R36: ``error.type`` as the conventions write it is the call's failure and error code."""
+    error = {"key": "error.type", "value": {"stringValue": "500"}}
+    (boundary,) = wb.load_runs(_trace(tmp_path, {"stringValue": "down"}, error)).boundaries
+    assert (boundary.is_error, boundary.error_code) == (True, "500")

@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import RecordTally, gen_ai_call_id, json_args, read_flag
+from .common import RecordTally, gen_ai_call_id, json_args
 from .otel_chat_parts import LEGACY_EVENTS, ChatParts, calls_of_messages, ends_the_run, own_content
 from .otel_claude import claude_execution, event_attribute
 from .otel_conventions import as_genai, needs_genai
@@ -65,6 +65,7 @@ from .otel_values import (
     NO_CALL_ID,
     attributes_of,
     elided,
+    failure_said,
     first_of,
     span_exception,
     span_nanos,
@@ -336,7 +337,7 @@ def _trace(
         if result is None and claude:
             result = event_attribute(span, "tool.output", "output")
         response = tool_response(result)
-        said_failed = read_flag(response.get("isError"), pairer, where, "result.isError")
+        said_failed = failure_said(response, error_type, pairer, where)
         if said_failed is None:
             pairer.discard(call_id)
             continue

@@ -11,7 +11,8 @@ from typing import Any
 
 from .._common.jsonio import json_text
 from .._common.toolresult import text_content
-from .common import json_args
+from .common import json_args, read_flag
+from .pairing import CallPairer
 
 __all__ = [
     "ERROR_CODES",
@@ -20,6 +21,7 @@ __all__ = [
     "as_any_value",
     "attributes_of",
     "elided",
+    "failure_said",
     "first_of",
     "otlp_event",
     "span_exception",
@@ -94,6 +96,25 @@ def tool_response(result: Any) -> dict[str, Any]:
     if result is None:
         return {"content": []}
     return {"content": text_content(json_text(result))}
+
+
+def failure_said(
+    response: Mapping[str, Any], error_type: Any, pairer: CallPairer, where: str
+) -> bool | None:
+    """The result's MCP ``isError`` (read strictly), and ``None`` when it or ``error.type`` is
+    of a type the conventions rule out (R35: a problem, and the call read as neither success
+    nor failure). ``error.type`` is a string in the OpenTelemetry conventions (a class of
+    error, ``timeout``, ``500``, an exception's name): a boolean or a number could mean either."""
+    said = read_flag(response.get("isError"), pairer, where, "result.isError")
+    if error_type is not None and not isinstance(error_type, str):
+        shown = json_text(error_type)[:40]
+        pairer.problem(
+            where,
+            "attributes.error.type",
+            f"not text, {shown} (error.type is a string; read as neither success nor failure)",
+        )
+        return None
+    return said
 
 
 def elided(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
