@@ -1,7 +1,8 @@
 """OTLP's JSON values as plain JSON, for the OpenTelemetry readers (``otel``, ``otel_claude``,
 ``otel_jaeger``): an ``AnyValue`` (``any_value``), a list of key-value attributes
-(``attributes_of``), a time (``span_nanos``), the status codes that mean ERROR, and a tool's
-recorded result as a boundary's response (``tool_response``).
+(``attributes_of``), a time (``span_nanos``), the status codes that mean ERROR, a tool's
+recorded result as a boundary's response (``tool_response``), and the failure signals read
+strictly (``failure_said``).
 """
 
 from __future__ import annotations
