@@ -112,8 +112,8 @@ def test_otel_attributes_name_the_tool_and_its_call_id_and_an_agent_above_it(
     result = wb.load_runs(_export(tmp_path, observations))
     got = [(b.call_id, b.tool, b.agent_id, dict(b.extra)) for b in result.boundaries]
     assert got == [
-        ("obs-2", "lookup", "planner", {}),
-        ("call_9", "lookup", None, {"observationId": "obs-3"}),
+        ("obs-2", "lookup", "planner", {"argsFrom": "input"}),
+        ("call_9", "lookup", None, {"observationId": "obs-3", "argsFrom": "input"}),
     ]
 
 
@@ -198,7 +198,7 @@ def test_the_downloads_metadata_as_json_text_names_the_call() -> None:
     result = wb.load_runs(FIXTURES / "langfuse" / "google-adk-2025-08-28.trace.json")
     ((call_id, tool, extra),) = [(b.call_id, b.tool, dict(b.extra)) for b in result.boundaries]
     assert (call_id, tool) == ("adk-8bd8dc65-717d-4102-858b-3a1dd6b75a00", "say_hello")
-    assert extra == {"observationId": "04290e4d82aba1bc"}
+    assert extra["observationId"] == "04290e4d82aba1bc"
 
 
 def _snake(value: Any) -> Any:

@@ -10,15 +10,20 @@ One file is one run. A ``TOOL`` observation is a call and its result (an observa
 OpenTelemetry attributes, ``metadata.attributes``, say ``gen_ai.operation.name: execute_tool``
 too): the tool is ``gen_ai.tool.name``, else the observation's name less the framework's prefix
 (``execute_tool say_hello``, ``running tool: get_pun``); the call id is ``gen_ai.tool.call.id``
-(the last of a list), else the observation's id; the args are its ``input`` and the response its
-``output`` (exports keep both as JSON text: text that is JSON is decoded, other text kept as it
-is); the call lasts from ``startTime`` to ``endTime``, and its agent is the nearest ``AGENT``
-observation above it. A tool observation with neither output nor end time never finished (a
-problem, R2). Calls are in ``startTime`` order. A trace with no tool observation whose framework
-marks a tool run only by a ``SPAN`` named ``tool.<Name>`` (Koog) has those spans read as its calls
-(the tool ``<Name>``, the id the observation's), and so has one whose spans are named after the
-tools the model asked for (Agno, LangGraph: ``langfuse_spans``); BeeAI's ReAct agent's calls are
-read from its step updates (``langfuse_beeai``).
+(the last of a list), else the observation's id; the args are what the model sent, read from
+the ``GENERATION`` whose reply asked for the call (``langfuse_requests``: by call id, else by
+name in order), else ADK's ``gcp.vertex.agent.tool_call_args``, else the observation's
+``input``, ``extra.argsFrom`` saying which (``GENERATION``, that attribute, ``input``); the
+response is ADK's ``gcp.vertex.agent.tool_response`` where present (``extra.resultFrom``;
+``langfuse_adk``), else its ``output`` (exports keep input and output as JSON text: text that is
+JSON is decoded, other text kept as it is); the call lasts from ``startTime`` to ``endTime``,
+and its agent is the nearest ``AGENT`` observation above it. A tool observation with neither
+output nor end time never finished (a problem, R2). Calls are in ``startTime`` order. A trace
+with no tool observation whose framework marks a tool run only by a ``SPAN`` named
+``tool.<Name>`` (Koog) has those spans read as its calls (the tool ``<Name>``, the id the
+observation's), and so has one whose spans are named after the tools the model asked for (Agno,
+LangGraph: ``langfuse_spans``; the request's id and args); BeeAI's ReAct agent's calls are read
+from its step updates (``langfuse_beeai``).
 
 Failures (R36): ``level: ERROR`` (its ``statusMessage`` the error), else the caller's error rule on
 the output's text. Every other observation is counted by type (R35); observations hold no
@@ -34,13 +39,14 @@ from typing import Any
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text, text_content
 from .common import RecordTally, duration_ms, gen_ai_call_id, json_args
+from .langfuse_adk import ADK_RESPONSE, adk_response
 from .langfuse_beeai import read_react
 from .langfuse_generations import LEVELS, generation_runs, trace_runs
+from .langfuse_requests import ModelCall, ModelCalls, model_calls, run_args
+from .langfuse_shapes import CAMEL, camel, is_observation, observations_of, sniff_langfuse
 from .langfuse_spans import (
     SPAN_PREFIX,
-    asked_call,
     is_named_tool_span,
-    requested_calls,
     start_order,
     tool_message,
     without_prefix,
@@ -51,98 +57,10 @@ from .records import ErrorRule, LoadProblem, PromotedRun
 
 __all__ = ["is_observation", "load_langfuse", "sniff_langfuse"]
 
-_TYPES = frozenset(
-    {
-        "SPAN",
-        "GENERATION",
-        "EVENT",
-        "AGENT",
-        "TOOL",
-        "CHAIN",
-        "RETRIEVER",
-        "EVALUATOR",
-        "EMBEDDING",
-        "GUARDRAIL",
-    }
-)
-"""Langfuse's observation types."""
 _PREFIXES = ("execute_tool ", "running tool: ")
 """What frameworks put before a tool's name in its observation's name (ADK, pydantic-ai)."""
 _SPAN_PREFIXES = (*_PREFIXES, SPAN_PREFIX)
 """A span's prefixes: those, and Koog's ``tool.``."""
-
-
-_CAMEL = {
-    "trace_id": "traceId",
-    "parent_observation_id": "parentObservationId",
-    "start_time": "startTime",
-    "end_time": "endTime",
-    "status_message": "statusMessage",
-    "project_id": "projectId",
-    "session_id": "sessionId",
-    "user_id": "userId",
-    "html_path": "htmlPath",
-}
-"""The Python SDK's ``model_dump()`` names (snake case) and the API's names for them."""
-
-
-def _camel(value: Any) -> Any:
-    """An object with the Python SDK's snake-case names renamed as the API names them."""
-    if type(value) is dict:
-        if value.keys().isdisjoint(_CAMEL):  # the usual case: the API's names (C, no loop)
-            return value
-    elif not isinstance(value, Mapping) or not any(k in value for k in _CAMEL):
-        return value
-    return {_CAMEL.get(k, k): v for k, v in value.items()}
-
-
-def is_observation(value: Any) -> bool:
-    """One Langfuse observation: typed as Langfuse types them, with its trace or start."""
-    value = _camel(value)
-    kind = value.get("type") if isinstance(value, Mapping) else None
-    return (
-        isinstance(value, Mapping)
-        and isinstance(kind, str)
-        and kind in _TYPES
-        and ("traceId" in value or "startTime" in value)
-        and "id" in value
-    )
-
-
-def _observations(data: Any) -> tuple[Mapping[str, Any], list[Any], str] | None:
-    """The trace, its observations and where they are, in any of the export's shapes: the
-    UI's download, the API's trace (its observations inside), the API's list of observations
-    (``{"data": [...], "meta": ...}``) or a bare list of them."""
-    if isinstance(data, list):
-        return ({}, data, "") if data and is_observation(data[0]) else None
-    if not isinstance(data, Mapping):
-        return None
-    data = _camel(data)
-    trace = _camel(data.get("trace"))
-    if isinstance(trace, Mapping):
-        if isinstance(data.get("observations"), list):
-            return trace, data["observations"], "observations"
-        found = trace.get("observations")
-        return (trace, found, "trace.observations") if isinstance(found, list) else None
-    found = data.get("observations")
-    api_trace = isinstance(found, list) and isinstance(data.get("id"), str)
-    if api_trace and (not found or is_observation(found[0])):
-        return data, found, "observations"  # the public API's trace object
-    listed = data.get("data")
-    if isinstance(listed, list) and listed and is_observation(listed[0]):
-        return {}, listed, "data"
-    return None
-
-
-def sniff_langfuse(data: Any) -> bool:
-    """A Langfuse trace export or list of observations (see :func:`_observations`)."""
-    found = _observations(data)
-    if found is None:
-        return False
-    trace, observations, _ = found
-    if observations:
-        return is_observation(observations[0])
-    return isinstance(trace.get("id"), str) and ("projectId" in trace or "htmlPath" in trace)
 
 
 def load_langfuse(
@@ -150,7 +68,7 @@ def load_langfuse(
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """A run a trace: one for an export of a trace, one for each trace a list of observations
     holds (in the order their first observations come)."""
-    found = _observations(data)
+    found = observations_of(data)
     if found is None:
         return [], [LoadProblem(file, "(root)", "observations", "not a Langfuse trace export")]
     trace, observations, base = found
@@ -158,7 +76,7 @@ def load_langfuse(
         return _run(trace, range(len(observations)), observations, base, file, rule, 0, 1)
     by_trace: dict[Any, tuple[list[int], list[Any]]] = {}
     for index, observation in enumerate(observations):
-        key = _camel(observation).get("traceId") if isinstance(observation, Mapping) else None
+        key = camel(observation).get("traceId") if isinstance(observation, Mapping) else None
         places, items = by_trace.setdefault(key if isinstance(key, str) else "", ([], []))
         places.append(index)
         items.append(observation)
@@ -195,9 +113,15 @@ def _run(
     counted: dict[str, int] = {}  # the observations by what they were read as (TOOL: a call)
     # spans that are tool runs by their names alone (langfuse_spans), if no tool observation
     by_name = not any(type(o) is dict and _is_tool(o) for o in observations)
-    in_order = [o for i in ordered if type(o := observations[i]) is dict] if by_name else []
-    requested = requested_calls(in_order, _decoded)
-    for position in ordered:
+    calls = model_calls(
+        [
+            (rank, o)
+            for rank, i in enumerate(ordered)
+            if type(o := observations[i]) is dict and o.get("type") == "GENERATION"
+        ],
+        _decoded,
+    )  # what the model asked for: the calls' args (langfuse_requests)
+    for rank, position in enumerate(ordered):
         observation = observations[position]
         if type(observation) is not dict and not isinstance(observation, Mapping):
             pairer.problem(f"{base}[{places[position]}]", "", "an observation must be an object")
@@ -208,11 +132,8 @@ def _run(
                 continue
             read.add(observation["id"])
         kind = observation.get("type")
-        if by_name:
-            asked = asked_call(observation, requested)
-            named = asked is not None or is_named_tool_span(observation)
-        else:
-            asked, named = None, False
+        asked = calls.asked(observation, rank) if by_name else None
+        named = by_name and (asked is not None or is_named_tool_span(observation))
         tool = named or kind == "TOOL" or (observation.get("metadata") and _is_tool(observation))
         if not tool:  # (no metadata, no attributes: no _is_tool call)
             if isinstance(kind, str):  # (no TOOL: that is a call)
@@ -227,7 +148,7 @@ def _run(
             # the failure flag of a call: wrong-typed, it is a problem (R35)
             pairer.problem(where, "level", "not one of DEBUG, DEFAULT, WARNING, ERROR")
             continue
-        _tool(observation, where, agents, pairer, rule, asked)
+        _tool(observation, where, agents, pairer, rule, calls, rank, asked)
     for kind, count in counted.items():
         tally.counts[f"observation:{kind}"] += count
     in_place = [(places[i], observations[i]) for i in ordered] if by_name else []
@@ -268,8 +189,8 @@ def _indexed(items: list[Any]) -> tuple[list[Any], dict[str, Any], list[Any]]:
     starts: list[Any] = []
     for o in items:
         # (the usual observation has the API's names: kept as it is, tested without a call)
-        if type(o) is not dict or not o.keys().isdisjoint(_CAMEL):
-            o = _camel(o)
+        if type(o) is not dict or not o.keys().isdisjoint(CAMEL):
+            o = camel(o)
         observations.append(o)
         if type(o) is dict:
             starts.append(o.get("startTime"))
@@ -312,9 +233,12 @@ def _tool(
     agents: Agents,
     pairer: CallPairer,
     rule: ErrorRule,
-    asked: str | None = None,
+    calls: ModelCalls,
+    rank: int,
+    asked: ModelCall | None,
 ) -> None:
-    """One tool run (``asked``: the model's request's id a span named after the tool answers)."""
+    """One tool run, at ``rank`` in start order (``asked``: the model's request a span named
+    after the tool answers; else the request it answers is looked for in ``calls``)."""
     # (no metadata, as most observations: no attributes, without a call)
     attributes = _attributes(observation) if observation.get("metadata") else _NO_ATTRIBUTES
     name = attributes.get("gen_ai.tool.name")
@@ -331,27 +255,46 @@ def _tool(
         pairer.problem(where, field_name, "missing or not a string")
         return
     given = attributes.get("gen_ai.tool.call.id")
-    call_id = asked or (gen_ai_call_id(given) if given is not None else None)
+    carried = gen_ai_call_id(given) if given is not None else None
     own = observation.get("id")
+    call_id = (asked.call_id or own) if asked is not None else carried
     if not isinstance(call_id, str) or not call_id:
         call_id = own
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
         return
-    extra = {"observationId": own} if call_id != own else {}
+    extra: dict[str, Any] = {"observationId": own} if call_id != own else {}
     if isinstance(given, list):
         extra["gen_ai.tool.call.id"] = given  # as given
-    agent = agents.of(observation)
-    args = _decoded(observation.get("input"))
-    pairer.call(call_id, name, args, where=where, field_name="id", agent_id=agent, extra=extra)
+    model = asked
+    if model is None and calls:  # (a trace whose model asked for no call: no look-up)
+        model = calls.match(name, carried, rank, observation.get("parentObservationId"))
+    if model is None:
+        args, extra["argsFrom"] = run_args(attributes, observation.get("input"), _decoded)
+    else:
+        args, extra["argsFrom"] = model.args, "GENERATION"
+        if model.call_id is not None and model.call_id != call_id:
+            extra["modelCallId"] = model.call_id
     output = observation.get("output")
+    said = adk_response(attributes, _decoded) if attributes else None
+    if said is not None:  # ADK's own record of what the tool gave (its output may be "{}")
+        output, extra["resultFrom"] = said, ADK_RESPONSE
+    pairer.call(
+        call_id,
+        name,
+        args,
+        where=where,
+        field_name="id",
+        agent_id=agents.of(observation),
+        extra=extra,
+    )
     end = observation.get("endTime")
     if output is None and end is None:
         return  # never finished: reported by the pairer
     response = _decoded(output)
-    said = tool_message(response) if asked is not None else None
-    if said is not None:  # LangGraph's ToolMessage: its content is what the model was sent
-        response, told_failed = said[0], said[1]
+    message = tool_message(response) if asked is not None else None
+    if message is not None:  # LangGraph's ToolMessage: its content is what the model was sent
+        response, told_failed = message
     content = (
         response.get("content") if type(response) is dict or isinstance(response, Mapping) else None
     )
@@ -361,10 +304,10 @@ def _tool(
         text = result_text(content)
     else:  # other JSON: the rule reads it as the export wrote it
         text = output if isinstance(output, str) else json_text(output)
-    failed = observation.get("level") == "ERROR" or (said is not None and told_failed)
-    message = observation.get("statusMessage") if failed else None
+    failed = observation.get("level") == "ERROR" or (message is not None and told_failed)
+    error = observation.get("statusMessage") if failed else None
     if not failed and rule.matches(text):
-        failed, message = True, text
+        failed, error = True, text
     if isinstance(response, str):
         response = {"content": text_content(response)}
     pairer.result(
@@ -373,7 +316,7 @@ def _tool(
         failed,
         where=where,
         field_name="level",
-        error_message=(message if isinstance(message, str) and message else None)
+        error_message=(error if isinstance(error, str) and error else None)
         or ("tool call failed" if failed else None),
         duration_ms=duration_ms(observation.get("startTime"), end),
     )

@@ -5,9 +5,11 @@ tool's run is a ``SPAN`` named after the tool (``duckduckgo_search``, ``Web-Sear
 ``get_weather``), its ``input`` the arguments and its ``output`` what the tool gave. Such a
 span is told from the graph's other spans (``agent``, ``tools``, ``should_continue``,
 ``ChannelWrite<...>``) by the model: a ``GENERATION`` before it asked for a call of that
-name. :func:`requested_calls` reads those requests, wherever the framework put the model's
-reply (a Chat Completions response, a LangChain message and its ``additional_kwargs``, a
-serialized ``AIMessage``); the span takes the id of the request it answers, by name in order.
+name. ``langfuse_requests`` reads those requests, wherever the framework put the model's reply
+(a Chat Completions response, a LangChain message and its ``additional_kwargs``, a serialized
+``AIMessage``); the span takes the id and the args of the request it answers, by name in order
+(its ``input`` may not be the model's args: LangGraph's Python handler writes Python's repr of
+them, ``{'query': 'example'}``).
 
 BeeAI writes each event of a tool's run as a span of its own (``tool.<path>.start-<n>``,
 ``...success-<n>``): :func:`is_lifecycle_span` tells them from Koog's ``tool.<Name>`` runs, so
@@ -17,7 +19,7 @@ that none is read as a tool of that name.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -25,10 +27,8 @@ from .._common.jsonio import json_text
 
 __all__ = [
     "SPAN_PREFIX",
-    "asked_call",
     "is_lifecycle_span",
     "is_named_tool_span",
-    "requested_calls",
     "start_key",
     "start_order",
     "tool_message",
@@ -38,74 +38,12 @@ __all__ = [
 SPAN_PREFIX = "tool."
 """What Koog names a tool's span: ``tool.<Name>``."""
 
-_DEPTH = 6
-"""How deep in a model's reply tool calls are looked for (a response's ``choices[].message``
-is three levels down, a serialized message's ``kwargs`` two)."""
 _LIFECYCLE = re.compile(r"tool\..+\.(?:start|finish|success|error|retry)-\d+")
 
 
 def is_lifecycle_span(name: str) -> bool:
     """A BeeAI event of a tool's run (``tool.search.wikipedia.start-12``), not a run."""
     return _LIFECYCLE.fullmatch(name) is not None
-
-
-def requested_calls(
-    observations: Iterable[Mapping[str, Any]], decoded: Callable[[Any], Any]
-) -> dict[str, list[str | None]]:
-    """The ids of the tool calls the trace's ``GENERATION`` observations asked for, by tool
-    name, in the order given (``observations`` in start order; ``decoded``: an output's JSON
-    text decoded); an id ``None`` where the reply gave none."""
-    found: dict[str, list[str | None]] = {}
-    read: set[Any] = set()  # (an export put together may hold an observation twice)
-    for observation in observations:
-        if observation.get("type") != "GENERATION":
-            continue
-        own = observation.get("id")
-        if type(own) is str:
-            if own in read:
-                continue
-            read.add(own)
-        seen: set[str] = set()
-        for name, call_id in _calls(decoded(observation.get("output")), decoded, 0):
-            if call_id is not None:
-                if call_id in seen:  # the same call twice in one reply (tool_calls, kwargs)
-                    continue
-                seen.add(call_id)
-            found.setdefault(name, []).append(call_id)
-    return found
-
-
-def _calls(value: Any, decoded: Callable[[Any], Any], depth: int) -> Iterable[tuple[str, Any]]:
-    """``(name, id)`` of each tool call in a model's reply, found under ``tool_calls``."""
-    if depth > _DEPTH:
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if key == "tool_calls" and isinstance(item, list):
-                for call in item:
-                    read = _call(call)
-                    if read is not None:
-                        yield read
-            elif isinstance(item, Mapping | list):
-                yield from _calls(item, decoded, depth + 1)
-            elif key in ("message", "content") and isinstance(item, str):
-                yield from _calls(decoded(item), decoded, depth + 1)  # a reply kept as text
-    elif isinstance(value, list):
-        for item in value:
-            yield from _calls(item, decoded, depth + 1)
-
-
-def _call(call: Any) -> tuple[str, str | None] | None:
-    """A requested call's name and id (LangChain's ``{name, args, id}``, OpenAI's ``{id,
-    function: {name, arguments}}``)."""
-    if not isinstance(call, Mapping):
-        return None
-    function = call.get("function")
-    name = call.get("name", function.get("name") if isinstance(function, Mapping) else None)
-    call_id = call.get("id")
-    if not isinstance(name, str) or not name:
-        return None
-    return name, call_id if isinstance(call_id, str) and call_id else None
 
 
 def tool_message(output: Any) -> tuple[str, bool] | None:
@@ -150,26 +88,6 @@ def is_named_tool_span(observation: Mapping[str, Any]) -> bool:
         and not is_lifecycle_span(name)
         and (observation.get("input") is not None or observation.get("output") is not None)
     )
-
-
-def asked_call(
-    observation: Mapping[str, Any], requested: dict[str, list[str | None]]
-) -> str | None:
-    """For a ``SPAN`` named after a tool the model asked for (``langfuse_spans``), the id of
-    the request it answers (the observation's own where the request had none), taken in
-    order; else ``None``."""
-    name = observation.get("name")
-    if observation.get("type") != "SPAN" or not isinstance(name, str):
-        return None
-    waiting = requested.get(name)
-    if not waiting:
-        return None
-    call_id = waiting.pop(0)
-    own = observation.get("id")
-    return call_id or (own if isinstance(own, str) else None)
-
-
-SPAN_PREFIX = "tool."
 
 
 def without_prefix(name: str, prefixes: tuple[str, ...]) -> str:

@@ -1,0 +1,265 @@
+"""A Langfuse tool run's args are what the model sent; ADK's record of a result is read (SPEC
+R34, R35).
+
+The real exports are in ``fixtures/langfuse`` (SOURCE.md counts them by hand). A tool run's
+observation holds what the framework gave the tool, which is not always what the model sent:
+the Claude Agent SDK's integration wraps it (``{"input": {"city": "Berlin"}}``), LangGraph's
+Python handler writes Python's repr (``{'query': 'example'}``). A promoted suite's fixtures are
+matched on tool and args as an agent sends them at replay, so with the span's input as the args
+no replay of those runs could match. The traces written here are SYNTHETIC or real exports
+with observations taken out, as each test says.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import workbench as wb
+from helpers.paths import FIXTURES
+
+FOLDER = FIXTURES / "langfuse"
+CLAUDE = FOLDER / "claude-agent-2025-12-22.trace.json"
+ADK = FOLDER / "google-adk-2025-08-28.trace.json"
+
+# Read by eye from each export (fixtures/langfuse/SOURCE.md): each call's tool, the args the
+# model's reply holds, and where the workbench reads them ("GENERATION": the model's request;
+# None: a reader that takes calls from elsewhere, BeeAI's steps or the GENERATIONs alone).
+BY_HAND: dict[str, list[tuple[str, Any, str | None]]] = {
+    "agno-2025-06-11.trace.json": [
+        ("duckduckgo_search", {"query": "currently trending on Twitter"}, "GENERATION")
+    ],
+    "anthropic-messages-api-2026-03-25.trace.json": [
+        ("Read", {"file_path": "/workspace/project/README.md"}, None),
+        ("Read", {"file_path": "/workspace/project/src/main.ts"}, None),
+        ("Read", {"file_path": "/workspace/project/package.json"}, None),
+        ("Read", {"file_path": "/workspace/project/tsconfig.json", "limit": 50}, None),
+    ],
+    "beeai-2025-08-01.trace.json": [
+        ("Wikipedia", {"query": "Tourism in Barcelona"}, None),
+        ("OpenMeteoTool", {"location_name": "Barcelona", "country": "Spain"}, None),
+    ],
+    "claude-agent-2025-12-22.trace.json": [
+        ("mcp__weather__get_weather", {"city": "Berlin"}, "GENERATION"),
+        ("mcp__weather__get_weather", {"city": "New York"}, "GENERATION"),
+    ],
+    "csharp-agent-with-gemini-2026-03-09.trace.json": [
+        (
+            "get_custom_report",
+            {
+                "dimensions": ["Campaign"],
+                "filters": {"dateRange": {"from_date": "2025-10-01", "to_date": "2025-12-31"}},
+                "timeDimension": "Month",
+                "metrics": ["Cost", "Displays", "Clicks", "Ctr", "Sales", "Cvr"],
+            },
+            "GENERATION",
+        ),
+        ("final_result", "wrapped", "GENERATION"),  # the model's own {"input": {...}}: below
+    ],
+    "google-adk-2025-08-28.trace.json": [("say_hello", {}, "GENERATION")],
+    "koog-2025-08-26.trace.json": [
+        ("ByeTool", {"name": "Bob"}, "GENERATION"),
+        ("HelloTool", {"name": "Bob"}, "GENERATION"),
+    ],
+    "langgraph-js-2025-10-30.trace.json": [
+        ("get_weather", {"city": "San Francisco"}, "GENERATION")
+    ],
+    "langgraph-python-2025-08-22.trace.json": [("Web-Search", {"query": "example"}, "GENERATION")],
+    "pydantic-ai-2025-06-06.trace.json": [],
+    "pydantic-ai-tools-2025-12-04.trace.json": [
+        ("get_pun_suggestion", {"topic": "programming"}, "GENERATION"),
+        ("get_dad_joke_suggestion", {"topic": "programming"}, "GENERATION"),
+        ("get_one_liner_suggestion", {"topic": "programming"}, "GENERATION"),
+    ],
+    "seeder-langgraph-2025-08-22.json": [("Web-Search", {"query": "example"}, "GENERATION")],
+    "seeder-microsoft-agent-2025-10-14.json": [
+        ("get_weather", {"location": "Portland"}, "GENERATION")
+    ],
+    "vercel-aisdk-2025-11-17.trace.json": [
+        ("getWeather", {"location": "San Francisco"}, "GENERATION")
+    ],
+}
+
+
+def test_every_real_export_is_pinned_by_hand() -> None:
+    """The table above covers every Langfuse export of the fixtures."""
+    assert sorted(BY_HAND) == sorted(p.name for p in FOLDER.glob("*.json"))
+
+
+@pytest.mark.parametrize("name", sorted(BY_HAND))
+def test_each_real_exports_calls_carry_the_args_the_model_sent(name: str) -> None:
+    """R34: every real export's calls, with the args its model's replies hold (read by eye),
+    and ``extra.argsFrom`` saying they were read from the model's request."""
+    result = wb.load_runs(FOLDER / name, strict=False)
+    got = [(b.tool, b.args, b.extra.get("argsFrom")) for b in result.boundaries]
+    expected = BY_HAND[name]
+    if name.startswith("csharp"):  # final_result: the model itself sent {"input": {...}}
+        replies = [o["output"] for o in _observations(FOLDER / name) if o["type"] == "GENERATION"]
+        (part,) = json.loads(replies[-1])[0]["parts"]  # the last reply: the final_result call
+        assert part["name"] == "final_result"
+        assert set(part["arguments"]) == {"input"}
+        expected = [*expected[:1], ("final_result", part["arguments"], "GENERATION")]
+    assert got == expected
+
+
+def test_the_claude_agent_sdks_wrapped_span_input_is_not_the_args() -> None:
+    """R34: the Claude Agent SDK's TOOL observations hold ``{"input": {"city": ...}}``; the
+    model's ``tool_use`` blocks hold ``{"city": ...}``, which is what an agent sends at replay.
+    The tool_use id is kept (``extra.modelCallId``), and the promoted fixtures match it."""
+    result = wb.load_runs(CLAUDE)
+    assert [(b.args, b.extra["modelCallId"]) for b in result.boundaries] == [
+        ({"city": "Berlin"}, "toolu_01TKoqQLvY2UWuC49qnD48y7"),
+        ({"city": "New York"}, "toolu_01NtVat4vJLFfVd5TqdLHcA7"),
+    ]
+    inputs = [json.loads(o["input"]) for o in _observations(CLAUDE) if o["type"] == "TOOL"]
+    assert inputs == [{"input": {"city": "Berlin"}}, {"input": {"city": "New York"}}]
+    suite = wb.promote(result).suite.data
+    fixtures = suite["tasks"][0]["fixtures"]["toolResponses"]
+    assert [f["args"] for f in fixtures] == [{"city": "Berlin"}, {"city": "New York"}]
+
+
+def test_langgraph_pythons_repr_text_is_not_the_args() -> None:
+    """R34: LangGraph's Python handler wrote the span's input as Python's repr,
+    ``{'query': 'example'}`` (no JSON); the model asked for ``{"query": "example"}``, the same
+    in the export that keeps it as text and the one that keeps it parsed."""
+    for name in ("langgraph-python-2025-08-22.trace.json", "seeder-langgraph-2025-08-22.json"):
+        (call,) = wb.load_runs(FOLDER / name).boundaries
+        assert call.args == {"query": "example"}
+        span = next(o for o in _observations(FOLDER / name) if o["name"] == "Web-Search")
+        assert span["input"] == "{'query': 'example'}"
+
+
+def test_with_no_model_request_the_span_input_is_the_args_and_says_so(tmp_path: Path) -> None:
+    """R34: the real Claude Agent SDK export with its GENERATIONs taken out: no request
+    matches, so the args are the TOOL observations' input, ``extra.argsFrom: input``."""
+    data = json.loads(CLAUDE.read_text(encoding="utf-8"))
+    kept = [o for o in data["observations"] if o["type"] != "GENERATION"]
+    result = wb.load_runs(_written(tmp_path, data, kept))
+    assert [(b.args, b.extra["argsFrom"]) for b in result.boundaries] == [
+        ({"input": {"city": "Berlin"}}, "input"),
+        ({"input": {"city": "New York"}}, "input"),
+    ]
+    assert all("modelCallId" not in b.extra for b in result.boundaries)
+
+
+def test_the_vercel_sdks_two_copies_of_one_reply_are_one_request() -> None:
+    """The Vercel AI SDK's ``ai.generateText`` and its ``doGenerate`` both hold the reply: one
+    request, matched to the one TOOL observation (the id its ``ai.toolCall.id`` names)."""
+    (call,) = wb.load_runs(FOLDER / "vercel-aisdk-2025-11-17.trace.json").boundaries
+    assert call.extra["modelCallId"] == "call_DgKARp7a7IhJPDczfifMp6Ra"
+    assert call.args == {"location": "San Francisco"}
+
+
+def _tool(n: int, name: str, call_id: str | None = None, **fields: Any) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool"}
+    if call_id is not None:
+        attributes["gen_ai.tool.call.id"] = call_id
+    return {
+        "id": f"obs-{n}",
+        "traceId": "t1",
+        "type": "TOOL",
+        "name": name,
+        "startTime": f"2026-01-01T00:00:{n:02d}.000Z",
+        "endTime": f"2026-01-01T00:00:{n:02d}.500Z",
+        "input": json.dumps({"wrapped": n}),
+        "output": "ok",
+        "metadata": {"attributes": attributes},
+        **fields,
+    }
+
+
+def _reply(n: int, calls: list[tuple[str | None, str, dict[str, Any]]]) -> dict[str, Any]:
+    """A GENERATION whose Chat Completions reply asks for ``calls`` (id, tool, args)."""
+    asked = [
+        {"id": i, "type": "function", "function": {"name": t, "arguments": json.dumps(a)}}
+        for i, t, a in calls
+    ]
+    return {
+        **_tool(n, "ChatOpenAI"),
+        "type": "GENERATION",
+        "metadata": None,
+        "output": json.dumps({"role": "assistant", "content": None, "tool_calls": asked}),
+    }
+
+
+def test_a_run_matches_its_request_by_id_else_by_name_in_order(tmp_path: Path) -> None:
+    """SYNTHETIC: two requests of one tool; runs carrying ids are matched by id whatever their
+    order, runs carrying none by name in order; a run before any request (or after all are
+    matched) keeps its input, ``argsFrom: input``."""
+    observations = [
+        _tool(0, "lookup"),
+        _reply(1, [("c1", "lookup", {"q": 1}), ("c2", "lookup", {"q": 2})]),
+        _tool(2, "lookup", "c2"),
+        _tool(3, "lookup", "c1"),
+        _reply(4, [("c3", "lookup", {"q": 3}), ("c4", "lookup", {"q": 4})]),
+        _tool(5, "lookup"),
+        _tool(6, "lookup"),
+        _tool(7, "lookup"),
+    ]
+    result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
+    got = [(b.args, b.extra["argsFrom"]) for b in result.boundaries]
+    assert got == [
+        ({"wrapped": 0}, "input"),
+        ({"q": 2}, "GENERATION"),
+        ({"q": 1}, "GENERATION"),
+        ({"q": 3}, "GENERATION"),
+        ({"q": 4}, "GENERATION"),
+        ({"wrapped": 7}, "input"),
+    ]
+
+
+def test_adks_tool_response_attribute_is_the_result_not_the_empty_output() -> None:
+    """R34, R35: ADK's TOOL observation's ``output`` is ``{}`` in the real export, but its
+    ``gcp.vertex.agent.tool_response`` attribute holds what the tool gave (the
+    ``function_response`` the next GENERATION sent the model): that is served, and says so."""
+    (call,) = wb.load_runs(ADK).boundaries
+    assert call.response == {"greeting": "Hello Langfuse 👋"}
+    assert call.extra["resultFrom"] == "gcp.vertex.agent.tool_response"
+    tool = next(o for o in _observations(ADK) if o["type"] == "TOOL")
+    assert tool["output"] == "{}"
+    sent = json.loads(_observations(ADK)[-1]["input"])["contents"][-1]["parts"][0]
+    assert sent["function_response"]["response"] == call.response
+    fixtures = wb.promote(wb.load_runs(ADK)).suite.data["tasks"][0]["fixtures"]
+    served = fixtures["toolResponses"][0]["response"]  # an MCP result: the object as is
+    assert served["structuredContent"] == {"greeting": "Hello Langfuse 👋"}
+
+
+def test_adks_tool_call_args_attribute_is_read_when_no_request_matches(tmp_path: Path) -> None:
+    """R34: the real ADK export with its GENERATIONs taken out: the args are ADK's
+    ``gcp.vertex.agent.tool_call_args``; an attribute that is no object (ADK writes
+    ``<not serializable>`` for what it cannot write) is not read, and the observation's own
+    input and output are."""
+    data = json.loads(ADK.read_text(encoding="utf-8"))
+    kept = [o for o in data["observations"] if o["type"] != "GENERATION"]
+    (call,) = wb.load_runs(_written(tmp_path, data, kept)).boundaries
+    assert (call.args, call.extra["argsFrom"]) == ({}, "gcp.vertex.agent.tool_call_args")
+    assert call.response == {"greeting": "Hello Langfuse 👋"}
+    for observation in kept:
+        if observation["type"] == "TOOL":
+            metadata = json.loads(observation["metadata"])
+            for key in ("gcp.vertex.agent.tool_call_args", "gcp.vertex.agent.tool_response"):
+                metadata["attributes"][key] = "<not serializable>"
+            observation["metadata"] = json.dumps(metadata)
+            observation["input"] = json.dumps({"name": "x"})
+    (call,) = wb.load_runs(_written(tmp_path, data, kept)).boundaries
+    assert (call.args, call.extra["argsFrom"]) == ({"name": "x"}, "input")
+    assert call.response == {} and "resultFrom" not in call.extra
+
+
+def _observations(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return sorted(data["observations"], key=lambda o: o["startTime"])
+
+
+def _written(tmp_path: Path, data: dict[str, Any], observations: list[Any]) -> Path:
+    """An export of ``data``'s trace holding ``observations`` (a copy), in a new file."""
+    value = copy.deepcopy(data)
+    value["observations"] = copy.deepcopy(observations)
+    value["trace"] = {**value["trace"], "observations": value["observations"]}
+    path = tmp_path / f"trace-{len(list(tmp_path.iterdir()))}.json"
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
