@@ -269,12 +269,12 @@ def _tool(
     model = asked
     if model is None and calls:  # (a trace whose model asked for no call: no look-up)
         model = calls.match(name, carried, rank, observation.get("parentObservationId"))
-    if model is None:
-        args, extra["argsFrom"] = run_args(attributes, observation.get("input"), _decoded)
-    else:
+    if model is not None and model.said:
         args, extra["argsFrom"] = model.args, "GENERATION"
-        if model.call_id is not None and model.call_id != call_id:
-            extra["modelCallId"] = model.call_id
+    else:  # (a request of an id and a name alone gives no args)
+        args, extra["argsFrom"] = run_args(attributes, observation.get("input"), _decoded)
+    if model is not None and model.call_id is not None and model.call_id != call_id:
+        extra["modelCallId"] = model.call_id
     output = observation.get("output")
     said = adk_response(attributes, _decoded) if attributes else None
     if said is not None:  # ADK's own record of what the tool gave (its output may be "{}")

@@ -22,7 +22,8 @@ call, in any of the shapes integrations write:
 A run matches the request of its call id where it carries one (and the request has it), else
 the first request of its tool's name not yet matched (of those with no id, when the run has
 one), preferring those made under the run's parent; only a request made before the run (in
-start order) is matched. Requests of one id listed twice (the Vercel AI SDK's
+start order) is matched. A request whose reply gives its id and name alone gives the run no
+args (they are read as if no request matched). Requests of one id listed twice (the Vercel AI SDK's
 ``ai.generateText`` and its ``doGenerate`` both hold the reply) are one request.
 """
 
@@ -47,6 +48,8 @@ without it is not decoded; one C search)."""
 _TEXTS = ("message", "content")
 """The keys whose text may be a reply's calls as JSON text (Koog's ``content``)."""
 _GEMINI_KEYS = frozenset({"function_call", "functionCall"})
+_UNSAID: Any = object()
+"""The args of a request whose reply gives none (a call id and name alone): not read."""
 
 
 @dataclass(slots=True)
@@ -58,7 +61,8 @@ class ModelCall:
     call_id: str | None
     """The call's id in the reply (``None`` where it gave none)."""
     args: Any
-    """The arguments the model sent (JSON text decoded; text that is no JSON kept)."""
+    """The arguments the model sent (JSON text decoded; text that is no JSON kept), as
+    :attr:`said` says."""
     rank: int
     """The place of the GENERATION that holds it, in the trace's start order."""
     generation: str | None
@@ -67,6 +71,11 @@ class ModelCall:
     """That GENERATION's parent's id."""
     matched: bool = False
     """Whether a tool run has answered it."""
+
+    @property
+    def said(self) -> bool:
+        """Whether the reply gave the call's args (not its id and name alone)."""
+        return self.args is not _UNSAID
 
 
 class ModelCalls:
@@ -208,28 +217,29 @@ def _calls(
 
 
 def _call(value: Mapping[str, Any], key: str) -> tuple[str, str | None, Any] | None:
-    """A call in one of the shapes of the module's list, else ``None``."""
+    """A call in one of the shapes of the module's list (its args :data:`_UNSAID` where the
+    reply gives none), else ``None``."""
     kind = value.get("type")
     function = value.get("function")
     if isinstance(function, Mapping) and _named(function) and _asked(function, value):
-        name, args, call_id = function["name"], function.get("arguments"), value.get("id")
+        name, args, call_id = function["name"], function.get("arguments", _UNSAID), value.get("id")
     elif key in _GEMINI_KEYS and _named(value):  # (and Chat Completions' old function_call)
-        name, args = value["name"], value.get("args", value.get("arguments"))
+        name, args = value["name"], value.get("args", value.get("arguments", _UNSAID))
         call_id = value.get("id")
-    elif key in ("tool_calls", "toolCalls") and _named(value) and "args" in value:
-        name, args, call_id = value["name"], value["args"], value.get("id")  # LangChain
+    elif key in ("tool_calls", "toolCalls") and _named(value):  # LangChain's {name, args, id}
+        name, args, call_id = value["name"], value.get("args", _UNSAID), value.get("id")
     elif kind == "tool_use" and _named(value):
-        name, args, call_id = value["name"], value.get("input"), value.get("id")
+        name, args, call_id = value["name"], value.get("input", _UNSAID), value.get("id")
     elif kind == "tool_call" and _named(value):
-        name, args, call_id = value["name"], value.get("arguments"), value.get("id")
+        name, args, call_id = value["name"], value.get("arguments", _UNSAID), value.get("id")
     elif kind == "function_call" and _named(value):
-        name, args, call_id = value["name"], value.get("arguments"), value.get("call_id")
+        name, args, call_id = value["name"], value.get("arguments", _UNSAID), value.get("call_id")
     elif type(value.get("toolName")) is str and value["toolName"] and "toolCallId" in value:
         name, call_id = value["toolName"], value["toolCallId"]
-        args = value["input"] if "input" in value else value.get("args")
+        args = value["input"] if "input" in value else value.get("args", _UNSAID)
     else:
         return None
-    return name, gen_ai_call_id(call_id), json_args(args)
+    return name, gen_ai_call_id(call_id), args if args is _UNSAID else json_args(args)
 
 
 def _asked(function: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
