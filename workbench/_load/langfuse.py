@@ -113,14 +113,8 @@ def _run(
     counted: dict[str, int] = {}  # the observations by what they were read as (TOOL: a call)
     # spans that are tool runs by their names alone (langfuse_spans), if no tool observation
     by_name = not any(type(o) is dict and _is_tool(o) for o in observations)
-    calls = model_calls(
-        [
-            (rank, o)
-            for rank, i in enumerate(ordered)
-            if type(o := observations[i]) is dict and o.get("type") == "GENERATION"
-        ],
-        _decoded,
-    )  # what the model asked for: the calls' args (langfuse_requests)
+    # what the model asked for: the calls' args (langfuse_requests); None: nothing asked
+    calls = model_calls(observations, ordered, _decoded) or None
     for rank, position in enumerate(ordered):
         observation = observations[position]
         if type(observation) is not dict and not isinstance(observation, Mapping):
@@ -132,7 +126,7 @@ def _run(
                 continue
             read.add(observation["id"])
         kind = observation.get("type")
-        asked = calls.asked(observation, rank) if by_name else None
+        asked = calls.asked(observation, rank) if by_name and calls is not None else None
         named = by_name and (asked is not None or is_named_tool_span(observation))
         tool = named or kind == "TOOL" or (observation.get("metadata") and _is_tool(observation))
         if not tool:  # (no metadata, no attributes: no _is_tool call)
@@ -233,12 +227,12 @@ def _tool(
     agents: Agents,
     pairer: CallPairer,
     rule: ErrorRule,
-    calls: ModelCalls,
+    calls: ModelCalls | None,
     rank: int,
     asked: ModelCall | None,
 ) -> None:
     """One tool run, at ``rank`` in start order (``asked``: the model's request a span named
-    after the tool answers; else the request it answers is looked for in ``calls``)."""
+    after the tool answers; else the request it answers is looked for in ``calls``, if any)."""
     # (no metadata, as most observations: no attributes, without a call)
     attributes = _attributes(observation) if observation.get("metadata") else _NO_ATTRIBUTES
     name = attributes.get("gen_ai.tool.name")
@@ -267,12 +261,14 @@ def _tool(
     if isinstance(given, list):
         extra["gen_ai.tool.call.id"] = given  # as given
     model = asked
-    if model is None and calls:  # (a trace whose model asked for no call: no look-up)
+    if model is None and calls is not None:  # (None: the model asked for no call)
         model = calls.match(name, carried, rank, observation.get("parentObservationId"))
-    if model is not None and model.said:
+    if model is not None and model.said:  # (a request of an id and a name alone: no args)
         args, extra["argsFrom"] = model.args, "GENERATION"
-    else:  # (a request of an id and a name alone gives no args)
+    elif attributes:
         args, extra["argsFrom"] = run_args(attributes, observation.get("input"), _decoded)
+    else:  # (no attributes, as most observations: no call)
+        args, extra["argsFrom"] = _decoded(observation.get("input")), "input"
     if model is not None and model.call_id is not None and model.call_id != call_id:
         extra["modelCallId"] = model.call_id
     output = observation.get("output")

@@ -30,7 +30,7 @@ args (they are read as if no request matched). Requests of one id listed twice (
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,23 +158,26 @@ def _open(call: ModelCall, name: str, rank: int) -> bool:
 
 
 def model_calls(
-    generations: Iterable[tuple[int, Mapping[str, Any]]], decoded: Callable[[Any], Any]
+    observations: Sequence[Any], ordered: Sequence[int], decoded: Callable[[Any], Any]
 ) -> ModelCalls:
-    """The requests the ``GENERATION`` observations' outputs hold (each with its rank in start
-    order; ``decoded``: how the export's output text is decoded). A GENERATION listed twice
-    is read once, a call listed twice in one reply (LangChain's ``tool_calls`` beside the
-    client's ``additional_kwargs``) once."""
+    """The requests the ``GENERATION`` observations' outputs hold (``ordered``: the places of
+    ``observations`` in start order; ``decoded``: how the export's output text is decoded). A
+    GENERATION listed twice is read once, a call listed twice in one reply (LangChain's
+    ``tool_calls`` beside the client's ``additional_kwargs``) once."""
     calls: list[ModelCall] = []
     read: set[str] = set()
-    for rank, observation in generations:
+    for rank, place in enumerate(ordered):
+        observation = observations[place]
+        if type(observation) is not dict or observation.get("type") != "GENERATION":
+            continue
+        output = observation.get("output")
+        if type(output) is str and _MARKED(output) is None:
+            continue  # (a reply of text alone, not decoded)
         own = observation.get("id")
         if type(own) is str:
             if own in read:
                 continue
             read.add(own)
-        output = observation.get("output")
-        if type(output) is str and _MARKED(output) is None:
-            continue  # (a reply of text alone, not decoded)
         parent = observation.get("parentObservationId")
         seen: set[str] = set()
         for name, call_id, args in _calls(decoded(output), decoded, 0, ""):
