@@ -745,6 +745,58 @@ def test_a_log_read_where_numpy_is_imported_scans_with_numpy_from_its_first_byte
     assert made == [True]
 
 
+def _count_long_number_searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that gets, each time a load searches a block for long numbers, the block's size."""
+    searched: list[int] = []
+
+    class Counting(openwop._LongNumberLines):
+        __slots__ = ()
+
+        def __call__(self, block: bytes, lines: list[bytes], joined: bool) -> frozenset[int]:
+            searched.append(len(block))
+            return super().__call__(block, lines, joined)
+
+    monkeypatch.setattr(openwop, "_LongNumberLines", Counting)
+    return searched
+
+
+def test_a_log_of_usual_tool_events_is_not_searched_for_long_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The typed decode takes no integer past 64 signed bits, so the lines it takes need no
+    search (and a large log of them no numpy); a block is searched once a line of it goes the
+    full way, and only then. Long numbers in strings, 19-digit integers that fit and floats of
+    any length are taken typed, as ``json`` reads them."""
+    searched = _count_long_number_searches(monkeypatch)
+    path = tmp_path / "usual.jsonl"
+    values = ['{"id": "12345678901234567890123"}', "-9223372036854775808", "0.1" + "0" * 30 + "1"]
+    path.write_bytes(b"\n".join(pair(2 * n, value) for n, value in enumerate(values)) + b"\n")
+    fast, slow = both_ways(path)
+    assert fast == slow
+    assert searched == []
+    with path.open("ab") as log:
+        log.write(pair(6, "9223372036854775808") + b"\n")  # past 63 bits: decoded whole
+    fast, slow = both_ways(path)
+    assert fast == slow
+    assert "9223372036854775808" in fast
+    assert searched == [path.stat().st_size]
+
+
+@pytest.mark.parametrize("depth", [5, 6, 7, 8, 12, 40])
+def test_values_nested_past_the_typed_depth_load_as_in_text_mode(
+    tmp_path: Path, depth: int
+) -> None:
+    """A value nested deeper than the typed decode's types (``_VALUE_DEPTH``) sends its line
+    the full way, with the same load; so does one holding a long number at that depth."""
+    path = tmp_path / "deep.jsonl"
+    nested = '{"a": [' * depth + "1" + "]}" * depth
+    big = '{"a": [' * depth + "1" * 25 + "]}" * depth
+    path.write_bytes(pair(0, nested, nested) + b"\n" + pair(2, big) + b"\n" + pair(4, "[]"))
+    fast, slow = both_ways(path)
+    assert fast == slow
+    assert "payload.inputs" in fast  # the long number is refused where it is (R35)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300) | st.text("0123456789\n\r :,-a", max_size=300).map(str.encode))
 def test_the_numpy_scan_finds_the_same_long_number_lines_as_bytes(block: bytes) -> None:
@@ -818,11 +870,10 @@ def test_orjson_accepts_no_line_json_refuses_and_decodes_alike(tokens: list[str]
 def test_the_typed_decode_accepts_no_event_json_refuses_and_decodes_alike(
     tokens: list[str],
 ) -> None:
-    """The same for msgspec's typed decode of a usual call: where it accepts a line (with no
-    19-digit run), ``json.loads`` accepts it too and the inputs are the same value."""
+    """The same for msgspec's typed decode of a usual call, which sees every line (19-digit
+    runs too: nothing is searched before it): where it accepts a line, ``json.loads`` accepts
+    it too, the inputs are the same value and hold no integer past 64 signed bits (R35)."""
     line = call_line(0, "c0", "".join(tokens))
-    if openwop._LONG_NUMBER in line.translate(openwop._DIGITS_AS_ZERO):
-        return
     try:
         event = openwop._TYPED_DECODE(line)
     except msgspec.DecodeError:
@@ -831,6 +882,37 @@ def test_the_typed_decode_accepts_no_event_json_refuses_and_decodes_alike(
     assert isinstance(event, openwop._CalledEvent)
     assert repr(doc["payload"]["inputs"]) == repr(event.payload.inputs)
     assert (doc["runId"], doc["sequence"]) == (event.runId, event.sequence)
+    assert reading.value_problem(doc) is None
+
+
+_VALUES_OF_ANY_DEPTH = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**65), max_value=2**65)
+    | st.integers(min_value=-(10**19), max_value=10**19)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet='0123456789a\\"', max_size=24),
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES_OF_ANY_DEPTH)
+def test_the_typed_decode_takes_values_exactly_or_not_at_all(value: Any) -> None:
+    """Any value, of any depth, with integers in and out of 64 bits and floats of every length:
+    the typed decode gives it exactly as ``json`` does, or refuses the line (which then goes
+    the full way), never a value R35 refuses."""
+    line = call_line(0, "c0", json.dumps(value))
+    try:
+        event = openwop._TYPED_DECODE(line)
+    except msgspec.DecodeError:
+        return
+    assert isinstance(event, openwop._CalledEvent)
+    assert repr(event.payload.inputs) == repr(json.loads(line)["payload"]["inputs"])
+    assert reading.value_problem(event.payload.inputs) is None
 
 
 json_values = st.recursive(

@@ -7,9 +7,10 @@ boundaries; every other event is carried opaquely on the run's metadata (R4).
 The loader streams. A JSONL log is read a line at a time and each event is handled as it arrives:
 a call is held open until its result comes, then becomes a boundary, and the event dict is let go.
 A file is read as bytes. A line that is a usual tool event is decoded by msgspec straight into a
-typed struct; any other line by orjson; any line orjson refuses or might decode differently goes
-through ``json`` as text, so the result is what ``json.loads`` on each line of the file read in
-text mode gives (see ``_FAST_LOADS`` and ``_TYPED_DECODE``).
+typed struct (which takes no integer past 64 signed bits); any other line by orjson; any line
+orjson refuses or might decode differently goes through ``json`` as text, so the result is what
+``json.loads`` on each line of the file read in text mode gives (see ``_FAST_LOADS`` and
+``_TYPED_DECODE``).
 Only when a run's ``sequence`` goes backwards does the loader need the run's events in order: it
 then reads the source a second time, keeps that run's events, sorts them and builds the run again.
 Either way the result is the same as sorting every run's events first.
@@ -28,7 +29,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import orjson
@@ -120,39 +121,62 @@ _ENVELOPE_KNOWN = frozenset(
 _ENVELOPE_OPTIONAL = ("nodeId", "engineVersion", "causationId")
 
 
+# The values of a usual tool event, as msgspec decodes them. Every integer in them fits in 64
+# signed bits: msgspec refuses any other, where into ``Any`` it would decode one past 64 bits
+# whole, which the workbench refuses (R35), and orjson would make a float of it. A line the typed
+# decode takes thus needs no search for long numbers (see ``_LongNumberLines``); a line with such
+# an integer (or one between 2**63 and 2**64, which the workbench takes) is decoded whole, as any
+# other line. A value nests at most ``_VALUE_DEPTH`` arrays and objects deep (a type per level:
+# msgspec has no recursive type on Python 3.11, and the types' size doubles with each level);
+# a deeper one, rare in tool calls, sends its line the same way.
+_VALUE_DEPTH = 6
+if TYPE_CHECKING:
+    _Scalar = Any
+    _Value = Any
+    _Int64 = int
+else:
+    _Int64 = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
+    _Scalar = None | bool | _Int64 | float | str
+    _Value = _Scalar
+    for _ in range(_VALUE_DEPTH):
+        _Value = _Scalar | list[_Value] | dict[str, _Value]
+
+
 # The usual tool events, decoded by msgspec straight into these (its C code reads and checks the
 # fields the loader needs, where reading a dict would take Python code). A line that is anything
 # else (another event type, an unknown member, a field of another type, a missing required
 # member) fails to decode into them and is decoded whole and handled in full, as before.
 # A member the loader reads with ``dict.get`` on the full path has a default here (``None``,
 # what ``get`` gives): a failed result usually has no ``outcome``, and is still a usual event.
+# Members the usual writers give a string or a number are ``_Scalar``; one of another type sends
+# its line the full way.
 # Fields are declared in the order the usual writers put the members: msgspec looks a member up
 # from the field after the last one found, so a member in that order is found at the first try.
 class _CalledPayload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    agentId: Any = None
+    agentId: _Scalar = None
     toolName: str
     callId: str
-    inputs: Any = None
+    inputs: _Value = None
 
 
 class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    agentId: Any = None
-    toolName: Any = None
+    agentId: _Scalar = None
+    toolName: _Scalar = None
     callId: str
-    outcome: Any = None
-    error: Any = None
-    status: Any = None
-    durationMs: Any = None
+    outcome: _Value = None
+    error: _Value = None
+    status: _Scalar = None
+    durationMs: _Scalar = None
 
 
 class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     """The envelope members of a usual tool event (``type`` is the tag of each subclass)."""
 
-    eventId: Any = None
+    eventId: _Scalar = None
     runId: str
-    timestamp: Any = None
-    sequence: int
-    schemaVersion: Any = None
+    timestamp: _Scalar = None
+    sequence: _Int64
+    schemaVersion: _Scalar = None
 
 
 class _CalledEvent(_ToolEvent, tag_field="type", tag=TOOL_CALLED, kw_only=True):
@@ -168,9 +192,9 @@ class _ToolEventWithOptional(_ToolEvent, kw_only=True):
     (``envelope.NAME``). A usual event has none: the classes above leave them out, so that
     telling it takes one type test, and an event with any is decoded into the two below."""
 
-    nodeId: Any | msgspec.UnsetType = msgspec.UNSET
-    engineVersion: Any | msgspec.UnsetType = msgspec.UNSET
-    causationId: Any | msgspec.UnsetType = msgspec.UNSET
+    nodeId: _Scalar | msgspec.UnsetType = msgspec.UNSET
+    engineVersion: _Scalar | msgspec.UnsetType = msgspec.UNSET
+    causationId: _Scalar | msgspec.UnsetType = msgspec.UNSET
 
 
 class _CalledEventWithOptional(
@@ -283,20 +307,34 @@ def _line_blocks(
     Yields ``(lines, special)``: the lines, each with its ``b"\\n"`` (only a file's last line
     may have none), and the indexes of the lines orjson must not decode: those holding a run of
     19 digits or more, or a carriage return other than the one before the line break (a line
-    break in text mode). Both are found once per block, by a few ``bytes`` scans. A block is
-    split by ``BytesIO.readlines`` (memchr in C; ``bytes.split`` tests byte by byte).
+    break in text mode). Both are found once per block, by a few ``bytes`` scans
+    (:func:`_split_blocks`, :class:`_LongNumberLines`).
     """
-    scan: Callable[[bytes], frozenset[int]] = _long_number_lines_by_translate
-    read = 0  # bytes so far
+    long_numbers = _LongNumberLines()
+    for lines, returns, block, joined in _split_blocks(chunks, file):
+        found = long_numbers(block, lines, joined)
+        yield lines, found | returns if returns else found
+
+
+_Block = tuple[list[bytes], frozenset[int], bytes, bool]
+"""``(lines, returns, block, joined)``: see :func:`_split_blocks`."""
+
+
+def _split_blocks(chunks: Iterable[bytes], file: str) -> Iterator[_Block]:
+    """A file's lines, split after each ``b"\\n"`` only, a read chunk at a time.
+
+    Yields ``(lines, returns, block, joined)``: the lines, each with its ``b"\\n"`` (only a
+    file's last line may have none); the indexes of those holding a carriage return other than
+    the one before the line break (a line break in text mode: found at once, one ``bytes``
+    search when there is none); the block they were split from, and whether the first line was
+    joined with the end of earlier blocks (for :class:`_LongNumberLines`, which finds the lines
+    holding long numbers when asked). A block is split by ``BytesIO.readlines`` (memchr in C;
+    ``bytes.split`` tests byte by byte).
+    """
     pending: list[bytes] = []  # the start of a line that has not ended yet
     pending_size = 0
     done = 0  # lines yielded so far
     for chunk in chunks:
-        if scan is _long_number_lines_by_translate and (
-            read >= _NUMPY_SCAN_FROM or _numpy_imported()
-        ):
-            scan = _NumpyLongNumbers()
-        read += len(chunk)
         newline = chunk.find(b"\n")
         if newline < 0:
             pending.append(chunk)
@@ -310,23 +348,50 @@ def _line_blocks(
             raise _line_too_long(file, done + 1)
         lines = io.BytesIO(chunk).readlines()
         tail = lines.pop() if lines[-1][-1:] != b"\n" else b""  # a line not ended yet
-        special = _special_lines(chunk, lines, scan)
-        if pending:  # the first line began in earlier chunks: join it, and scan it whole
+        returns = _return_lines(chunk, lines)
+        joined = bool(pending)
+        if joined:  # the first line began in earlier chunks: join it, and look at it whole
             pending.append(lines[0])
             lines[0] = b"".join(pending)
             pending.clear()
-            if _special_lines(lines[0], lines[:1], _long_number_lines_by_translate):
-                special = special | {0}
+            if _return_lines(lines[0], lines[:1]):
+                returns = returns | {0}
         pending_size = 0
         if tail:
             pending.append(tail)
             pending_size = len(tail)
         done += len(lines)
-        yield lines, special
+        yield lines, returns, chunk, joined
     if pending:
         last = b"".join(pending)
         if last:
-            yield [last], _special_lines(last, [last], _long_number_lines_by_translate)
+            yield [last], _return_lines(last, [last]), last, False
+
+
+class _LongNumberLines:
+    """Finds the lines of a file's blocks that hold a run of 19 digits or more, block by block
+    in file order: by ``bytes`` scans at first, by numpy's (:class:`_NumpyLongNumbers`, about
+    4x faster) once it has scanned ``_NUMPY_SCAN_FROM`` bytes or where numpy is imported already
+    (a notebook with pandas), so that numpy's import is paid only where it pays back."""
+
+    __slots__ = ("scan", "scanned")
+
+    def __init__(self) -> None:
+        self.scan: Callable[[bytes], frozenset[int]] = _long_number_lines_by_translate
+        self.scanned = 0
+
+    def __call__(self, block: bytes, lines: list[bytes], joined: bool) -> frozenset[int]:
+        """The indexes of the block's lines holding a long number (``joined``: its first line
+        began in earlier blocks, and is scanned whole)."""
+        if self.scan is _long_number_lines_by_translate and (
+            self.scanned >= _NUMPY_SCAN_FROM or _numpy_imported()
+        ):
+            self.scan = _NumpyLongNumbers()
+        self.scanned += len(block)
+        found = self.scan(block)
+        if joined and _long_number_lines_by_translate(lines[0]):
+            found = found | {0}
+        return found
 
 
 def _line_too_long(file: str, line: int) -> LoadError:
@@ -358,18 +423,19 @@ def bounded_text_lines(lines: Iterable[str], file: str) -> Iterator[str]:
         yield line
 
 
-def _special_lines(
-    block: bytes, lines: list[bytes], long_number_lines: Callable[[bytes], frozenset[int]]
-) -> frozenset[int]:
-    """The indexes of a block's lines that go to ``json`` (see :func:`_line_blocks`)."""
-    special = long_number_lines(block)
+def _return_lines(block: bytes, lines: list[bytes]) -> frozenset[int]:
+    """The indexes of a block's lines holding a carriage return other than the one before the
+    line break (a line break in text mode, see :func:`_split_blocks`)."""
     if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
-        special = special.union(
+        return frozenset(
             index
             for index, line in enumerate(lines)
             if b"\r" in line and line.find(b"\r") != len(line) - 1 - line.endswith(b"\n")
         )
-    return special
+    return _NO_LINES
+
+
+_NO_LINES: frozenset[int] = frozenset()
 
 
 def _long_number_lines_by_translate(block: bytes) -> frozenset[int]:
@@ -394,8 +460,8 @@ class _NumpyLongNumbers(DigitRuns):
         return frozenset(np.searchsorted(breaks, starts).tolist())
 
 
-# numpy's scan starts once a log has given this many bytes (``reading.NUMPY_SCAN_FROM``), or
-# at once where numpy is imported already (a notebook with pandas): then it costs no import.
+# numpy's scan starts once this many bytes of a log were searched (``reading.NUMPY_SCAN_FROM``),
+# or at once where numpy is imported already (a notebook with pandas): then it costs no import.
 _NUMPY_SCAN_FROM = NUMPY_SCAN_FROM
 
 
@@ -536,7 +602,7 @@ def _too_deep(line: bytes) -> bool:
     more than the line's ``[``, and its objects, no more than the line's ``{`` and no more than
     ``(len + 3) // 5`` (an object holding the next container takes five bytes, ``{"":`` and
     ``}``; the innermost takes two). Most lines are cleared by that bound without counting
-    ``{``, and the common case costs one ``len``. (:meth:`_Assembler.feed_bytes` inlines this.)
+    ``{``, and the common case costs one ``len``.
     """
     size = len(line)
     return (
@@ -792,8 +858,11 @@ class _Assembler:
         Gives the same events, line numbers, boundaries and problems as those, in less time
         (docs/performance.md). A line is first decoded by msgspec into :class:`_CalledEvent` or
         :class:`_ReturnedEvent`, which only a usual tool event fits (no member beyond the known
-        ones, so none is extra, R4; every field the loader reads of the usual type). Any other
-        line is decoded whole (orjson, else ``json``) and routed as :meth:`feed` does. A usual
+        ones, so none is extra, R4; every field the loader reads of the usual type; every
+        integer within 64 signed bits, so that these lines need no search for long numbers, and
+        no value nested past ``_VALUE_DEPTH``). Any other line is decoded whole (orjson, else
+        ``json``: its block is searched for long numbers then) and routed as :meth:`feed` does.
+        A usual
         event the inlined code is not sure of (a problem to report) is decoded whole and goes to
         the builder's method, which decides exactly as before; nothing is changed before that.
         """
@@ -802,8 +871,6 @@ class _Assembler:
         typed, other_typed = _TYPED_DECODE, _TYPED_DECODE_OPTIONAL
         typed_error = msgspec.DecodeError
         called, called_optional, returned = _CalledEvent, _CalledEventWithOptional, _ReturnedEvent
-        deep_line = _DEEP_LINE
-        max_depth = MAX_DEPTH
         failed_statuses = _FAILED_STATUSES
         max_shared = _MAX_SHARED_STRINGS
         new_object = _new_object
@@ -817,43 +884,43 @@ class _Assembler:
         done: list[ToolBoundary] = []
         prefix = ""
         lineno = 0
-        for lines, special in _line_blocks(chunks, file):
+        long_numbers = _LongNumberLines()
+        for lines, returns, block, joined in _split_blocks(chunks, file):
             if give_up is not None and lineno >= give_up:  # (checked a block at a time)
                 if self.no_events_so_far(problems):
                     raise NoEventsRead(lineno)
                 give_up = None
             first = lineno + 1  # the block's first line, whose index is 0
+            numbers: frozenset[int] | None = None  # its lines with a long number, once asked
             for line in lines:
                 lineno += 1
-                if special and lineno - first in special:
+                if returns and lineno - first in returns:
                     found, last_line = _slow_line_docs(line, lineno, file, problems)
                     first += last_line - lineno  # a lone CR made more than one text line
                     lineno = last_line
                     self.feed(found)
                     continue
-                if (
-                    (size := len(line)) > deep_line
-                    and (arrays := line.count(b"[")) + (size + 3) // 5 > max_depth
-                    and arrays + line.count(b"{") > max_depth
-                ):
-                    event = None  # may nest too deep (_too_deep): decoded whole, checked
-                else:
-                    try:
-                        event = typed(line)
+                try:
+                    event = typed(line)
+                except typed_error:
+                    if line.isspace():  # a blank line: nothing, as in text mode (fast)
+                        continue
+                    try:  # the other typed decode (with or without optional members)
+                        event = other_typed(line)
+                        typed, other_typed = other_typed, typed
                     except typed_error:
-                        if line.isspace():  # a blank line: nothing, as in text mode (fast)
-                            continue
-                        try:  # the other typed decode (with or without optional members)
-                            event = other_typed(line)
-                            typed, other_typed = other_typed, typed
-                        except typed_error:
-                            event = None
-                if event is None:  # not a usual tool event: decoded whole, handled in full
-                    found, last_line = _whole_line_docs(line, lineno, file, problems)
-                    first += last_line - lineno
-                    lineno = last_line
-                    self.feed(found)
-                    continue
+                        # not a usual tool event: decoded whole, handled in full; by ``json``
+                        # if it holds a long number (the block is searched for them once)
+                        if numbers is None:
+                            numbers = long_numbers(block, lines, joined)
+                        if numbers and lineno - first in numbers:
+                            found, last_line = _slow_line_docs(line, lineno, file, problems)
+                        else:
+                            found, last_line = _whole_line_docs(line, lineno, file, problems)
+                        first += last_line - lineno
+                        lineno = last_line
+                        self.feed(found)
+                        continue
                 run_id = event.runId
                 if run_id != key or builder is None:
                     builder = self.builder(run_id)
