@@ -797,6 +797,28 @@ def test_values_nested_past_the_typed_depth_load_as_in_text_mode(
     assert "payload.inputs" in fast  # the long number is refused where it is (R35)
 
 
+def test_usual_tool_events_of_deep_values_are_decoded_typed_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values nested past ``_VALUE_DEPTH`` (in every call here) are decoded by the deep typed
+    decode, not whole by orjson, once the block is searched for long numbers; a line with a
+    long number or nested too deep still goes the full way. All load as in text mode."""
+    seen = record_calls(monkeypatch, "_FAST_LOADS")
+    deep = record_calls(monkeypatch, "_DEEP_DECODE")
+    path = tmp_path / "deep.jsonl"
+    nested = '{"a": [' * 8 + "1" + "]}" * 8
+    lines = [pair(2 * n, nested) for n in range(20)]
+    lines.append(pair(40, '{"a": [' * 8 + "1" * 25 + "]}" * 8))  # a long number: json's
+    lines.append(pair(42, "[" * 250 + "]" * 250))  # past MAX_DEPTH: refused, as before
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    fast, slow = both_ways(path)
+    assert fast == slow
+    assert len(deep) >= 40
+    assert [line for line in seen if b"tool-called" in line] == [
+        call_line(42, "c42", "[" * 250 + "]" * 250)
+    ]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300) | st.text("0123456789\n\r :,-a", max_size=300).map(str.encode))
 def test_the_numpy_scan_finds_the_same_long_number_lines_as_bytes(block: bytes) -> None:

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from operator import attrgetter
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 import msgspec
 import orjson
@@ -148,75 +148,113 @@ else:
 # member) fails to decode into them and is decoded whole and handled in full, as before.
 # A member the loader reads with ``dict.get`` on the full path has a default here (``None``,
 # what ``get`` gives): a failed result usually has no ``outcome``, and is still a usual event.
-# Members the usual writers give a string or a number are ``_Scalar``; one of another type sends
-# its line the full way.
+# Members the usual writers give a string or a number are of the type ``_S``, other values
+# ``_V``, the sequence ``_I``: ``_Scalar``, ``_Value`` and ``_Int64`` for the decode tried first
+# (``_TYPED_DECODE``), ``Any`` and ``int`` for the one of values nested deeper
+# (``_DEEP_DECODE``). Either way an event is an instance of the same class (msgspec's generic
+# structs), which the loop tells by one type test.
 # Fields are declared in the order the usual writers put the members: msgspec looks a member up
 # from the field after the last one found, so a member in that order is found at the first try.
-class _CalledPayload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    agentId: _Scalar = None
+_S = TypeVar("_S")
+_V = TypeVar("_V")
+_I = TypeVar("_I")
+
+
+class _CalledPayload(
+    msgspec.Struct, Generic[_S, _V], forbid_unknown_fields=True, kw_only=True, gc=False
+):
+    agentId: _S | None = None
     toolName: str
     callId: str
-    inputs: _Value = None
+    inputs: _V | None = None
 
 
-class _ReturnedPayload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    agentId: _Scalar = None
-    toolName: _Scalar = None
+class _ReturnedPayload(
+    msgspec.Struct, Generic[_S, _V], forbid_unknown_fields=True, kw_only=True, gc=False
+):
+    agentId: _S | None = None
+    toolName: _S | None = None
     callId: str
-    outcome: _Value = None
-    error: _Value = None
-    status: _Scalar = None
-    durationMs: _Scalar = None
+    outcome: _V | None = None
+    error: _V | None = None
+    status: _S | None = None
+    durationMs: _S | None = None
 
 
-class _ToolEvent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
+class _ToolEvent(
+    msgspec.Struct, Generic[_S, _V, _I], forbid_unknown_fields=True, kw_only=True, gc=False
+):
     """The envelope members of a usual tool event (``type`` is the tag of each subclass)."""
 
-    eventId: _Scalar = None
+    eventId: _S | None = None
     runId: str
-    timestamp: _Scalar = None
-    sequence: _Int64
-    schemaVersion: _Scalar = None
+    timestamp: _S | None = None
+    sequence: _I
+    schemaVersion: _S | None = None
 
 
-class _CalledEvent(_ToolEvent, tag_field="type", tag=TOOL_CALLED, kw_only=True):
-    payload: _CalledPayload
+class _CalledEvent(
+    _ToolEvent[_S, _V, _I], Generic[_S, _V, _I], tag_field="type", tag=TOOL_CALLED, kw_only=True
+):
+    payload: _CalledPayload[_S, _V]
 
 
-class _ReturnedEvent(_ToolEvent, tag_field="type", tag=TOOL_RETURNED, kw_only=True):
-    payload: _ReturnedPayload
+class _ReturnedEvent(
+    _ToolEvent[_S, _V, _I], Generic[_S, _V, _I], tag_field="type", tag=TOOL_RETURNED, kw_only=True
+):
+    payload: _ReturnedPayload[_S, _V]
 
 
-class _ToolEventWithOptional(_ToolEvent, kw_only=True):
+class _ToolEventWithOptional(_ToolEvent[_S, _V, _I], Generic[_S, _V, _I], kw_only=True):
     """With the schema's optional envelope members, which the loader keeps as extras
     (``envelope.NAME``). A usual event has none: the classes above leave them out, so that
     telling it takes one type test, and an event with any is decoded into the two below."""
 
-    nodeId: _Scalar | msgspec.UnsetType = msgspec.UNSET
-    engineVersion: _Scalar | msgspec.UnsetType = msgspec.UNSET
-    causationId: _Scalar | msgspec.UnsetType = msgspec.UNSET
+    nodeId: _S | msgspec.UnsetType | None = msgspec.UNSET
+    engineVersion: _S | msgspec.UnsetType | None = msgspec.UNSET
+    causationId: _S | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class _CalledEventWithOptional(
-    _ToolEventWithOptional, tag_field="type", tag=TOOL_CALLED, kw_only=True
+    _ToolEventWithOptional[_S, _V, _I],
+    Generic[_S, _V, _I],
+    tag_field="type",
+    tag=TOOL_CALLED,
+    kw_only=True,
 ):
-    payload: _CalledPayload
+    payload: _CalledPayload[_S, _V]
 
 
 class _ReturnedEventWithOptional(
-    _ToolEventWithOptional, tag_field="type", tag=TOOL_RETURNED, kw_only=True
+    _ToolEventWithOptional[_S, _V, _I],
+    Generic[_S, _V, _I],
+    tag_field="type",
+    tag=TOOL_RETURNED,
+    kw_only=True,
 ):
-    payload: _ReturnedPayload
+    payload: _ReturnedPayload[_S, _V]
 
 
-_TYPED_DECODE: Callable[[bytes], _ToolEvent] = msgspec.json.Decoder(
-    _CalledEvent | _ReturnedEvent
-).decode
-_TYPED_DECODE_OPTIONAL: Callable[[bytes], _ToolEvent] = msgspec.json.Decoder(
-    _CalledEventWithOptional | _ReturnedEventWithOptional
-).decode
-"""A usual tool event with the envelope's optional members (tried when ``_TYPED_DECODE``
-refuses a line; the first tried once it decodes one, until it refuses one)."""
+def _tool_event_decoders(
+    scalar: Any, value: Any, integer: Any
+) -> tuple[
+    Callable[[bytes], _ToolEvent[Any, Any, Any]], Callable[[bytes], _ToolEvent[Any, Any, Any]]
+]:
+    """The typed decodes of a usual tool event, without and with the optional members."""
+    plain = _CalledEvent[scalar, value, integer] | _ReturnedEvent[scalar, value, integer]
+    optional = (
+        _CalledEventWithOptional[scalar, value, integer]
+        | _ReturnedEventWithOptional[scalar, value, integer]
+    )
+    return msgspec.json.Decoder(plain).decode, msgspec.json.Decoder(optional).decode
+
+
+_TYPED_DECODE, _TYPED_DECODE_OPTIONAL = _tool_event_decoders(_Scalar, _Value, _Int64)
+"""A usual tool event, without and with the envelope's optional members (the other is tried
+when one refuses a line; the first tried once it decodes one, until it refuses one)."""
+_DEEP_DECODE, _DEEP_DECODE_OPTIONAL = _tool_event_decoders(Any, Any, int)
+"""The same for a value nested past ``_VALUE_DEPTH``: integers of any size, so that only a line
+searched for long numbers (and not too deep, ``_too_deep``) may be given to them."""
 
 # Tool names and agent ids repeat on every call; one shared copy of each saves memory on large
 # logs. The table is capped so a log with a fresh name per call cannot grow it without end.
@@ -392,6 +430,24 @@ class _LongNumberLines:
         if joined and _long_number_lines_by_translate(lines[0]):
             found = found | {0}
         return found
+
+
+_TOOL_TAG = b'"agent.tool-'  # in every line the typed decodes take (their tags' start)
+
+
+def _deep_event(line: bytes) -> _ToolEvent[Any, Any, Any] | None:
+    """A usual tool event with values nested past ``_VALUE_DEPTH`` (the line searched for long
+    numbers already, and found to hold none), decoded typed; ``None`` for any other line, and
+    for one that may nest past ``MAX_DEPTH`` (:func:`_too_deep`), which is decoded whole."""
+    if _too_deep(line):
+        return None
+    try:
+        return _DEEP_DECODE(line)
+    except msgspec.DecodeError:
+        try:
+            return _DEEP_DECODE_OPTIONAL(line)
+        except msgspec.DecodeError:
+            return None
 
 
 def _line_too_long(file: str, line: int) -> LoadError:
@@ -870,6 +926,11 @@ class _Assembler:
         fast = _FAST_LOADS
         typed, other_typed = _TYPED_DECODE, _TYPED_DECODE_OPTIONAL
         typed_error = msgspec.DecodeError
+        bounded = True  # typed, other_typed: the 64-bit decodes (else the deep ones)
+        deep_line = _DEEP_LINE
+        max_depth = MAX_DEPTH
+        tool_tag = _TOOL_TAG
+        tagged = False  # whether the line holds it (asked once the first typed decode refuses)
         called, called_optional, returned = _CalledEvent, _CalledEventWithOptional, _ReturnedEvent
         failed_statuses = _FAILED_STATUSES
         max_shared = _MAX_SHARED_STRINGS
@@ -892,6 +953,9 @@ class _Assembler:
                 give_up = None
             first = lineno + 1  # the block's first line, whose index is 0
             numbers: frozenset[int] | None = None  # its lines with a long number, once asked
+            if not bounded:  # each block starts with the 64-bit decode
+                bounded = True
+                typed, other_typed = _TYPED_DECODE, _TYPED_DECODE_OPTIONAL
             for line in lines:
                 lineno += 1
                 if returns and lineno - first in returns:
@@ -900,23 +964,42 @@ class _Assembler:
                     lineno = last_line
                     self.feed(found)
                     continue
-                try:
-                    event = typed(line)
-                except typed_error:
-                    if line.isspace():  # a blank line: nothing, as in text mode (fast)
-                        continue
-                    try:  # the other typed decode (with or without optional members)
-                        event = other_typed(line)
-                        typed, other_typed = other_typed, typed
+                event = None
+                if bounded or not (
+                    (numbers and lineno - first in numbers)
+                    or (
+                        (size := len(line)) > deep_line
+                        and (arrays := line.count(b"[")) + (size + 3) // 5 > max_depth
+                        and arrays + line.count(b"{") > max_depth
+                    )
+                ):  # (the deep decode: only a line with no long number, not too deep)
+                    try:
+                        event = typed(line)
                     except typed_error:
-                        # not a usual tool event: decoded whole, handled in full; by ``json``
-                        # if it holds a long number (the block is searched for them once)
-                        if numbers is None:
-                            numbers = long_numbers(block, lines, joined)
-                        if numbers and lineno - first in numbers:
-                            found, last_line = _slow_line_docs(line, lineno, file, problems)
-                        else:
-                            found, last_line = _whole_line_docs(line, lineno, file, problems)
+                        if line.isspace():  # a blank line: nothing, as in text mode (fast)
+                            continue
+                        tagged = tool_tag in line  # (no typed decode takes a line without)
+                        if tagged:
+                            try:  # the other typed decode (with or without optional members)
+                                event = other_typed(line)
+                                typed, other_typed = other_typed, typed
+                            except typed_error:
+                                pass
+                if event is None:
+                    # Not a usual tool event of 64-bit integers and shallow values. Its block is
+                    # searched for long numbers (once): a line holding one is decoded by
+                    # ``json``; a usual tool event of deeper values by the deep decode, as are
+                    # the block's next lines (such values come in runs); any other line whole.
+                    if numbers is None:
+                        numbers = long_numbers(block, lines, joined)
+                    if numbers and lineno - first in numbers:
+                        found, last_line = _slow_line_docs(line, lineno, file, problems)
+                    elif bounded and tagged and (event := _deep_event(line)) is not None:
+                        bounded = False
+                        typed, other_typed = _DEEP_DECODE, _DEEP_DECODE_OPTIONAL
+                    else:
+                        found, last_line = _whole_line_docs(line, lineno, file, problems)
+                    if event is None:
                         first += last_line - lineno
                         lineno = last_line
                         self.feed(found)
@@ -1340,7 +1423,7 @@ def _extras(
     return extra
 
 
-def _envelope_extras(event: _ToolEvent) -> dict[str, Any]:
+def _envelope_extras(event: _ToolEvent[Any, Any, Any]) -> dict[str, Any]:
     """:func:`_extras` of a typed tool event: its optional envelope members (it has no other)."""
     return {
         f"envelope.{name}": value
