@@ -128,7 +128,7 @@ _ENVELOPE_OPTIONAL = ("nodeId", "engineVersion", "causationId")
 # an integer (or one between 2**63 and 2**64, which the workbench takes) is decoded whole, as any
 # other line. A value nests at most ``_VALUE_DEPTH`` arrays and objects deep (a type per level:
 # msgspec has no recursive type on Python 3.11, and the types' size doubles with each level);
-# a deeper one, rare in tool calls, sends its line the same way.
+# a deeper one sends its line to ``_DEEP_DECODE``, once its block is searched for long numbers.
 _VALUE_DEPTH = 6
 if TYPE_CHECKING:
     _Scalar = Any
