@@ -18,57 +18,12 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs in the test environment
 
 import workbench as wb
+from helpers.json_places import MISSING, set_first
 from helpers.paths import FIXTURES
 from workbench.cli import main
 
 _CODEX = FIXTURES / "codex" / "generated-codex-0.171.0-sandbox.rollout.jsonl"
 _CLAUDE = FIXTURES / "claude-code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
-_MISSING = object()
-
-
-def _set_first(
-    source: Path, wanted: dict[str, Any], member: str, value: Any, out: Path
-) -> tuple[Path, int | None]:
-    """``source`` (a JSON document, or JSON lines) with ``member`` of its first object that
-    holds each of ``wanted``'s members at their values (or, given ``...``, at all) set to
-    ``value`` (removed, for ``_MISSING``), and the changed line's number (JSON lines)."""
-
-    def matches(node: dict[str, Any]) -> bool:
-        return all(k in node and (v is ... or node[k] == v) for k, v in wanted.items())
-
-    def first(node: Any) -> dict[str, Any] | None:
-        if isinstance(node, dict):
-            if matches(node):
-                return node
-            children: Any = node.values()
-        else:
-            children = node if isinstance(node, list) else ()
-        return next((f for c in children if (f := first(c)) is not None), None)
-
-    def change(node: Any) -> bool:
-        found = first(node)
-        if found is not None:
-            if value is _MISSING:
-                del found[member]
-            else:
-                found[member] = value
-        return found is not None
-
-    text = source.read_text()
-    path = out / source.name
-    if source.suffix == ".jsonl":
-        lines = text.splitlines()
-        for number, line in enumerate(lines):
-            record = None if line.startswith("#") or not line.strip() else json.loads(line)
-            if record is not None and change(record):
-                lines[number] = json.dumps(record)
-                path.write_text("\n".join(lines) + "\n")
-                return path, number + 1
-        raise AssertionError(f"no {wanted} in {source}")
-    document = json.loads(text)
-    assert change(document), f"no {wanted} in {source}"
-    path.write_text(json.dumps(document))
-    return path, None
 
 
 _RESULT_OF = {
@@ -89,7 +44,7 @@ _CALL_OF = {
         (_CODEX, None, "payload.output"),
         (_CODEX, 7, "payload.output"),
         (_CODEX, {"x": 1}, "payload.output"),
-        (_CODEX, _MISSING, "payload.output"),
+        (_CODEX, MISSING, "payload.output"),
         (_CLAUDE, 7, "content"),
         (_CLAUDE, {"text": "ok"}, "content"),
     ],
@@ -98,7 +53,7 @@ _CALL_OF = {
 def test_a_result_of_a_type_never_written_is_a_problem_naming_line_and_field(
     tmp_path: Path, source: Path, value: Any, field: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, line = _set_first(source, *_RESULT_OF[source], value, tmp_path)
+    path, line = set_first(source, *_RESULT_OF[source], value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     (problem,) = refused.value.problems  # the call is not also "never answered"
@@ -118,13 +73,13 @@ def test_a_result_of_a_type_never_written_is_a_problem_naming_line_and_field(
         (_CODEX, [{"type": "input_text", "text": "ok"}]),  # content items (Codex 0.4x on)
         (_CODEX, {"content": "ok", "success": True}),  # the older object
         (_CLAUDE, [{"type": "text", "text": "ok"}]),
-        (_CLAUDE, _MISSING),  # the Messages API lets a result have no content
+        (_CLAUDE, MISSING),  # the Messages API lets a result have no content
         (_CLAUDE, None),
     ],
     ids=["codex-items", "codex-object", "cc-blocks", "cc-missing", "cc-null"],
 )
 def test_each_shape_the_formats_write_still_loads(tmp_path: Path, source: Path, value: Any) -> None:
-    path, _ = _set_first(source, *_RESULT_OF[source], value, tmp_path)
+    path, _ = set_first(source, *_RESULT_OF[source], value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
 
 
@@ -141,11 +96,12 @@ def test_each_shape_the_formats_write_still_loads(tmp_path: Path, source: Path, 
 def test_call_arguments_of_a_type_never_written_are_a_problem(
     tmp_path: Path, source: Path, value: Any, field: str
 ) -> None:
-    """R35: the call is refused naming its line and field (it loaded with those arguments)."""
-    path, line = _set_first(source, *_CALL_OF[source], value, tmp_path)
+    """R35: the call is refused naming its line and field (it loaded with those arguments),
+    its result with it (it was also "has no open call")."""
+    path, line = set_first(source, *_CALL_OF[source], value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
-    first = refused.value.problems[0]
+    (first,) = refused.value.problems
     assert first.where.startswith(f"line {line}") and first.field == field, first
 
 
@@ -361,7 +317,7 @@ def test_a_tool_message_content_of_a_type_never_written_is_a_problem(
 ) -> None:
     """R35: each was served as a success with the value as its response, or an empty one."""
     source, wanted, value = _CHAT_CASES[case]
-    path, _ = _set_first(source, wanted, "content", value, tmp_path)
+    path, _ = set_first(source, wanted, "content", value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     (problem,) = refused.value.problems
@@ -387,7 +343,7 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
     "agentdojo-blocks": (_DOJO, _TOOL, [{"type": "text", "content": "ok"}]),
     "agentdojo-text": (_DOJO, _TOOL, "ok"),
     "inspect-content": (_INSPECT, _TOOL, [{"type": "text", "text": "ok"}]),
-    "mcp-missing": (_MCP_LOG, _MCP_RESULT, _MISSING),  # (2024-10-07's toolResult instead)
+    "mcp-missing": (_MCP_LOG, _MCP_RESULT, MISSING),  # (2024-10-07's toolResult instead)
     "mcp-debug-blocks": (_MCP_DEBUG, _MCP_RESULT, [{"type": "text", "text": "ok"}]),
 }
 
@@ -395,7 +351,7 @@ _WRITTEN: dict[str, tuple[Path, dict[str, Any], Any]] = {
 @pytest.mark.parametrize("case", list(_WRITTEN))
 def test_each_tool_message_content_the_formats_write_still_loads(tmp_path: Path, case: str) -> None:
     source, wanted, value = _WRITTEN[case]
-    path, _ = _set_first(source, wanted, "content", value, tmp_path)
+    path, _ = set_first(source, wanted, "content", value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
 
 
@@ -494,7 +450,7 @@ _RESULT_CASES: dict[str, tuple[Path, dict[str, Any], str, Any, str, str]] = {
 def test_a_result_member_of_a_type_never_written_is_a_problem(tmp_path: Path, case: str) -> None:
     """R35: each was served as a success (or a failure of no message) with what it held."""
     source, wanted, member, value, where, field = _RESULT_CASES[case]
-    path, _ = _set_first(source, wanted, member, value, tmp_path)
+    path, _ = set_first(source, wanted, member, value, tmp_path)
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
     (problem,) = refused.value.problems
@@ -519,7 +475,7 @@ _RESULTS_WRITTEN: dict[str, tuple[Path, dict[str, Any], str, Any]] = {
 @pytest.mark.parametrize("case", list(_RESULTS_WRITTEN))
 def test_each_result_member_the_formats_write_still_loads(tmp_path: Path, case: str) -> None:
     source, wanted, member, value = _RESULTS_WRITTEN[case]
-    path, _ = _set_first(source, wanted, member, value, tmp_path)
+    path, _ = set_first(source, wanted, member, value, tmp_path)
     assert len(wb.load_runs(path).boundaries) == len(wb.load_runs(source).boundaries)
 
 

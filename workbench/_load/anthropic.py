@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .common import is_text_or_parts
+from .common import STREAMED_INPUT, is_text_or_parts, wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
 from .pairing import CallPairer
@@ -40,13 +40,16 @@ def load_anthropic(
     lines: Sequence[int] | None = None,
     places: Sequence[Sequence[str]] | None = None,
     terminal: Callable[[str], bool] | None = None,
+    any_input: bool = False,
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """Promoted runs from Anthropic messages (``tool_use`` / ``tool_result`` blocks).
 
     ``lines``: the file line of each record, or of each message of a one-run file (JSONL).
     ``places``: each record's message places, where the records were put together (a
     cassette's exchanges). ``terminal``: the tools whose call, left unanswered, ends the run
-    by design (R36), kept as ``metadata["terminalCalls"]``.
+    by design (R36), kept as ``metadata["terminalCalls"]``. A ``tool_use`` block's ``input``
+    is an object, else a problem (R35); ``any_input``: any JSON value, as Bedrock Converse's
+    (a ``Document``) and xAI's (JSON text, decoded) written in Messages' shape are.
     """
     records = chat_records(data)
     if records is None:
@@ -98,6 +101,14 @@ def load_anthropic(
                         continue
                     if not isinstance(name, str) or not name:
                         pairer.problem(block_where, "name", "missing or not a string")
+                        continue
+                    if (
+                        not any_input
+                        and STREAMED_INPUT not in block
+                        and wrong_args(
+                            block.get("input"), Mapping, pairer, call_id, block_where, "input"
+                        )
+                    ):
                         continue
                     pairer.call(
                         call_id,

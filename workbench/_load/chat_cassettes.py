@@ -153,10 +153,13 @@ def load_chat_exchanges(
     file: str,
     rule: ErrorRule,
     api: ChatApi,
+    *,
+    any_input: bool = False,
 ) -> tuple[list[PromotedRun], list[LoadProblem]]:
     """One run per conversation among the exchanges that call ``api`` (see the module), named
     ``conversation`` (or ``conversation-<n>``, when there are several) as the Responses
-    API's conversations are."""
+    API's conversations are. ``any_input``: a call's input may be any JSON value (exchanges
+    written in Messages' shape from an API whose calls' input is, as ``load_anthropic``)."""
     grouped = conversations(exchanges, kinds, api)
     if not grouped:
         return [], []
@@ -173,7 +176,9 @@ def load_chat_exchanges(
         records.append(record)
         places.append(where)
     if api == "anthropic":
-        runs, problems = load_anthropic(records, file, places=places, terminal=is_output_tool)
+        runs, problems = load_anthropic(
+            records, file, places=places, terminal=is_output_tool, any_input=any_input
+        )
     else:
         runs, problems = load_openai_chat(
             records, file, rule, places=places, terminal=is_output_tool

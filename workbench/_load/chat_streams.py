@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import json_args
+from .common import STREAMED_INPUT, json_args
 
 __all__ = ["anthropic_stream", "openai_stream"]
 
@@ -132,5 +132,8 @@ def anthropic_stream(events: Sequence[Any]) -> dict[str, Any] | None:
         if field != "input":
             blocks[index][field] = joined
         elif joined.strip():
-            blocks[index]["input"] = json_args(joined)  # JSON R35 refuses stays text
+            value = json_args(joined)  # JSON R35 refuses stays text
+            blocks[index]["input"] = value
+            if value is joined:  # (the text as streamed: no input of a wrong type)
+                blocks[index][STREAMED_INPUT] = True
     return {"role": "assistant", "content": [blocks[k] for k in sorted(blocks)]}

@@ -328,7 +328,7 @@ def _assistant(
             continue
         args = block.get("input")
         if type(args) is not dict:  # R35: the Messages API's input is an object
-            pairer.problem(block_where, "input", "missing or not an object")
+            pairer.refuse(call_id, block_where, "input", "missing or not an object")
             continue
         pairer.call(call_id, name, args, where=block_where, field_name="id", agent_id=agent)
         calls.append({"id": call_id, "name": name, "args": args})

@@ -247,7 +247,7 @@ def _call(
         return None
     key, args = _CALLS[kind], payload.get(_CALLS[kind])
     if kind == "function_call" and type(args) is not str:  # R35: JSON text, as codex-rs writes
-        pairer.problem(where, "payload.arguments", "missing or not text")
+        pairer.refuse(call_id, where, "payload.arguments", "missing or not text")
         return None
     args = json_args(args) if key == "arguments" else args
     # type and call_id are there (read above): four members with name and key are all read

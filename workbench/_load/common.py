@@ -27,6 +27,7 @@ _OrjsonError = orjson.JSONDecodeError
 _LONG_DIGITS = re.compile("[0-9]{19}").search
 
 __all__ = [
+    "STREAMED_INPUT",
     "CallIds",
     "RecordTally",
     "StreamRun",
@@ -39,6 +40,7 @@ __all__ = [
     "read_flag",
     "refuse_result",
     "text_of",
+    "wrong_args",
 ]
 
 
@@ -162,6 +164,32 @@ def refuse_result(
     said = f"{should_be} (a result of a type the format never writes)"
     pairer.problem(where, field_name, said, line)
     pairer.discard(call_id)
+
+
+STREAMED_INPUT = "workbench:streamedInput"
+"""The member ``chat_streams`` sets on a streamed ``tool_use`` block whose input JSON text did
+not decode (kept as that text, R35): the text is what the model streamed, not an input of a
+type never written. Not an ``x-`` member: it is no member of the block to keep (R4)."""
+
+_JSON_TYPE = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list"}
+
+
+def wrong_args(
+    raw: Any, kind: type, pairer: CallPairer, call_id: str, where: str, field_name: str
+) -> bool:
+    """Whether a call's arguments are of a type its format never writes (R35): present and not
+    ``kind`` (``Mapping``: an object, as Anthropic's ``tool_use.input``, Gemini's ``args``;
+    ``str``: JSON text, as Chat Completions' and Responses' ``arguments``, whose text may hold
+    any JSON). Then the call is refused naming its place and field, and its result, when one
+    comes, goes with it: it was promoted with those arguments. Absent (``None``) is read as
+    before: the caller's concern."""
+    if raw is None or isinstance(raw, kind):
+        return False
+    was = _JSON_TYPE.get(type(raw), "an object")
+    said = "an object" if kind is not str else "JSON text"
+    message = f"{was}, not {said} (call arguments of a type the format never writes)"
+    pairer.refuse(call_id, where, field_name, message)
+    return True
 
 
 @dataclass(slots=True)

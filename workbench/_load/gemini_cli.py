@@ -21,12 +21,12 @@ messages are UI events (counted, R35). One file is one run.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.jsonio import json_text
 from .._common.toolresult import text_content
-from .common import RecordTally, text_of
+from .common import RecordTally, text_of, wrong_args
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -149,6 +149,8 @@ def _call(
         )
         return None
     args = call.get("args")
+    if wrong_args(args, Mapping, pairer, call_id, where, "args"):  # a Record<string, unknown>
+        return None
     extra = {
         k: v
         for k, v in call.items()

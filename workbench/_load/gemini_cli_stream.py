@@ -29,13 +29,13 @@ otherwise a shell command's failure is its ``status``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import StreamRun, promote_runs, text_of
+from .common import StreamRun, promote_runs, text_of, wrong_args
 from .gemini_cli import TIMED_OUT
 from .records import LoadProblem, PromotedRun
 
@@ -142,6 +142,8 @@ def _tool_use(run: _Run, record: dict[str, Any], where: str) -> None:
         run.pairer.problem(where, "tool_id", "missing or not a string")
         return
     args = record.get("parameters")
+    if wrong_args(args, Mapping, run.pairer, call_id, where, "parameters"):  # R35: an object
+        return
     run.pairer.call(call_id, name, args, where=where, field_name="tool_id")
     if name == _SHELL:
         run.shell.add(call_id)

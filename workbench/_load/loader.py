@@ -855,7 +855,7 @@ def _load_xai(
         return [], [_wrong_format(file, chosen, "xai")], _as_format(chosen)
     exchanges, calls, problems = xai_exchanges(data, file, rule)
     kinds: list[ChatApi | None] = ["anthropic" if c else None for c in calls]
-    runs, more = load_chat_exchanges(exchanges, kinds, file, rule, "anthropic")
+    runs, more = load_chat_exchanges(exchanges, kinds, file, rule, "anthropic", any_input=True)
     problems = [*problems, *_own_fields(more, _XAI_FIELDS)]
     runs = [replace(run, format="xai") for run in runs]
     if not runs and not problems:
@@ -902,7 +902,8 @@ def _load_api_exchanges(
             converse_messages(e, seen) if c else e for e, c in zip(exchanges, converse, strict=True)
         ]
         kinds_of = ["anthropic" if c else None for c in converse]
-        runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic")
+        # (toolUse.input is a Document: any JSON value)
+        runs, more = load_chat_exchanges(written, kinds_of, file, rule, "anthropic", any_input=True)
         found.append(("bedrock-converse", [replace(r, format="bedrock-converse") for r in runs]))
         problems.extend(_own_fields(more, _CONVERSE_FIELDS))
     for api in apis:
@@ -946,6 +947,7 @@ def _load_api_exchanges(
 _GEMINI_FIELDS = {
     "id": "functionCall",
     "name": "functionCall.name",
+    "input": "functionCall.args",
     "tool_use_id": "functionResponse",
     "content": "functionResponse.response",
 }

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.text import cut
-from .common import CallIds, is_text_or_parts, json_args, refuse_result
+from .common import CallIds, is_text_or_parts, json_args, refuse_result, wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
 from .pairing import CallPairer
@@ -88,9 +88,12 @@ def load_openai_chat(
                     call_id = f"function-call-{m_index}"
                     legacy_open.append(call_id)
                     name = str(function_call.get("name", ""))
-                    args = json_args(function_call.get("arguments"))
-                    pairer.call(call_id, name, args, where=where, field_name="function_call")
-                    made.append({"id": call_id, "name": name, "args": args})
+                    raw = function_call.get("arguments")
+                    # (refused: the function reply after it answers it, and goes with it)
+                    if not wrong_args(raw, str, pairer, call_id, where, "function_call.arguments"):
+                        args = json_args(raw)
+                        pairer.call(call_id, name, args, where=where, field_name="function_call")
+                        made.append({"id": call_id, "name": name, "args": args})
                 content = message.get("content")
                 text = content if type(content) is str else message_text(content)
                 talk.assistant(text, made, fresh=True)  # the call dicts were made here
@@ -223,7 +226,13 @@ def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> dic
     extra = {} if call.keys() <= read else {k: v for k, v in call.items() if k not in read}
     if made_up:
         extra["idMadeUp"] = True
-    args = function.get("input") if is_custom else json_args(function.get("arguments"))
+    if is_custom:
+        args = function.get("input")
+    else:
+        raw = function.get("arguments")
+        if wrong_args(raw, str, pairer, call_id, where, "function.arguments"):  # JSON text
+            return None
+        args = json_args(raw)
     name = function["name"]
     pairer.call(call_id, name, args, where=where, field_name="id", extra=extra or None)
     return {"id": call_id, "name": name, "args": args}

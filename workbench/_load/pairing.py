@@ -54,6 +54,7 @@ class CallPairer:
     _calls: int = 0
     _answered_out_of_order: bool = False
     _unlisted: int = 0
+    _refused: set[str] = field(default_factory=set)
 
     def problem(self, where: str, field_name: str, message: str, line: int | None = None) -> None:
         """Record a problem at ``where``; past :data:`MAX_LISTED_PROBLEMS`, only count it (a file of
@@ -125,6 +126,9 @@ class CallPairer:
         """A result arrived for ``call_id``."""
         opened = self._open.pop(call_id, None)
         if opened is None:
+            if call_id in self._refused:  # its call's problem names it (R35)
+                self._refused.discard(call_id)
+                return
             self.problem(
                 where,
                 field_name,
@@ -162,6 +166,15 @@ class CallPairer:
     def calls_made(self) -> int:
         """How many calls have been made so far (answered or not)."""
         return self._calls
+
+    def refuse(
+        self, call_id: str, where: str, field_name: str, message: str, line: int | None = None
+    ) -> None:
+        """A call that is not made (its arguments, say, are of a type its format never writes:
+        R35): a problem at ``where``, and its result, when one comes, is dropped with it rather
+        than reported as answering no call."""
+        self.problem(where, field_name, message, line)
+        self._refused.add(call_id)
 
     def discard(self, call_id: str) -> None:
         """Forget the open call ``call_id``: its result was a problem, already reported."""

@@ -45,7 +45,7 @@ from typing import Any
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text, text_content
 from .cassettes import Exchange
-from .common import is_output_tool, json_args
+from .common import is_output_tool, json_args, wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -333,6 +333,10 @@ def _call(
     if item.get("type") != "function_call":
         extra["itemType"] = item.get("type")
     raw = item.get(arg_key)
+    if item.get("type") == "function_call" and wrong_args(  # JSON text (R35)
+        raw, str, pairer, call_id, where, "arguments"
+    ):
+        return
     args = _arguments(raw) if arg_key == "arguments" else raw
     pairer.call(call_id, name, args, where=where, field_name="call_id", extra=extra or None)
     call: dict[str, Any] = {"id": call_id, "name": name, "args": args}
@@ -421,6 +425,8 @@ def _mcp_call(
     extra = {
         k: v for k, v in item.items() if k not in ("type", "id", "name", "arguments", "output")
     }
+    if wrong_args(item.get("arguments"), str, pairer, call_id, where, "arguments"):
+        return  # (JSON text, R35; its result, in the item, goes with it)
     args = _arguments(item.get("arguments"))
     pairer.call(
         call_id, name, args, where=where, field_name="id", extra={"itemType": "mcp_call", **extra}
@@ -755,6 +761,9 @@ def _usual_call(
     name = item.get("name")
     if type(call_id) is not str or not call_id or type(name) is not str or not name:
         return None
+    raw_args = item.get("arguments")
+    if raw_args is not None and type(raw_args) is not str:
+        return None  # (arguments of no JSON text: ``_call`` says so)
     item_id = item.get("id")
     if type(item_id) is str and item_id != call_id:
         aliases[item_id] = call_id
@@ -762,7 +771,6 @@ def _usual_call(
     if key in seen:
         return False  # a full-history resend repeats items already read
     seen.add(key)
-    raw_args = item.get("arguments")
     if len(item) - (raw_args is not None or "arguments" in item) == 3:
         extra = None  # type, call_id and name (and arguments) only
     else:
