@@ -506,12 +506,14 @@ def test_a_bedrock_tool_result_content_of_no_block_list_is_a_problem(
     )
 
 
-@pytest.mark.parametrize("value", [5, True, ["Charles"]])
+@pytest.mark.parametrize("value", [5, True, ["Charles"], "Sunny"])
 def test_a_gemini_api_function_response_of_no_object_is_a_problem(
     tmp_path: Path, value: Any
 ) -> None:
-    """R35: the Gemini API's ``functionResponse.response`` is an object (a ``Struct``); a
-    number, a boolean or a list loaded as a success with its JSON as the text."""
+    """R35: the Gemini API's ``functionResponse.response`` is an object (a ``Struct``; the API
+    refuses text); a number, a boolean or a list loaded as a success with its JSON as the
+    text, and text as itself. The problem says what it should be (it said "not text or a
+    list of blocks", for a list)."""
     source = FIXTURES / "chat-cassettes" / "llm-gemini_test_tools.yaml"
     cassette = yaml.safe_load(source.read_text())
     for interaction in cassette["interactions"][1:]:
@@ -527,3 +529,4 @@ def test_a_gemini_api_function_response_of_no_object_is_a_problem(
     result = wb.load_runs(path, strict=False)
     assert result.problems and not result.boundaries, (result.problems, result.boundaries)
     assert {p.field for p in result.problems} == {"functionResponse.response"}, result.problems
+    assert all(p.message.startswith("not an object") for p in result.problems), result.problems

@@ -135,7 +135,7 @@ def load_anthropic(
                         continue
                     content = block.get("content")
                     if content is not None and not is_text_or_parts(content):
-                        pairer.problem(block_where, "content", "not text or a list of blocks")
+                        pairer.problem(block_where, "content", _not_written(content))
                         pairer.discard(call_id)  # what the tool gave is not readable (R35)
                         continue
                     result_blocks = _blocks(content)
@@ -248,6 +248,22 @@ class _Turn:
             self._talk.system(text)
         self._texts = []
         self._calls = []
+
+
+_OTHER_APIS = {
+    "functionResponse.response": "not an object (the Gemini API's response is a Struct)",
+    "toolResult.content": "not a list of blocks",
+}
+"""What a result of another API's written in Messages' shape (``gemini_api``,
+``bedrock_converse``) should have been, when it was not: the writer hands it on as ``{its
+field: it}``, which no text or list of blocks is."""
+
+
+def _not_written(content: Any) -> str:
+    """What a ``tool_result`` content of a type never written should have been (R35)."""
+    if isinstance(content, Mapping) and len(content) == 1:
+        return _OTHER_APIS.get(next(iter(content)), "not text or a list of blocks")
+    return "not text or a list of blocks"
 
 
 def _own_members(block: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -215,10 +215,11 @@ def _user_blocks(parts: Any, waiting: list[tuple[str, str | None, str]]) -> list
             waiting.remove(match)
         response = answer.get("response")
         failed = is_error_response(response)
-        text = response if isinstance(response, str) else json_text(response)
-        # the API's response is an object (a Struct; text some clients write): a number, a
-        # boolean or a list is handed on as a value the reader refuses (R35), never a success
-        odd = isinstance(response, bool | int | float | list)
+        text = json_text(response)
+        # the API's response is an object (a Struct, which the API refuses text for): text, a
+        # number, a boolean or a list is handed on as a value the reader refuses (R35), never
+        # a success
+        odd = isinstance(response, str | bool | int | float | list)
         blocks.append(
             {
                 "type": "tool_result",
