@@ -1227,3 +1227,17 @@ def test_a_gemini_request_in_the_proto_s_names_answers_its_calls(tmp_path: Path)
     assert [b.response for b in wb.load_runs(renamed).boundaries] == [
         b.response for b in result.boundaries
     ]
+
+
+def test_a_cassette_of_several_apis_and_no_call_says_each_api_it_held() -> None:
+    """R35: the refusal says what the file held. A cassette of a Chat Completions and an
+    Anthropic conversation, neither calling a tool, was "an HTTP cassette of an OpenAI chat
+    transcript of 2 run(s)": one API's name (of the most calls: none), as if it held only
+    that."""
+    exchanges = [
+        *_openai_exchanges(0, [], stream=False),
+        *_anthropic_exchanges(1, [], stream=False),
+    ]
+    (problem,) = _load(exchanges).problems
+    assert problem.message.startswith("no tool call found"), problem
+    assert "2 conversation(s) (Chat Completions 1, Anthropic Messages 1)" in problem.message

@@ -409,6 +409,16 @@ def _noted(run: PromotedRun, key: str) -> list[Any]:
     return noted if type(noted) is list else []
 
 
+_API_NAMES = {
+    "openai-responses": "Responses API",
+    "openai-chat": "Chat Completions",
+    "anthropic": "Anthropic Messages",
+    "gemini-api": "Gemini API",
+    "bedrock-converse": "Bedrock Converse",
+}
+"""The model APIs a cassette's conversations call, as a mixed cassette's are told."""
+
+
 def _nothing_found(file: str, fmt: RunFormat, runs: list[PromotedRun]) -> LoadProblem:
     """R35: the file loaded, but records no tool call; say what it held."""
     kinds: Counter[str] = Counter()
@@ -427,6 +437,10 @@ def _nothing_found(file: str, fmt: RunFormat, runs: list[PromotedRun]) -> LoadPr
     if fmt == "codex" and "thread.started" in kinds:  # a headless stream, not a rollout
         label = "Codex CLI output of codex exec --json"
     what = f"{label} of {len(runs)} run(s)"
+    apis = Counter(run.format for run in runs)
+    if len(apis) > 1:  # a cassette of several model APIs: each one's conversations (R35)
+        each = ", ".join(f"{_API_NAMES.get(api, api)} {count}" for api, count in apis.items())
+        what = f"{len(runs)} conversation(s) ({each})"
     events = [e for run in runs for e in _noted(run, "otherEvents")]
     if fmt == "openwop" and events and _is_entire_transcript(events[0]):
         return LoadProblem(
