@@ -656,9 +656,10 @@ def test_a_cassette_body_is_held_to_the_rules_of_a_file(
     assert message in first.message
 
 
-def test_streamed_arguments_the_workbench_refuses_stay_text(tmp_path: Path) -> None:
-    """An ``input_json_delta`` stream that makes ``{"x": NaN}`` is the call's arguments as the
-    model wrote them, as any arguments JSON refuses are (it was NaN, and promote failed)."""
+def _streamed_input(pieces: list[str], tmp_path: Path) -> Path:
+    """A Messages cassette: a streamed reply whose call's input is ``pieces`` of JSON text,
+    then the request that answers it, resending the call with ``{}``."""
+    delta = {"type": "input_json_delta"}
     events = [
         {"type": "message_start", "message": {"content": []}},
         {
@@ -666,16 +667,10 @@ def test_streamed_arguments_the_workbench_refuses_stay_text(tmp_path: Path) -> N
             "index": 0,
             "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}},
         },
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": '{"x": Na'},
-        },
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": "N}"},
-        },
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {**delta, "partial_json": piece}}
+            for piece in pieces
+        ),
     ]
     stream = "".join(f"data: {json.dumps(e)}\n\n" for e in events)
     answer = [
@@ -690,14 +685,25 @@ def test_streamed_arguments_the_workbench_refuses_stay_text(tmp_path: Path) -> N
         },
     ]
     done = '{"type": "message", "role": "assistant", "content": [{"type": "text", "text": "."}]}'
-    cassette = {
-        "interactions": [
-            _chat_exchange(answer[:1], stream),
-            _chat_exchange(answer, done),
-        ]
-    }
+    cassette = {"interactions": [_chat_exchange(answer[:1], stream), _chat_exchange(answer, done)]}
     path = tmp_path / "cassette.json"
     path.write_text(json.dumps(cassette), encoding="utf-8")
+    return path
+
+
+def test_a_streamed_input_of_json_that_is_no_object_is_a_problem(tmp_path: Path) -> None:
+    """R35: streamed JSON text that decodes to a list is an input of a type never written,
+    whatever the next request resent (``{}``): the model sent a list."""
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(_streamed_input(["[1, ", "2]"], tmp_path))
+    (problem,) = refused.value.problems
+    assert (problem.where, problem.field) == ("interaction 0, response, block 0", "input")
+
+
+def test_streamed_arguments_the_workbench_refuses_stay_text(tmp_path: Path) -> None:
+    """An ``input_json_delta`` stream that makes ``{"x": NaN}`` is the call's arguments as the
+    model wrote them, as any arguments JSON refuses are (it was NaN, and promote failed)."""
+    path = _streamed_input(['{"x": Na', "N}"], tmp_path)
     (boundary,) = wb.load_runs(path).boundaries
     assert boundary.args == {}  # what the next request carried back as the call's input
     promoted = wb.promote(wb.load_runs(path))
