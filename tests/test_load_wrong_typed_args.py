@@ -1,7 +1,7 @@
 """Call arguments of a type their format never writes are a problem, never a call (R35).
 
-A Gemini CLI ``args`` of a number, a list or text; a Chat Completions or Responses
-``arguments`` that is no JSON text; an Anthropic ``tool_use.input`` or a Gemini API
+A Gemini CLI ``args`` of a number, a list or text; a Chat Completions ``arguments`` that is
+neither JSON text nor an object, a Responses one that is no JSON text; an Anthropic ``tool_use.input`` or a Gemini API
 ``functionCall.args`` that is no object: each loaded as the call's arguments, and ``promote``
 wrote them into a fixture (``"args": 5``). In a cassette, the model's reply is what the model
 sent: a reply of such arguments is refused even where the client resent them mended (the
@@ -37,7 +37,8 @@ _SAVED: dict[str, tuple[Path, dict[str, Any], str, Any, str]] = {
         "x",
         "parameters",
     ),
-    # Chat Completions: function.arguments is JSON text
+    # Chat Completions: function.arguments is JSON text (or, in some SDK dumps, the object
+    # it decodes to: tests/test_realworld_inputs.py)
     "openai-chat-number": (
         FIXTURES / "samples" / "openai-chat-refund.json",
         {"name": ..., "arguments": ...},
@@ -45,11 +46,11 @@ _SAVED: dict[str, tuple[Path, dict[str, Any], str, Any, str]] = {
         42,
         "function.arguments",
     ),
-    "openai-chat-object": (
+    "openai-chat-list": (
         FIXTURES / "samples" / "openai-chat-refund.json",
         {"name": ..., "arguments": ...},
         "arguments",
-        {"order_id": "A1"},
+        ["A1"],
         "function.arguments",
     ),
     # Anthropic: tool_use.input is an object

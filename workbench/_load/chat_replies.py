@@ -101,11 +101,12 @@ def _merged_blocks(sent: Mapping[str, Any], content: Any, blocks: list[Any]) -> 
 
 
 def _wrong_arguments(call: Any) -> bool:
-    """Whether a Chat Completions call's ``function.arguments`` are there and no JSON text: the
-    reader refuses them (R35), and a resent copy must not hide them."""
+    """Whether a Chat Completions call's ``function.arguments`` are there and neither JSON text
+    nor an object (``openai_chat``): the reader refuses them (R35), and a resent copy must not
+    hide them."""
     function = call.get("function") if isinstance(call, Mapping) else None
     raw = function.get("arguments") if isinstance(function, Mapping) else None
-    return raw is not None and not isinstance(raw, str)
+    return raw is not None and not isinstance(raw, str | Mapping)
 
 
 def _wrong_input(block: Any) -> bool:

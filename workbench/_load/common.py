@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -175,21 +175,30 @@ _JSON_TYPE = {bool: "a boolean", int: "a number", float: "a number", str: "text"
 
 
 def wrong_args(
-    raw: Any, kind: type, pairer: CallPairer, call_id: str, where: str, field_name: str
+    raw: Any,
+    kind: type | tuple[type, ...],
+    pairer: CallPairer,
+    call_id: str,
+    where: str,
+    field_name: str,
 ) -> bool:
     """Whether a call's arguments are of a type its format never writes (R35): present and not
     ``kind`` (``Mapping``: an object, as Anthropic's ``tool_use.input``, Gemini's ``args``;
-    ``str``: JSON text, as Chat Completions' and Responses' ``arguments``, whose text may hold
-    any JSON). Then the call is refused naming its place and field, and its result, when one
-    comes, goes with it: it was promoted with those arguments. Absent (``None``) is read as
-    before: the caller's concern."""
+    ``str``: JSON text, as Responses' ``arguments``, whose text may hold any JSON; both, as
+    Chat Completions' ``arguments``, which some SDK dumps store decoded). Then the call is
+    refused naming its place and field, and its result, when one comes, goes with it: it was
+    promoted with those arguments. Absent (``None``) is read as before: the caller's
+    concern."""
     if raw is None or isinstance(raw, kind):
         return False
     was = _JSON_TYPE.get(type(raw), "an object")
-    said = "an object" if kind is not str else "JSON text"
+    said = _SHOULD_BE.get(kind, "JSON text or an object")
     message = f"{was}, not {said} (call arguments of a type the format never writes)"
     pairer.refuse(call_id, where, field_name, message)
     return True
+
+
+_SHOULD_BE: dict[type | tuple[type, ...], str] = {Mapping: "an object", str: "JSON text"}
 
 
 @dataclass(slots=True)

@@ -90,7 +90,9 @@ def load_openai_chat(
                     name = str(function_call.get("name", ""))
                     raw = function_call.get("arguments")
                     # (refused: the function reply after it answers it, and goes with it)
-                    if not wrong_args(raw, str, pairer, call_id, where, "function_call.arguments"):
+                    if not wrong_args(
+                        raw, _ARGUMENTS, pairer, call_id, where, "function_call.arguments"
+                    ):
                         args = json_args(raw)
                         pairer.call(call_id, name, args, where=where, field_name="function_call")
                         made.append({"id": call_id, "name": name, "args": args})
@@ -193,6 +195,10 @@ _FUNCTION_READ = frozenset(("id", "function", "type"))
 _CUSTOM_READ = frozenset(("id", "custom"))
 """The members of a call read into its boundary (the rest are kept on it as ``extra``)."""
 
+_ARGUMENTS = (str, Mapping)
+"""What a call's ``arguments`` may be: JSON text, as the API writes them, or the object that
+text decodes to, as some SDK dumps store them; a number, a boolean or a list is neither (R35)."""
+
 _NO_ID = (None, "")
 """A call id some servers leave out or empty (Gemini's and Ollama's OpenAI-compatible APIs): the
 call gets a made-up one, and a tool reply with none answers the earliest such call still open."""
@@ -230,7 +236,7 @@ def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> dic
         args = function.get("input")
     else:
         raw = function.get("arguments")
-        if wrong_args(raw, str, pairer, call_id, where, "function.arguments"):  # JSON text
+        if wrong_args(raw, _ARGUMENTS, pairer, call_id, where, "function.arguments"):
             return None
         args = json_args(raw)
     name = function["name"]
