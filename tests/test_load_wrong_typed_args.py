@@ -1,12 +1,12 @@
 """Call arguments of a type their format never writes are a problem, never a call (R35).
 
 A Gemini CLI ``args`` of a number, a list or text; a Chat Completions ``arguments`` that is
-neither JSON text nor an object, a Responses one that is no JSON text; an Anthropic ``tool_use.input`` or a Gemini API
-``functionCall.args`` that is no object: each loaded as the call's arguments, and ``promote``
-wrote them into a fixture (``"args": 5``). In a cassette, the model's reply is what the model
-sent: a reply of such arguments is refused even where the client resent them mended (the
-chat readers took the resent copy, the Responses reader the reply). Each file here is a real
-fixture with one value changed.
+neither JSON text nor an object, a Responses one that is no JSON text; an Anthropic
+``tool_use.input`` or a Gemini API ``functionCall.args`` that is no object: each loaded as the
+call's arguments, and ``promote`` wrote them into a fixture (``"args": 5``). In a cassette,
+the model's reply is what the model sent: a reply of such arguments is refused even where the
+client resent them mended (the chat readers took the resent copy, the Responses reader the
+reply). Each file here is a real fixture with one value changed.
 """
 
 from __future__ import annotations
