@@ -107,7 +107,8 @@ def test_call_arguments_of_a_type_never_written_are_a_problem(
 
 def test_tau2_call_arguments_that_are_no_object_are_a_problem(tmp_path: Path) -> None:
     """R35: tau2 writes a call's arguments as an object (JSON text is read too, as older
-    results have it); a number is refused naming the message and field."""
+    results have it); a number is refused naming the message and field, and its result goes
+    with it (it was also "has no open call")."""
     source = sorted((FIXTURES / "tau2-bench").glob("*.json"))[0]
     results = json.loads(source.read_text())
     messages = results["simulations"][0]["messages"]
@@ -117,7 +118,7 @@ def test_tau2_call_arguments_that_are_no_object_are_a_problem(tmp_path: Path) ->
     path.write_text(json.dumps(results))
     with pytest.raises(wb.LoadError) as refused:
         wb.load_runs(path)
-    first = refused.value.problems[0]
+    (first,) = refused.value.problems
     assert f"messages[{index}]" in first.where and first.field == "arguments", first
 
 

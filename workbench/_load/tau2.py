@@ -140,7 +140,8 @@ def _simulation(
             pairer.problem(where, "name", "missing or not a string")
             return None
         if not isinstance(call.get("arguments", {}), dict | str):  # R35: tau2 writes an object
-            pairer.problem(where, "arguments", "not an object (nor JSON text)")
+            refused = ids.for_call(call.get("id"))  # its result is dropped with it
+            pairer.refuse(refused, where, "arguments", "not an object (nor JSON text)")
             return None
         requestor = call.get("requestor")  # a user simulator's call names it
         extra = {k: v for k, v in call.items() if k not in ("id", "name", "arguments")}
