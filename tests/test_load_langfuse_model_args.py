@@ -152,16 +152,26 @@ def test_with_no_model_request_the_span_input_is_the_args_and_says_so(tmp_path: 
 
 def test_the_vercel_sdks_two_copies_of_one_reply_are_one_request() -> None:
     """The Vercel AI SDK's ``ai.generateText`` and its ``doGenerate`` both hold the reply: one
-    request, matched to the one TOOL observation (the id its ``ai.toolCall.id`` names)."""
+    request, matched to the one TOOL observation by the id its ``ai.toolCall.id`` names, which
+    is the call's id."""
     (call,) = wb.load_runs(FOLDER / "vercel-aisdk-2025-11-17.trace.json").boundaries
-    assert call.extra["modelCallId"] == "call_DgKARp7a7IhJPDczfifMp6Ra"
+    assert call.call_id == "call_DgKARp7a7IhJPDczfifMp6Ra" and "modelCallId" not in call.extra
     assert call.args == {"location": "San Francisco"}
 
 
-def _tool(n: int, name: str, call_id: str | None = None, **fields: Any) -> dict[str, Any]:
+def _tool(
+    n: int,
+    name: str,
+    call_id: str | None = None,
+    given: Any = None,
+    id_key: str = "gen_ai.tool.call.id",
+    **fields: Any,
+) -> dict[str, Any]:
+    """A tool run at second ``n``; ``given``: its input (default ``{"wrapped": n}``, which
+    agrees with no request)."""
     attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool"}
     if call_id is not None:
-        attributes["gen_ai.tool.call.id"] = call_id
+        attributes[id_key] = call_id
     return {
         "id": f"obs-{n}",
         "traceId": "t1",
@@ -169,7 +179,7 @@ def _tool(n: int, name: str, call_id: str | None = None, **fields: Any) -> dict[
         "name": name,
         "startTime": f"2026-01-01T00:00:{n:02d}.000Z",
         "endTime": f"2026-01-01T00:00:{n:02d}.500Z",
-        "input": json.dumps({"wrapped": n}),
+        "input": json.dumps({"wrapped": n} if given is None else given),
         "output": "ok",
         "metadata": {"attributes": attributes},
         **fields,
@@ -192,16 +202,17 @@ def _reply(n: int, calls: list[tuple[str | None, str, dict[str, Any]]]) -> dict[
 
 def test_a_run_matches_its_request_by_id_else_by_name_in_order(tmp_path: Path) -> None:
     """SYNTHETIC: two requests of one tool; runs carrying ids are matched by id whatever their
-    order, runs carrying none by name in order; a run before any request (or after all are
-    matched) keeps its input, ``argsFrom: input``."""
+    order, runs carrying none by name in order (their inputs, wrapped as the Claude Agent SDK
+    wraps them, agree); a run before any request, or after all are matched, keeps its input,
+    ``argsFrom: input``."""
     observations = [
         _tool(0, "lookup"),
         _reply(1, [("c1", "lookup", {"q": 1}), ("c2", "lookup", {"q": 2})]),
-        _tool(2, "lookup", "c2"),
-        _tool(3, "lookup", "c1"),
+        _tool(2, "lookup", "c2", {"input": {"q": 2}}),
+        _tool(3, "lookup", "c1", {"input": {"q": 1}}),
         _reply(4, [("c3", "lookup", {"q": 3}), ("c4", "lookup", {"q": 4})]),
-        _tool(5, "lookup"),
-        _tool(6, "lookup"),
+        _tool(5, "lookup", None, {"input": {"q": 3}}),
+        _tool(6, "lookup", None, {"input": {"q": 4}}),
         _tool(7, "lookup"),
     ]
     result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
@@ -214,6 +225,111 @@ def test_a_run_matches_its_request_by_id_else_by_name_in_order(tmp_path: Path) -
         ({"q": 4}, "GENERATION"),
         ({"wrapped": 7}, "input"),
     ]
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        lambda q: {"input": {"q": q}},  # the Claude Agent SDK's wrapping
+        lambda q: {"q": q},  # the args as they are
+        lambda q: f"{{'q': {q}}}",  # Python's repr (LangGraph's Python handler)
+    ],
+)
+def test_runs_of_one_tool_in_another_order_take_the_request_their_input_agrees_with(
+    tmp_path: Path, given: Any
+) -> None:
+    """R34: SYNTHETIC: one reply asks for two calls of a tool (no ids) and they run the other
+    way round; each run takes the request its own input agrees with, never its neighbour's
+    (they were crossed: a promoted suite then served each call the other's args)."""
+    observations = [
+        _reply(1, [(None, "weather", {"q": 1}), (None, "weather", {"q": 2})]),
+        _tool(2, "weather", None, given(2)),
+        _tool(3, "weather", None, given(1)),
+    ]
+    result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
+    assert [(b.args, b.extra["argsFrom"]) for b in result.boundaries] == [
+        ({"q": 2}, "GENERATION"),
+        ({"q": 1}, "GENERATION"),
+    ]
+
+
+def test_a_run_that_recorded_no_input_takes_its_request_by_order(tmp_path: Path) -> None:
+    """A run whose observation holds no input (``null``, ``{}``: ADK's) cannot disagree: the
+    requests of its tool are taken in order."""
+    observations = [
+        _reply(1, [(None, "weather", {"q": 1}), (None, "weather", {"q": 2})]),
+        _tool(2, "weather", None, {}),
+        _tool(3, "weather", None, {}, input=None),
+    ]
+    result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
+    assert [b.args for b in result.boundaries] == [{"q": 1}, {"q": 2}]
+
+
+def test_a_run_ahead_of_its_generations_clock_does_not_shift_the_next_runs_args(
+    tmp_path: Path,
+) -> None:
+    """SYNTHETIC: a run that starts before the GENERATION asking for it (clocks differ) keeps
+    its input; the next run still takes its own request, not the one the first left open."""
+    observations = [
+        _tool(0, "lookup", None, {"input": {"k": "first"}}),
+        _reply(1, [(None, "lookup", {"k": "first"}), (None, "lookup", {"k": "second"})]),
+        _tool(2, "lookup", None, {"input": {"k": "second"}}),
+    ]
+    result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
+    assert [(b.args, b.extra["argsFrom"]) for b in result.boundaries] == [
+        ({"input": {"k": "first"}}, "input"),
+        ({"k": "second"}, "GENERATION"),
+    ]
+
+
+def test_an_id_used_again_in_a_later_reply_matches_each_request_once(tmp_path: Path) -> None:
+    """R2 lets an id be used again once its call is answered: two replies of the id ``X``,
+    both runs after both replies; each run takes the request its input agrees with, the
+    earlier first (the later reply's args were given to the first run)."""
+    observations = [
+        _reply(1, [("X", "lookup", {"k": "first"})]),
+        _reply(2, [("X", "lookup", {"k": "second"})]),
+        _tool(3, "lookup", "X", {"input": {"k": "first"}}),
+        _tool(4, "lookup", "X", {}),
+    ]
+    result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
+    assert [b.args for b in result.boundaries] == [{"k": "first"}, {"k": "second"}]
+
+
+def test_the_vercel_sdks_tool_call_id_picks_the_run_s_request(tmp_path: Path) -> None:
+    """The Vercel AI SDK names a run's call in ``ai.toolCall.id``: two calls of one tool, run
+    the other way round, each take the request of their id (and it is the call's id)."""
+    observations = [
+        _reply(1, [("call_A", "getWeather", {"city": "SF"}), ("call_B", "getWeather", {})]),
+        _tool(2, "getWeather", "call_B", {}, id_key="ai.toolCall.id"),
+        _tool(3, "getWeather", "call_A", {}, id_key="ai.toolCall.id"),
+    ]
+    result = wb.load_runs(_written(tmp_path, {"trace": {"id": "t1"}}, observations))
+    assert [(b.call_id, b.args) for b in result.boundaries] == [
+        ("call_B", {}),
+        ("call_A", {"city": "SF"}),
+    ]
+
+
+@pytest.mark.parametrize("args", [42, True, [1, 2]])
+def test_a_request_whose_arguments_are_of_a_type_never_written_is_a_problem(
+    tmp_path: Path, args: Any
+) -> None:
+    """R35: Chat Completions ``arguments`` are JSON text (or, as Langfuse's seeder keeps them,
+    an object): a number, a boolean or a list is a problem naming the GENERATION's output, and
+    that request gives no run its args."""
+    reply = _reply(1, [("c1", "lookup", {})])
+    output = json.loads(reply["output"])
+    output["tool_calls"][0]["function"]["arguments"] = args
+    reply["output"] = json.dumps(output)
+    path = _written(tmp_path, {"trace": {"id": "t1"}}, [reply, _tool(2, "lookup", "c1")])
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(path)
+    (problem,) = refused.value.problems
+    assert (problem.where, problem.field) == ("observations[0]", "output")
+    assert "arguments of type" in problem.message
+    (call,) = wb.load_runs(path, strict=False).boundaries
+    assert (call.args, call.extra["argsFrom"]) == ({"wrapped": 2}, "input")
 
 
 def test_adks_tool_response_attribute_is_the_result_not_the_empty_output() -> None:
@@ -252,6 +368,26 @@ def test_adks_tool_call_args_attribute_is_read_when_no_request_matches(tmp_path:
     (call,) = wb.load_runs(_written(tmp_path, data, kept)).boundaries
     assert (call.args, call.extra["argsFrom"]) == ({"name": "x"}, "input")
     assert call.response == {} and "resultFrom" not in call.extra
+
+
+@pytest.mark.parametrize(
+    "response", ['{"greeting": NaN}', '{"n": 1' + "0" * 30 + "}", "42", '["a"]', "true"]
+)
+def test_an_adk_tool_response_adk_never_writes_is_a_problem(tmp_path: Path, response: str) -> None:
+    """R35: ADK writes ``tool_response`` as JSON text of an object (a result of another type
+    wrapped as ``{"result": ...}``): JSON of no object, or text opening as JSON that does not
+    decode as strictly as a file, is a problem naming the attribute (it was dropped, and the
+    output's ``{}`` served as the tool's answer)."""
+    data = json.loads(ADK.read_text(encoding="utf-8"))
+    for observation in data["observations"]:
+        if observation["type"] == "TOOL":
+            metadata = json.loads(observation["metadata"])
+            metadata["attributes"]["gcp.vertex.agent.tool_response"] = response
+            observation["metadata"] = json.dumps(metadata)
+    with pytest.raises(wb.LoadError) as refused:
+        wb.load_runs(_written(tmp_path, data, data["observations"]))
+    (problem,) = refused.value.problems
+    assert problem.field == "metadata.attributes.gcp.vertex.agent.tool_response", problem
 
 
 def _parsed(value: Any) -> Any:

@@ -42,7 +42,7 @@ from .common import RecordTally, duration_ms, gen_ai_call_id, json_args
 from .langfuse_adk import ADK_RESPONSE, adk_response
 from .langfuse_beeai import read_react
 from .langfuse_generations import LEVELS, generation_runs, trace_runs
-from .langfuse_requests import ModelCall, ModelCalls, model_calls, run_args
+from .langfuse_requests import ModelCall, ModelCalls, agrees, model_calls, run_args
 from .langfuse_shapes import CAMEL, camel, is_observation, observations_of, sniff_langfuse
 from .langfuse_spans import (
     SPAN_PREFIX,
@@ -114,7 +114,10 @@ def _run(
     # spans that are tool runs by their names alone (langfuse_spans), if no tool observation
     by_name = not any(type(o) is dict and _is_tool(o) for o in observations)
     # what the model asked for: the calls' args (langfuse_requests); None: nothing asked
-    calls = model_calls(observations, ordered, _decoded) or None
+    requests = model_calls(observations, ordered, _decoded)
+    for place, message in requests.problems:  # requests of args of a type never written (R35)
+        pairer.problem(f"{base}[{places[place]}]", "output", message)
+    calls = requests or None
     for rank, position in enumerate(ordered):
         observation = observations[position]
         if type(observation) is not dict and not isinstance(observation, Mapping):
@@ -126,7 +129,7 @@ def _run(
                 continue
             read.add(observation["id"])
         kind = observation.get("type")
-        asked = calls.asked(observation, rank) if by_name and calls is not None else None
+        asked = calls.asked(observation, rank, _decoded) if by_name and calls is not None else None
         named = by_name and (asked is not None or is_named_tool_span(observation))
         tool = named or kind == "TOOL" or (observation.get("metadata") and _is_tool(observation))
         if not tool:  # (no metadata, no attributes: no _is_tool call)
@@ -248,33 +251,41 @@ def _tool(
     if not isinstance(name, str) or not name:
         pairer.problem(where, field_name, "missing or not a string")
         return
-    given = attributes.get("gen_ai.tool.call.id")
-    carried = gen_ai_call_id(given) if given is not None else None
+    raw_call_id = attributes.get("gen_ai.tool.call.id")
+    if raw_call_id is None:  # the Vercel AI SDK's own attribute
+        raw_call_id = attributes.get("ai.toolCall.id")
+    run_call_id = gen_ai_call_id(raw_call_id) if raw_call_id is not None else None
     own = observation.get("id")
-    call_id = (asked.call_id or own) if asked is not None else carried
+    call_id = (asked.call_id or own) if asked is not None else run_call_id
     if not isinstance(call_id, str) or not call_id:
         call_id = own
     if not isinstance(call_id, str) or not call_id:
         pairer.problem(where, "id", "missing or not a string")
         return
     extra: dict[str, Any] = {"observationId": own} if call_id != own else {}
-    if isinstance(given, list):
-        extra["gen_ai.tool.call.id"] = given  # as given
+    if isinstance(raw_call_id, list):
+        extra["gen_ai.tool.call.id"] = raw_call_id  # as given
+    output = observation.get("output")
+    adk_result, wrong = adk_response(attributes, _decoded) if attributes else (None, None)
+    if wrong is not None:
+        pairer.problem(where, f"metadata.attributes.{ADK_RESPONSE}", wrong)
+        return
+    if adk_result is not None:  # ADK's own record of what the tool gave (its output may be "{}")
+        output, extra["resultFrom"] = adk_result, ADK_RESPONSE
+    if attributes:  # the args the run's own record holds (ADK's, else its input)
+        recorded, recorded_from = run_args(attributes, observation.get("input"), _decoded)
+    else:  # (no attributes, as most observations: no call)
+        recorded, recorded_from = _decoded(observation.get("input")), "input"
     model = asked
     if model is None and calls is not None:  # (None: the model asked for no call)
-        model = calls.match(name, carried, rank, observation.get("parentObservationId"))
-    if model is not None and model.said:  # (a request of an id and a name alone: no args)
+        parent = observation.get("parentObservationId")
+        model = calls.match(name, run_call_id, rank, parent, recorded)
+    if model is not None and model.said and agrees(model.args, recorded):  # (not: id, name)
         args, extra["argsFrom"] = model.args, "GENERATION"
-    elif attributes:
-        args, extra["argsFrom"] = run_args(attributes, observation.get("input"), _decoded)
-    else:  # (no attributes, as most observations: no call)
-        args, extra["argsFrom"] = _decoded(observation.get("input")), "input"
+    else:
+        args, extra["argsFrom"] = recorded, recorded_from
     if model is not None and model.call_id is not None and model.call_id != call_id:
         extra["modelCallId"] = model.call_id
-    output = observation.get("output")
-    said = adk_response(attributes, _decoded) if attributes else None
-    if said is not None:  # ADK's own record of what the tool gave (its output may be "{}")
-        output, extra["resultFrom"] = said, ADK_RESPONSE
     pairer.call(
         call_id,
         name,

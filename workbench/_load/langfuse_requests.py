@@ -19,16 +19,27 @@ call, in any of the shapes integrations write:
 - OpenAI Responses ``{"type": "function_call", "call_id", "name", "arguments"}``;
 - the Vercel AI SDK's ``{"toolCallId", "toolName", "input" | "args"}``.
 
-A run matches the request of its call id where it carries one (and the request has it), else
-the first request of its tool's name not yet matched (of those with no id, when the run has
-one), preferring those made under the run's parent; only a request made before the run (in
-start order) is matched. A request whose reply gives its id and name alone gives the run no
-args (they are read as if no request matched). Requests of one id listed twice (the Vercel AI SDK's
+A run matches the first request of its call id where it carries one (and a request has it),
+else the first request of its tool's name not yet matched (of those with no id, when the run
+has one), preferring those made under the run's parent; only a request made before the run (in
+start order) is matched, and only one whose args **agree** with what the run's own record holds
+(:func:`agrees`: the same value, the value wrapped as ``{"input": ...}``, or Python's repr of
+it; a run that recorded nothing agrees with any). So calls of one tool made at once and run in
+another order, a run whose clock is ahead of its GENERATION, or an id used again in a later reply
+each take their own request, or none: a run no request agrees with keeps its own record's args.
+A request whose reply gives its id and name alone gives the run no args (they are read as if no
+request matched). Requests of one id and args listed twice (the Vercel AI SDK's
 ``ai.generateText`` and its ``doGenerate`` both hold the reply) are one request.
+
+A request's args of a type its shape never holds (a number, a boolean or a list where Chat
+Completions, Responses, Anthropic, LangChain and Gemini hold an object or its JSON text; an
+OpenTelemetry part's and the Vercel AI SDK's may be any value) are a problem naming the
+GENERATION (:attr:`ModelCalls.problems`), and that request is not read (R35).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +48,7 @@ from typing import Any
 from .common import gen_ai_call_id, json_args
 from .langfuse_adk import ADK_ARGS, adk_args
 
-__all__ = ["ModelCall", "ModelCalls", "model_calls", "run_args"]
+__all__ = ["ModelCall", "ModelCalls", "agrees", "model_calls", "run_args"]
 
 _DEPTH = 8
 """How deep in a model's reply calls are looked for (a Chat Completions response's call is
@@ -50,6 +61,8 @@ _TEXTS = ("message", "content")
 _GEMINI_KEYS = frozenset({"function_call", "functionCall"})
 _UNSAID: Any = object()
 """The args of a request whose reply gives none (a call id and name alone): not read."""
+_REPR_LIMIT = 65_536
+"""The longest text read as Python's repr of a request's args (``ast.literal_eval``)."""
 
 
 @dataclass(slots=True)
@@ -81,9 +94,14 @@ class ModelCall:
 class ModelCalls:
     """The requests of a trace's GENERATIONs, matched to its tool runs (see the module)."""
 
-    __slots__ = ("_by_id", "_by_name", "_first")
+    __slots__ = ("_by_id", "_by_name", "_first", "problems")
 
-    def __init__(self, calls: Iterable[ModelCall]) -> None:
+    def __init__(
+        self, calls: Iterable[ModelCall], problems: Sequence[tuple[int, str]] = ()
+    ) -> None:
+        self.problems = tuple(problems)
+        """``(place, message)``: each request refused for its args' type, at ``place`` in the
+        observations."""
         self._by_name: dict[str, list[ModelCall]] = {}
         self._by_id: dict[str, list[ModelCall]] = {}
         self._first: dict[str, int] = {}
@@ -98,32 +116,42 @@ class ModelCalls:
         """Whether any reply asked for a call."""
         return bool(self._by_name)
 
-    def asked(self, observation: Mapping[str, Any], rank: int) -> ModelCall | None:
+    def asked(
+        self, observation: Mapping[str, Any], rank: int, decoded: Callable[[Any], Any]
+    ) -> ModelCall | None:
         """For a ``SPAN`` named after a tool the model asked for (Agno's and LangGraph's tool
-        runs, ``langfuse_spans``), the request it answers, by name in order; else ``None``."""
+        runs, ``langfuse_spans``), the request it answers, by name in order among those its
+        input agrees with, else the first; else ``None``."""
         name = observation.get("name")
         if observation.get("type") != "SPAN" or type(name) is not str or name not in self._by_name:
             return None
-        return self.match(name, None, rank, observation.get("parentObservationId"))
+        parent = observation.get("parentObservationId")
+        given = decoded(observation.get("input"))
+        # (a span is a run by its name: one whose input agrees with no request still answers
+        # the first, its args then its input's)
+        return self.match(name, None, rank, parent, given) or self.match(name, None, rank, parent)
 
-    def match(self, name: str, call_id: str | None, rank: int, parent: Any) -> ModelCall | None:
+    def match(
+        self, name: str, call_id: str | None, rank: int, parent: Any, given: Any = None
+    ) -> ModelCall | None:
         """The request a run of ``name`` (its call id ``call_id``, if it carries one; at
-        ``rank`` in start order, under ``parent``) answers, marked matched; else ``None``."""
+        ``rank`` in start order, under ``parent``; ``given``: the args its own record holds)
+        answers, marked matched; else ``None``."""
         found: ModelCall | None = None
         if call_id is not None:
-            same = [c for c in self._by_id.get(call_id, ()) if _open(c, name, rank)]
-            found = same[-1] if same else None  # (copies of one reply: alike)
+            found = _agreeing(
+                (c for c in self._by_id.get(call_id, ()) if _open(c, name, rank)), given
+            )
         if found is None:
             waiting = [c for c in self._before(name, rank) if call_id is None or c.call_id is None]
             near = [c for c in waiting if parent is not None and parent in (c.generation, c.parent)]
-            chosen = near or waiting
-            found = chosen[0] if chosen else None
+            found = _agreeing(near, given) or _agreeing(waiting, given)
         if found is None:
             return None
         found.matched = True
         if found.call_id is not None:  # the same request listed twice: matched once
             for copy in self._by_id[found.call_id]:
-                if _open(copy, name, rank):
+                if _open(copy, name, rank) and (copy.args == found.args):
                     copy.matched = True
         return found
 
@@ -157,6 +185,28 @@ def _open(call: ModelCall, name: str, rank: int) -> bool:
     return not call.matched and call.name == name and call.rank < rank
 
 
+def _agreeing(calls: Iterable[ModelCall], given: Any) -> ModelCall | None:
+    """The first of ``calls`` whose args agree with ``given``."""
+    return next((c for c in calls if not c.said or agrees(c.args, given)), None)
+
+
+def agrees(args: Any, given: Any) -> bool:
+    """Whether a request's ``args`` can be what a tool run's own record holds (``given``):
+    nothing recorded (``None``, ``""``, ``{}``: ADK's input), the same value, the value wrapped
+    as ``{"input": args}`` (the Claude Agent SDK's integration), or Python's repr of it as text
+    (LangGraph's Python handler; read by ``ast.literal_eval``, which evaluates literals only)."""
+    if given is None or given == "" or given == {} or args == given:
+        return True
+    if type(given) is dict and len(given) == 1 and "input" in given and given["input"] == args:
+        return True
+    if type(given) is str and len(given) <= _REPR_LIMIT and given.lstrip()[:1] in ("{", "["):
+        try:
+            return bool(ast.literal_eval(given) == args)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False
+    return False
+
+
 def model_calls(
     observations: Sequence[Any], ordered: Sequence[int], decoded: Callable[[Any], Any]
 ) -> ModelCalls:
@@ -165,6 +215,7 @@ def model_calls(
     GENERATION listed twice is read once, a call listed twice in one reply (LangChain's
     ``tool_calls`` beside the client's ``additional_kwargs``) once."""
     calls: list[ModelCall] = []
+    problems: list[tuple[int, str]] = []
     read: set[str] = set()
     for rank, place in enumerate(ordered):
         observation = observations[place]
@@ -181,6 +232,9 @@ def model_calls(
         parent = observation.get("parentObservationId")
         seen: set[str] = set()
         for name, call_id, args in _calls(decoded(output), decoded, 0, ""):
+            if type(args) is _WrongArgs:
+                problems.append((place, f"the call of {name!r} asks with {args}"))
+                continue
             if call_id is not None:
                 if call_id in seen:
                     continue
@@ -195,7 +249,7 @@ def model_calls(
                     parent if type(parent) is str else None,
                 )
             )
-    return ModelCalls(calls)
+    return ModelCalls(calls, problems)
 
 
 def _calls(
@@ -221,28 +275,50 @@ def _calls(
 
 def _call(value: Mapping[str, Any], key: str) -> tuple[str, str | None, Any] | None:
     """A call in one of the shapes of the module's list (its args :data:`_UNSAID` where the
-    reply gives none), else ``None``."""
+    reply gives none, a :class:`_WrongArgs` where they are of a type the shape never holds),
+    else ``None``."""
     kind = value.get("type")
     function = value.get("function")
+    # whether the shape's args are an object (or, as a layer such as Langfuse's may keep them,
+    # its JSON text): else any JSON value (OpenTelemetry's parts, the Vercel AI SDK's input)
+    typed = True
     if isinstance(function, Mapping) and _named(function) and _asked(function, value):
         name, args, call_id = function["name"], function.get("arguments", _UNSAID), value.get("id")
     elif key in _GEMINI_KEYS and _named(value):  # (and Chat Completions' old function_call)
-        name, args = value["name"], value.get("args", value.get("arguments", _UNSAID))
-        call_id = value.get("id")
+        name, call_id = value["name"], value.get("id")
+        args = value["args"] if "args" in value else value.get("arguments", _UNSAID)
     elif key in ("tool_calls", "toolCalls") and _named(value):  # LangChain's {name, args, id}
         name, args, call_id = value["name"], value.get("args", _UNSAID), value.get("id")
     elif kind == "tool_use" and _named(value):
         name, args, call_id = value["name"], value.get("input", _UNSAID), value.get("id")
-    elif kind == "tool_call" and _named(value):
+    elif kind == "tool_call" and _named(value):  # OpenTelemetry's part: any value
         name, args, call_id = value["name"], value.get("arguments", _UNSAID), value.get("id")
+        typed = False
     elif kind == "function_call" and _named(value):
         name, args, call_id = value["name"], value.get("arguments", _UNSAID), value.get("call_id")
     elif type(value.get("toolName")) is str and value["toolName"] and "toolCallId" in value:
         name, call_id = value["toolName"], value["toolCallId"]
         args = value["input"] if "input" in value else value.get("args", _UNSAID)
+        typed = False
     else:
         return None
-    return name, gen_ai_call_id(call_id), args if args is _UNSAID else json_args(args)
+    if args is _UNSAID:
+        return name, gen_ai_call_id(call_id), args
+    if typed and args is not None and not isinstance(args, str | Mapping):
+        return (
+            name,
+            gen_ai_call_id(call_id),
+            _WrongArgs(
+                f"arguments of type {type(args).__name__}, not an object nor JSON text of one"
+            ),
+        )
+    return name, gen_ai_call_id(call_id), json_args(args)
+
+
+class _WrongArgs(str):
+    """Why a request's args are of a type its shape never holds (a problem, R35)."""
+
+    __slots__ = ()
 
 
 def _asked(function: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
