@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .common import STREAMED_INPUT, is_text_or_parts, wrong_args
+from .common import STREAMED_INPUT, is_text_or_parts, refuse_wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
 from .pairing import CallPairer
@@ -105,7 +105,7 @@ def load_anthropic(
                     if (
                         not any_input
                         and STREAMED_INPUT not in block
-                        and wrong_args(
+                        and refuse_wrong_args(
                             block.get("input"), Mapping, pairer, call_id, block_where, "input"
                         )
                     ):

@@ -39,8 +39,8 @@ __all__ = [
     "json_args",
     "read_flag",
     "refuse_result",
+    "refuse_wrong_args",
     "text_of",
-    "wrong_args",
 ]
 
 
@@ -172,9 +172,12 @@ not decode (kept as that text, R35): the text is what the model streamed, not an
 type never written. Not an ``x-`` member: it is no member of the block to keep (R4)."""
 
 _JSON_TYPE = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list"}
+_SHOULD_BE: dict[type | tuple[type, ...], str] = {Mapping: "an object", str: "JSON text"}
+"""What a call's arguments of a format should be, by the ``kind`` given to
+:func:`refuse_wrong_args` (any other: JSON text or an object)."""
 
 
-def wrong_args(
+def refuse_wrong_args(
     raw: Any,
     kind: type | tuple[type, ...],
     pairer: CallPairer,
@@ -196,9 +199,6 @@ def wrong_args(
     message = f"{was}, not {said} (call arguments of a type the format never writes)"
     pairer.refuse(call_id, where, field_name, message)
     return True
-
-
-_SHOULD_BE: dict[type | tuple[type, ...], str] = {Mapping: "an object", str: "JSON text"}
 
 
 @dataclass(slots=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from .._common.jsonio import json_text
 from .._common.toolresult import text_content
-from .common import RecordTally, text_of, wrong_args
+from .common import RecordTally, refuse_wrong_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
@@ -149,7 +149,8 @@ def _call(
         )
         return None
     args = call.get("args")
-    if wrong_args(args, Mapping, pairer, call_id, where, "args"):  # a Record<string, unknown>
+    # (a Record<string, unknown>)
+    if refuse_wrong_args(args, Mapping, pairer, call_id, where, "args"):
         return None
     extra = {
         k: v

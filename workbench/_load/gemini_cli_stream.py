@@ -35,7 +35,7 @@ from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import StreamRun, promote_runs, text_of, wrong_args
+from .common import StreamRun, promote_runs, refuse_wrong_args, text_of
 from .gemini_cli import TIMED_OUT
 from .records import LoadProblem, PromotedRun
 
@@ -142,7 +142,7 @@ def _tool_use(run: _Run, record: dict[str, Any], where: str) -> None:
         run.pairer.problem(where, "tool_id", "missing or not a string")
         return
     args = record.get("parameters")
-    if wrong_args(args, Mapping, run.pairer, call_id, where, "parameters"):  # R35: an object
+    if refuse_wrong_args(args, Mapping, run.pairer, call_id, where, "parameters"):  # R35: an object
         return
     run.pairer.call(call_id, name, args, where=where, field_name="tool_id")
     if name == _SHELL:

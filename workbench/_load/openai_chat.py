@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.text import cut
-from .common import CallIds, is_text_or_parts, json_args, refuse_result, wrong_args
+from .common import CallIds, is_text_or_parts, json_args, refuse_result, refuse_wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
 from .pairing import CallPairer
@@ -90,7 +90,7 @@ def load_openai_chat(
                     name = str(function_call.get("name", ""))
                     raw = function_call.get("arguments")
                     # (refused: the function reply after it answers it, and goes with it)
-                    if not wrong_args(
+                    if not refuse_wrong_args(
                         raw, _ARGUMENTS, pairer, call_id, where, "function_call.arguments"
                     ):
                         args = json_args(raw)
@@ -236,7 +236,7 @@ def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> dic
         args = function.get("input")
     else:
         raw = function.get("arguments")
-        if wrong_args(raw, _ARGUMENTS, pairer, call_id, where, "function.arguments"):
+        if refuse_wrong_args(raw, _ARGUMENTS, pairer, call_id, where, "function.arguments"):
             return None
         args = json_args(raw)
     name = function["name"]

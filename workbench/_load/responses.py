@@ -45,7 +45,7 @@ from typing import Any
 from .._common.jsonio import json_text
 from .._common.toolresult import result_text, text_content
 from .cassettes import Exchange
-from .common import is_output_tool, json_args, wrong_args
+from .common import is_output_tool, json_args, refuse_wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .pairing import CallPairer
 from .records import ErrorRule, LoadProblem, PromotedRun
@@ -333,7 +333,7 @@ def _call(
     if item.get("type") != "function_call":
         extra["itemType"] = item.get("type")
     raw = item.get(arg_key)
-    if item.get("type") == "function_call" and wrong_args(  # JSON text (R35)
+    if item.get("type") == "function_call" and refuse_wrong_args(  # JSON text (R35)
         raw, str, pairer, call_id, where, "arguments"
     ):
         return
@@ -425,7 +425,7 @@ def _mcp_call(
     extra = {
         k: v for k, v in item.items() if k not in ("type", "id", "name", "arguments", "output")
     }
-    if wrong_args(item.get("arguments"), str, pairer, call_id, where, "arguments"):
+    if refuse_wrong_args(item.get("arguments"), str, pairer, call_id, where, "arguments"):
         return  # (JSON text, R35; its result, in the item, goes with it)
     args = _arguments(item.get("arguments"))
     pairer.call(
