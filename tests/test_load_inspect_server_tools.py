@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from helpers.json_places import MISSING
 from helpers.paths import FIXTURES
 from workbench import load_runs
+from workbench._load.inspect_results import text_results_since
 from workbench.cli import main
 
 _MISSING = object()
@@ -232,3 +234,93 @@ def test_server_tool_results_as_inspect_0_3_125_wrote_them_all_load() -> None:
     ]
     assert loaded.boundaries[1].error_code == "max_uses_exceeded"
     assert loaded.boundaries[0].args == {"query": "inspect ai"}  # (an object, then)
+
+
+def _every_copy(source: Path, value: Any, out: Path, *, unversioned: bool = False) -> Path:
+    """``source`` with the ``result`` of its first server tool use (``srvtoolu_01``, in
+    ``content[1]``) set to ``value`` (left out, for ``MISSING``) wherever the log holds that
+    use (the message, the model's scripted output, the model event), as Inspect would have
+    written it; ``unversioned``, without ``eval.packages``."""
+
+    def put(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "tool_use" and node.get("id") == "srvtoolu_01":
+                node.pop("result", None)
+                if value is not MISSING:
+                    node["result"] = value
+            for item in node.values():
+                put(item)
+        elif isinstance(node, list):
+            for item in node:
+                put(item)
+
+    log = json.loads(source.read_text(encoding="utf-8"))
+    put(log)
+    if unversioned:
+        del log["eval"]["packages"]
+    path = out / source.name
+    path.write_text(json.dumps(log), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, MISSING, {"type": "web_search_tool_result_error"}, [{"type": "text", "text": "42"}]],
+    ids=["null", "absent", "object", "blocks"],
+)
+def test_a_result_that_is_not_text_in_a_log_of_inspect_0_3_126_on_is_a_problem(
+    tmp_path: Path, value: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R35: since 0.3.126 ``ContentToolUse.result`` is a required ``str``; the log Inspect
+    0.3.285 wrote with one ``result`` null, left out, an object or a list (shapes only
+    0.3.123-0.3.125 wrote) loaded as a success: now a problem naming the place and the field,
+    the other three calls loaded."""
+    path = _every_copy(SERVER_TOOLS, value, tmp_path)
+    loaded = load_runs(path, strict=False)
+    assert [b.tool for b in loaded.boundaries] == ["lookup", "code_execution", "add"]
+    (problem,) = loaded.problems  # the call is not also "never answered"
+    assert (problem.where, problem.field) == ("samples[0].messages[1].content[1]", "result")
+    assert "inspect_ai 0.3.285" in problem.message
+    assert main(["boundaries", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "samples[0].messages[1].content[1] (field result)" in err
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(None, ""), (MISSING, ""), ({"a": 1}, '{"a": 1}'), ([{"type": "text", "text": "42"}], "42")],
+    ids=["null", "absent", "object", "blocks"],
+)
+@pytest.mark.parametrize("version", ["0.3.125", "unknown"])
+def test_a_result_that_is_not_text_still_loads_where_inspect_wrote_it_so(
+    tmp_path: Path, value: Any, text: str, version: str
+) -> None:
+    """R34, R35: in the log Inspect 0.3.125 wrote (``result: JsonValue``), or in one that does
+    not say which Inspect wrote it (the 0.3.285 log without ``eval.packages``), such a result
+    is read as before: a success, its text."""
+    source = OLDER if version == "0.3.125" else SERVER_TOOLS
+    path = _every_copy(source, value, tmp_path, unversioned=version == "unknown")
+    first = load_runs(path).boundaries[0]
+    assert (first.call_id, first.is_error, first.response_text) == ("srvtoolu_01", False, text)
+
+
+@pytest.mark.parametrize(
+    ("version", "text_only"),
+    [
+        ("0.3.126", True),
+        ("0.3.126+local", True),
+        ("0.3.127.dev3+g715e750e", True),
+        ("0.4.0", True),
+        ("0.3.125", False),
+        ("0.3.126.dev2+g1a2b3c4", False),  # (a build before 0.3.126's release)
+        ("0.3.95.dev16+g6527d0861", False),
+        ("0.0.0+transluce", False),  # (a fork's build: unknown)
+        (None, False),
+    ],
+)
+def test_the_inspect_version_a_log_names_decides_whether_results_are_text(
+    version: str | None, text_only: bool
+) -> None:
+    """R35: the release that wrote the log is ``eval.packages["inspect_ai"]``."""
+    log = {"version": 2, "eval": {"packages": {"inspect_ai": version}}}
+    assert (text_results_since(log) is not None) == text_only

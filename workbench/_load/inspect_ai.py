@@ -27,7 +27,9 @@ An assistant message's ``content`` may hold server-side tool uses (``ContentTool
 ``{"type": "tool_use", tool_type, id, name, arguments, result, error}``: a web search, web fetch,
 code execution or MCP connector call the provider ran, recorded since Inspect 0.3.123): each is
 a call answered at once, failed when its ``error`` is set; a ``result`` of a type Inspect never
-wrote (a number, a boolean) is a problem (``inspect_results``).
+wrote (a number, a boolean) is a problem (``inspect_results``), and in a log whose
+``eval.packages["inspect_ai"]`` is 0.3.126 or later, where ``result`` is a required ``str``, so
+is any ``result`` that is not text (null, left out, an object, a list).
 
 A ``submit`` call answered by nothing ends the sample by design (R36; Control Arena's
 protocols stop at the agent's submission): it is kept in ``metadata["terminalCalls"]``, not a
@@ -44,7 +46,7 @@ from typing import Any
 from .chat_walk import CallRead, chat_messages, model_turn
 from .common import RecordTally, is_text_or_parts, json_args, refuse_result, text_of
 from .conversation import ConversationBuilder, recorded_tools
-from .inspect_results import answer_call, server_tools
+from .inspect_results import answer_call, server_tools, text_results_since
 from .inspect_sent import sent_results
 from .pairing import CallPairer
 from .reading import MAX_FILE_BYTES, decode_json, refuse_dense
@@ -194,12 +196,13 @@ def load_inspect(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProb
     problems: list[LoadProblem] = []
     spec = data.get("eval") if isinstance(data.get("eval"), dict) else {}
     model = spec.get("model") if isinstance(spec.get("model"), str) else None
+    text_since = text_results_since(data)
     for s_index, sample in enumerate(samples):
         where = f"samples[{s_index}]"
         if not isinstance(sample, dict) or not isinstance(sample.get("messages"), list):
             problems.append(LoadProblem(file, where, "messages", "a sample needs messages"))
             continue
-        run, found = _sample(sample, where, file, model)
+        run, found = _sample(sample, where, file, model, text_since)
         runs.append(run)
         problems.extend(found)
     return runs, problems
@@ -217,7 +220,7 @@ def _resolve(value: Any, attachments: Mapping[str, Any]) -> Any:
 
 
 def _sample(
-    sample: Mapping[str, Any], place: str, file: str, model: str | None
+    sample: Mapping[str, Any], place: str, file: str, model: str | None, text_since: str | None
 ) -> tuple[PromotedRun, list[LoadProblem]]:
     attachments = sample.get("attachments")
     attachments = attachments if isinstance(attachments, dict) else {}
@@ -248,7 +251,7 @@ def _sample(
         messages, f"{place}.messages", pairer, tally, text_of
     ):
         if role == "assistant" and isinstance(message.get("content"), list):
-            server_tools(message["content"], where, pairer, talk, called)
+            server_tools(message["content"], where, pairer, talk, called, text_since)
         made = model_turn(role, text, message, where, pairer, talk, read)
         if made is not None:  # an assistant turn: its last words, if it made no call
             if made:

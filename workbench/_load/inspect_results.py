@@ -4,24 +4,58 @@ assistant message holds (SPEC R34-R36; the log itself is read by ``inspect_ai``)
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .common import json_args, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 
-__all__ = ["answer_call", "server_tools"]
+__all__ = ["answer_call", "server_tools", "text_results_since"]
+
+
+_TEXT_SINCE = (0, 3, 126)
+"""The first Inspect release whose ``ContentToolUse.result`` is a required ``str``."""
+
+_RELEASE = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:\.post\d+)?(?P<before>[^+]*)(?:\+.*)?", re.ASCII)
+
+
+def text_results_since(log: Any) -> str | None:
+    """The ``inspect_ai`` version that wrote ``log`` (its ``eval.packages["inspect_ai"]``,
+    as Inspect's logs record it) when it is 0.3.126 or later, whose server tool uses'
+    ``result`` is always text; else ``None``: an older release, or a log that names no
+    release that late (no ``packages``; a ``.devN`` or pre-release of 0.3.126, which may
+    predate the change; a fork's ``0.0.0+name``). The log's own ``version`` is that of its
+    format (2), not of Inspect."""
+    spec = log.get("eval") if isinstance(log, dict) else None
+    packages = spec.get("packages") if isinstance(spec, dict) else None
+    version = packages.get("inspect_ai") if isinstance(packages, dict) else None
+    found = _RELEASE.fullmatch(version) if isinstance(version, str) else None
+    if found is None:
+        return None
+    release = tuple(int(part) for part in found.group(1, 2, 3))
+    before_release = bool(found["before"])  # 0.3.127.dev3 is past 0.3.126; 0.3.126rc1 is not
+    if release > _TEXT_SINCE or (release == _TEXT_SINCE and not before_release):
+        return version
+    return None
 
 
 def server_tools(
-    content: list[Any], where: str, pairer: CallPairer, talk: ConversationBuilder, called: set[str]
+    content: list[Any],
+    where: str,
+    pairer: CallPairer,
+    talk: ConversationBuilder,
+    called: set[str],
+    text_since: str | None = None,
 ) -> None:
     """An assistant message's server-side tool uses (``ContentToolUse``, ``type: tool_use``:
     a web search, web fetch, code execution or MCP connector call the provider ran, with its
     ``result`` and ``error``): each a call answered at once (R34), failed when it has an
     ``error`` (the error its ``error_code`` and message); an ``error`` that is not text or null,
-    or a ``result`` of a type Inspect never wrote (:func:`_written_result`), is a problem (R35).
-    They go into the conversation as the turn before the message's own."""
+    or a ``result`` of a type Inspect never wrote (:func:`_written_result`), is a problem (R35):
+    in a log written by Inspect 0.3.126 or later (``text_since``, its version, from
+    :func:`text_results_since`) anything but text is. They go into the conversation as the
+    turn before the message's own."""
     made: list[dict[str, Any]] = []
     answers: list[tuple[str, str, bool]] = []
     for index, block in enumerate(content):
@@ -45,6 +79,11 @@ def server_tools(
             pairer.discard(call_id)
             continue
         result = block.get("result")
+        if text_since is not None and not isinstance(result, str):  # R35
+            said = "missing" if "result" not in block else _kind(result)
+            should_be = f"{said}, not text: inspect_ai {text_since} wrote this log, and writes text"
+            refuse_result(pairer, call_id, at, "result", should_be)
+            continue
         if not _written_result(result):  # R35: neither a success nor a failure
             refuse_result(pairer, call_id, at, "result", _RESULT_SHOULD_BE)
             continue
@@ -61,6 +100,16 @@ def server_tools(
 
 
 _RESULT_SHOULD_BE = "not text, null, an object or a list of objects"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 def _written_result(result: Any) -> bool:
