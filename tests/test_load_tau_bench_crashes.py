@@ -3,7 +3,8 @@
 tau-bench writes a task whose run raised as a record with an empty ``traj`` and the exception in
 ``info`` (``error``: its text, ``traceback``). The real file here is such a results file of one
 task (``fixtures/tau-bench/SOURCE.md``). Alone, the crash is the problem the file is refused for;
-among records that hold calls, it is a run that failed with no boundary, noted on the run.
+among records that hold calls, it is a run that failed with no boundary, noted on the run. A
+``traj`` of messages none of which calls a tool, with ``info.error`` set, is the same crash.
 """
 
 from __future__ import annotations
@@ -122,3 +123,46 @@ def test_a_crash_in_a_jsonl_file_is_named_by_its_line(tmp_path: Path) -> None:
         wb.load_runs(path)
     (problem,) = caught.value.problems
     assert (problem.where, problem.line) == ("line 1 (task 0, trial 0)", 1)
+
+
+def _crashed_after_talk() -> list[Any]:
+    """The real crashed record with its ``traj`` the real task 3's messages before its first
+    tool call (system, user, assistant: a crash after some talk, before any call)."""
+    good = json.loads(TAU_DEMO.read_text(encoding="utf-8"))
+    crashed: list[Any] = json.loads(CRASHED.read_text(encoding="utf-8"))
+    talk = good[0]["traj"]
+    crashed[0]["traj"] = talk[: next(i for i, m in enumerate(talk) if m.get("tool_calls"))]
+    assert crashed[0]["traj"] and crashed[0]["info"]["error"]
+    return crashed
+
+
+def test_a_crash_after_messages_with_no_tool_call_is_named_as_the_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R35: a record whose ``traj`` holds messages but no tool call, with ``info.error`` set,
+    was refused as a plain "no tool call found": it is named as the crash, as an empty
+    ``traj`` is; loaded anyway, its run failed."""
+    path = _write(tmp_path, _crashed_after_talk())
+    with pytest.raises(wb.LoadError) as caught:
+        wb.load_runs(path)
+    (problem,) = caught.value.problems
+    assert str(problem) == f"{path}: {SAID}"
+    (run,) = wb.load_runs(path, strict=False).runs
+    assert not run.boundaries and run.outcome == "failed"
+    assert main(["boundaries", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert SAID in err and "no tool call found" not in err
+
+
+def test_a_crash_after_messages_among_good_tasks_is_a_failed_run_noted(tmp_path: Path) -> None:
+    """R35: among runs with calls, that record is a known non-tool record: failed, no
+    boundary, the crash in ``metadata["crashedBeforeAnyCall"]``; the conversation kept."""
+    good = json.loads(TAU_DEMO.read_text(encoding="utf-8"))
+    result = wb.load_runs(_write(tmp_path, good + _crashed_after_talk()))
+    assert [len(run.boundaries) for run in result.runs] == [20, 0]
+    assert [run.outcome for run in result.runs] == ["completed", "failed"]
+    assert result.runs[1].metadata["crashedBeforeAnyCall"] == [
+        "record 1 (task 0, trial 0): info.error 'EOF when reading a line' (EOFError)"
+    ]
+    conversation = result.runs[1].conversation
+    assert conversation is not None and len(conversation.messages) == 6

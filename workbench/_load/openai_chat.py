@@ -8,10 +8,11 @@ role the format has not (mini-swe-agent's ``exit``) is kept as it is in the run'
 ``metadata["otherMessages"]`` (R35, R4).
 
 A tau-bench record of a task that crashed (its ``traj`` empty, its ``info`` holding the
-exception's ``error`` text and ``traceback``, as ``tau_bench/run.py`` writes one) is a run that
-``failed`` with no boundary, its crash noted in ``metadata["crashedBeforeAnyCall"]`` (R35: a
-known non-tool record). When no record of the file holds a tool call, each crash is a problem
-naming the record and its ``info.error``, so the file is refused for what it holds.
+exception's ``error`` text and ``traceback``, as ``tau_bench/run.py`` writes one; or a ``traj``
+of messages none of which calls a tool) is a run that ``failed`` with no boundary, its crash
+noted in ``metadata["crashedBeforeAnyCall"]`` (R35: a known non-tool record). When no record
+of the file holds a tool call, each crash is a problem naming the record and its
+``info.error``, so the file is refused for what it holds.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def load_openai_chat(
         ids = CallIds("call")
         named = places[number] if places is not None and not lines and number < len(places) else ()
         other: list[Any] = []  # messages of a role the format has not (R35, R4)
+        asked = False  # whether any message calls a tool (a crash after one is no crash here)
         for m_index, message in enumerate(messages):
             if m_index < len(named):  # what place() gives (and no line), without the call
                 where = named[m_index]
@@ -79,12 +81,14 @@ def load_openai_chat(
                     pairer.problem(where, "tool_calls", "must be a list")
                     calls = []
                 made: list[dict[str, Any]] = []
+                asked = asked or bool(calls)
                 for c_index, call in enumerate(calls):
                     read = _openai_call(call, pairer, f"{where}, tool call {c_index}", ids)
                     if read is not None:
                         made.append(read)
                 function_call = message.get("function_call")
                 if isinstance(function_call, Mapping) and not _blank(function_call):
+                    asked = True
                     call_id = f"function-call-{m_index}"
                     legacy_open.append(call_id)
                     name = str(function_call.get("name", ""))
@@ -127,7 +131,7 @@ def load_openai_chat(
             run_metadata["terminalCalls"] = pairer.terminal_calls
         if other:
             run_metadata["otherMessages"] = other
-        crash = None if messages else _crash(record, path, number, lines, file)
+        crash = None if asked else _crash(record, path, number, lines, file)
         if crash is not None:
             crashes.append(crash)
             said = crash.message.removeprefix(_CRASHED)
@@ -159,10 +163,11 @@ _CRASHED = "the run crashed before any tool call: "
 def _crash(
     record: Mapping[str, Any], path: str, number: int, lines: Sequence[int] | None, file: str
 ) -> LoadProblem | None:
-    """The crash of a record with no message, as a problem (``None``: it did not crash).
+    """The crash of a record with no tool call, as a problem (``None``: it did not crash).
 
     tau-bench writes a task whose run raised as ``{"traj": [], "info": {"error": str(e),
-    "traceback": ...}}``: the run crashed before any tool call was recorded."""
+    "traceback": ...}}``: the run crashed before any tool call was recorded; a ``traj`` that
+    holds messages but no call, with ``info.error`` set, crashed before any call too."""
     info = record.get("info")
     if not isinstance(info, Mapping) or info.get("error") is None:
         return None
