@@ -236,8 +236,10 @@ def test_server_tool_results_as_inspect_0_3_125_wrote_them_all_load() -> None:
     assert loaded.boundaries[0].args == {"query": "inspect ai"}  # (an object, then)
 
 
-def _every_copy(source: Path, value: Any, out: Path, *, unversioned: bool = False) -> Path:
-    """``source`` with the ``result`` of its first server tool use (``srvtoolu_01``, in
+def _every_copy(
+    source: Path, value: Any, out: Path, *, unversioned: bool = False, member: str = "result"
+) -> Path:
+    """``source`` with the ``member`` of its first server tool use (``srvtoolu_01``, in
     ``content[1]``) set to ``value`` (left out, for ``MISSING``) wherever the log holds that
     use (the message, the model's scripted output, the model event), as Inspect would have
     written it; ``unversioned``, without ``eval.packages``."""
@@ -245,9 +247,9 @@ def _every_copy(source: Path, value: Any, out: Path, *, unversioned: bool = Fals
     def put(node: Any) -> None:
         if isinstance(node, dict):
             if node.get("type") == "tool_use" and node.get("id") == "srvtoolu_01":
-                node.pop("result", None)
+                node.pop(member, None)
                 if value is not MISSING:
-                    node["result"] = value
+                    node[member] = value
             for item in node.values():
                 put(item)
         elif isinstance(node, list):
@@ -324,3 +326,20 @@ def test_the_inspect_version_a_log_names_decides_whether_results_are_text(
     """R35: the release that wrote the log is ``eval.packages["inspect_ai"]``."""
     log = {"version": 2, "eval": {"packages": {"inspect_ai": version}}}
     assert (text_results_since(log) is not None) == text_only
+
+
+@pytest.mark.parametrize("value", [{"query": "x"}, 7], ids=["object", "number"])
+def test_arguments_that_are_not_text_in_a_log_of_inspect_0_3_126_on_are_a_problem(
+    tmp_path: Path, value: Any
+) -> None:
+    """R35: since 0.3.126 ``ContentToolUse.arguments`` is a ``str`` too: an object or a number
+    in the log Inspect 0.3.285 wrote is a problem naming the place and the field (and the call
+    is not read); in the log Inspect 0.3.125 wrote (``JsonValue``) an object is the args."""
+    path = _every_copy(SERVER_TOOLS, value, tmp_path, member="arguments")
+    loaded = load_runs(path, strict=False)
+    assert [b.tool for b in loaded.boundaries] == ["lookup", "code_execution", "add"]
+    (problem,) = loaded.problems
+    assert (problem.where, problem.field) == ("samples[0].messages[1].content[1]", "arguments")
+    (tmp_path / "older").mkdir()
+    older = _every_copy(OLDER, {"query": "x"}, tmp_path / "older", member="arguments")
+    assert load_runs(older).boundaries[0].args == {"query": "x"}

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from .common import json_args, refuse_result, text_of
+from .common import json_args, refuse_result, refuse_wrong_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 
@@ -54,7 +54,8 @@ def server_tools(
     ``error`` (the error its ``error_code`` and message); an ``error`` that is not text or null,
     or a ``result`` of a type Inspect never wrote (:func:`_written_result`), is a problem (R35):
     in a log written by Inspect 0.3.126 or later (``text_since``, its version, from
-    :func:`text_results_since`) anything but text is. They go into the conversation as the
+    :func:`text_results_since`) anything but text is, and ``arguments`` that are not text
+    (``ContentToolUse.arguments`` is ``str`` there too) are. They go into the conversation as the
     turn before the message's own."""
     made: list[dict[str, Any]] = []
     answers: list[tuple[str, str, bool]] = []
@@ -69,7 +70,12 @@ def server_tools(
         if not isinstance(name, str) or not name:
             pairer.problem(at, "name", "missing or not a string")
             continue
-        args = json_args(block.get("arguments"))
+        raw_args = block.get("arguments")
+        if text_since is not None and refuse_wrong_args(  # R35: since 0.3.126 it is text
+            raw_args, str, pairer, call_id, at, "arguments"
+        ):
+            continue
+        args = json_args(raw_args)
         extra = {"blockType": "tool_use"}
         extra.update({k: block[k] for k in ("tool_type", "context") if block.get(k)})
         called.add(call_id)
