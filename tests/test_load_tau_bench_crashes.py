@@ -166,3 +166,26 @@ def test_a_crash_after_messages_among_good_tasks_is_a_failed_run_noted(tmp_path:
     ]
     conversation = result.runs[1].conversation
     assert conversation is not None and len(conversation.messages) == 6
+
+
+def test_a_crash_after_a_tool_call_names_the_crash_in_the_call_it_left_open(
+    tmp_path: Path,
+) -> None:
+    """R2, R35: the real crashed record with its ``traj`` the real task 3's messages up to its
+    first tool call (a crash while that call ran): the call never answered is a problem that
+    says the run crashed after it, and why; loaded anyway, the run failed, the crash noted."""
+    good = json.loads(TAU_DEMO.read_text(encoding="utf-8"))
+    crashed: list[Any] = json.loads(CRASHED.read_text(encoding="utf-8"))
+    talk = good[0]["traj"]
+    crashed[0]["traj"] = talk[: next(i for i, m in enumerate(talk) if m.get("tool_calls")) + 1]
+    path = _write(tmp_path, crashed)
+    with pytest.raises(wb.LoadError) as caught:
+        wb.load_runs(path)
+    (problem,) = caught.value.problems
+    assert problem.message.endswith(
+        "is never answered: the run crashed after it: "
+        "info.error 'EOF when reading a line' (EOFError)"
+    ), problem
+    (run,) = wb.load_runs(path, strict=False).runs
+    assert run.outcome == "failed"
+    assert run.metadata["crashedAfterCalls"] == "'EOF when reading a line' (EOFError)"

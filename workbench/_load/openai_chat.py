@@ -17,6 +17,7 @@ of the file holds a tool call, each crash is a problem naming the record and its
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -124,7 +125,11 @@ def load_openai_chat(
             else:  # mini-swe-agent's "exit" message, holding what the agent submitted
                 other.append(message)
         boundaries = pairer.finish(terminal or frozenset())
-        problems.extend(pairer.problems)
+        crashed = _crash_said(record) if asked else None  # tau-bench: a crash after a call
+        if crashed is None:
+            problems.extend(pairer.problems)
+        else:  # the calls it left open name it (R2, R35)
+            problems.extend(_naming_crash(p, crashed) for p in pairer.problems)
         key = record_key(record, number, len(records))
         run_metadata = metadata(record)
         if pairer.terminal_calls:
@@ -132,6 +137,8 @@ def load_openai_chat(
         if other:
             run_metadata["otherMessages"] = other
         crash = None if asked else _crash(record, path, number, lines, file)
+        if crashed is not None:
+            run_metadata["crashedAfterCalls"] = crashed
         if crash is not None:
             crashes.append(crash)
             said = crash.message.removeprefix(_CRASHED)
@@ -143,7 +150,7 @@ def load_openai_chat(
                 source=file,
                 format="openai-chat",
                 error_rule=error_rule,
-                outcome="completed" if crash is None else "failed",
+                outcome="completed" if crash is None and crashed is None else "failed",
                 answer=answer,
                 task_key=key,
                 metadata=run_metadata,
@@ -168,15 +175,9 @@ def _crash(
     tau-bench writes a task whose run raised as ``{"traj": [], "info": {"error": str(e),
     "traceback": ...}}``: the run crashed before any tool call was recorded; a ``traj`` that
     holds messages but no call, with ``info.error`` set, crashed before any call too."""
-    info = record.get("info")
-    if not isinstance(info, Mapping) or info.get("error") is None:
+    said = _crash_said(record)
+    if said is None:
         return None
-    error = info["error"]
-    text = error if isinstance(error, str) else json.dumps(error, default=str)
-    trace = info.get("traceback")
-    last = trace.strip().rsplit("\n", 1)[-1] if isinstance(trace, str) else ""
-    kind = re.match(r"[A-Za-z_][\w.]*(?=:|$)", last)  # the exception's class, as Python ends
-    said = repr(cut(text, _CRASH_SHOWN)) + (f" ({kind.group(0)})" if kind else "")
     line = lines[number] if lines and path != "(root)" and number < len(lines) else None
     if line is not None:
         where = f"line {line}"
@@ -188,6 +189,28 @@ def _crash(
     if named:
         where += f" ({', '.join(named)})"
     return LoadProblem(file, where, "", f"{_CRASHED}info.error {said}", line)
+
+
+def _crash_said(record: Mapping[str, Any]) -> str | None:
+    """A tau-bench record's crash as a problem says it (``info.error``, cut, and the exception's
+    class from the last line of ``info.traceback``), else ``None``."""
+    info = record.get("info")
+    if not isinstance(info, Mapping) or info.get("error") is None:
+        return None
+    error = info["error"]
+    text = error if isinstance(error, str) else json.dumps(error, default=str)
+    trace = info.get("traceback")
+    last = trace.strip().rsplit("\n", 1)[-1] if isinstance(trace, str) else ""
+    kind = re.match(r"[A-Za-z_][\w.]*(?=:|$)", last)  # the exception's class, as Python ends
+    return repr(cut(text, _CRASH_SHOWN)) + (f" ({kind.group(0)})" if kind else "")
+
+
+def _naming_crash(problem: LoadProblem, crashed: str) -> LoadProblem:
+    """A call's "never answered" problem, saying the run crashed (``crashed``) after it."""
+    if not problem.message.endswith(" is never answered"):
+        return problem
+    said = f"{problem.message}: the run crashed after it: info.error {crashed}"
+    return dataclasses.replace(problem, message=said)
 
 
 def _blank(function_call: Mapping[str, Any]) -> bool:
