@@ -131,7 +131,8 @@ def load_yaml(data: bytes, file: str) -> Any:
     # vcr_yaml gives nothing R35 refuses but deep nesting, which the depth check alone finds
     # (and only where vcr_yaml says it may be), and binary data, which only a walk tells a
     # body from a value JSON has not
-    full = value is None or b"!binary" in data  # "!!binary", and Ruby's "!binary"
+    # ("!" first: a byte search, where "!binary" alone takes several times as long)
+    full = value is None or (b"!" in data and b"!binary" in data)  # "!!binary", Ruby's "!binary"
     if value is None:
         value = _libyaml(data, file)
     _recorded_at_as_text(value)

@@ -1158,6 +1158,11 @@ _CLASSES = _byte_classes()
 and ``e``/``E`` to ``e``, the rest to ``a``; one pass shows what the whole text holds."""
 
 
+_DIGIT_THEN_MARK = re.compile(b"0e").search
+"""``b"0e" in classes``, about twice as fast: ``re`` finds a literal by its own search, where
+``bytes.__contains__`` of a two-byte needle whose last byte is common (``e``) is slow."""
+
+
 def _scan(text: str) -> tuple[bool, bool] | None:
     """Whether ``text`` may hold a JSON number that YAML reads differently (an exponent, a
     fraction, 19 digits or more) and whether it holds a ``\\u`` escape; None when it holds a
@@ -1173,7 +1178,7 @@ def _scan(text: str) -> tuple[bool, bool] | None:
         if b"\0" in classes:
             return None
         if not number_risk:
-            number_risk = b"0e" in classes or b"0000000000000000000" in classes
+            number_risk = _DIGIT_THEN_MARK(classes) is not None or b"0000000000000000000" in classes
         if not escape_risk:
             escape_risk = b"\\" in data and b"\\u" in data
     return number_risk, escape_risk
