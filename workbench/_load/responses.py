@@ -577,10 +577,10 @@ class _Chain:
         pairer, talk, aliases, seen = self.pairer, self.talk, self.aliases, self.seen
         for i_index in range(start, len(items)):
             item = items[i_index]
-            where = f"interaction {index}, {part}[{i_index}]"
             if _FAST_ITEMS and type(item) is dict:
                 kind = item.get("type")
                 if kind == "function_call" and turn is not None:
+                    where = f"interaction {index}, {part}[{i_index}]"
                     read = _usual_call(item, where, turn, pairer, talk, aliases, seen)
                     if read is not None:
                         if read:
@@ -589,9 +589,13 @@ class _Chain:
                 elif (
                     kind == "function_call_output"
                     and turn is None
-                    and _usual_output(item, where, rule, pairer, talk, aliases, seen) is not None
+                    and _usual_output(
+                        item, (index, part, i_index), rule, pairer, talk, aliases, seen
+                    )
+                    is not None
                 ):
                     continue
+            where = f"interaction {index}, {part}[{i_index}]"
             if not _is_mapping(item):
                 pairer.problem(where, "", "an item must be an object")
                 continue
@@ -654,8 +658,9 @@ def load_responses_exchanges(
                 polled.read_output(exchange, exchange.response, error_rule)
                 _note_calls(exchange.response, polled, by_response, by_call)
             continue
-        if exchange.refused:  # a rate limit, a bad request: no turn (the cassette keeps it)
-            continue
+        status = exchange.status  # (``exchange.refused``, inline)
+        if status is not None and (status >= 400 or status == 0):
+            continue  # a rate limit, a bad request: no turn (the cassette keeps it)
         body = exchange.response
         if type(body) is dict and body.get("object") == "response":
             response: Mapping[str, Any] | None = body  # _response_of's first case, at once
@@ -783,7 +788,7 @@ def _usual_call(
 
 def _usual_output(
     item: dict[str, Any],
-    where: str,
+    place: tuple[int, str, int],
     rule: ErrorRule,
     pairer: CallPairer,
     talk: ConversationBuilder,
@@ -791,7 +796,9 @@ def _usual_output(
     seen: set[str],
 ) -> bool | None:
     """A request's ``function_call_output`` with a string ``call_id`` and ``output``: True when
-    read, False when it repeats one read before, ``None`` (declined) for another."""
+    read, False when it repeats one read before, ``None`` (declined) for another. ``place``:
+    the interaction, the part and the item's index, spelled as the item's place only when a
+    problem needs it (the usual output answers an open call, and its place is never shown)."""
     call_id = item.get("call_id")
     output = item.get("output")
     if type(call_id) is not str or not call_id or type(output) is not str:
@@ -805,6 +812,7 @@ def _usual_output(
     seen.add(key)
     is_error = rule.matches(output)
     talk.tool(call_id, output, is_error)
+    where = "" if pairer.is_open(call_id) else "interaction {}, {}[{}]".format(*place)
     pairer.result(
         call_id,
         output,
