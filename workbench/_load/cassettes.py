@@ -349,10 +349,7 @@ def cassette_exchanges(data: Any) -> list[Exchange] | None:
                 response_json = response["parsed_body"]
             else:
                 response_json, events = _body(response.get("body"), budget, answered)
-            code = response.get("status")
-            code = code.get("code") if type(code) is dict else None
-            # (vcrpy's ``status: {code: 200}``: _status's first case, without the call)
-            status = code if type(code) is int else _status(response)
+            status = _status(response)
         uri = request.get("uri")
         if not isinstance(uri, str):
             uri = request.get("url")  # go-vcr's name for it

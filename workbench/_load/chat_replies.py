@@ -18,7 +18,7 @@ from typing import Any
 from .cassettes import Exchange
 from .chat_prints import role_of
 from .chat_streams import anthropic_stream, openai_stream
-from .common import STREAMED_INPUT
+from .common import CHAT_ARGUMENTS, STREAMED_INPUT, wrong_typed_args
 
 __all__ = [
     "answered_ids",
@@ -77,11 +77,11 @@ def _merged_calls(sent: Mapping[str, Any], calls: Any, said_calls: list[Any]) ->
     kept = list(calls) if isinstance(calls, list) else []
     have = {_call_key(call) for call in kept}
     missing = [call for call in said_calls if _call_key(call) not in have]
+    # what the model sent, though the client resent it mended (R35)
     wrong = {_call_key(call): call for call in said_calls if _wrong_arguments(call)}
-    if wrong:  # what the model sent, though the client resent it mended (R35)
-        kept = [wrong.get(_call_key(call), call) for call in kept]
-        return {**sent, "tool_calls": kept + missing}
-    return {**sent, "tool_calls": kept + missing} if missing else sent
+    if not missing and not wrong:
+        return sent
+    return {**sent, "tool_calls": [wrong.get(_call_key(c), c) for c in kept] + missing}
 
 
 def _merged_blocks(sent: Mapping[str, Any], content: Any, blocks: list[Any]) -> Any:
@@ -93,11 +93,11 @@ def _merged_blocks(sent: Mapping[str, Any], content: Any, blocks: list[Any]) -> 
     have = {_block_key(block) for block in kept}
     have.discard(None)
     missing = [b for b in blocks if (key := _block_key(b)) is not None and key not in have]
+    # what the model sent, though the client resent it mended (R35)
     wrong = {_block_key(b): b for b in blocks if _wrong_input(b)}
-    if wrong:  # what the model sent, though the client resent it mended (R35)
-        kept = [wrong.get(_block_key(block), block) for block in kept]
-        return {**sent, "content": kept + missing}
-    return {**sent, "content": kept + missing} if missing else sent
+    if not missing and not wrong:
+        return sent
+    return {**sent, "content": [wrong.get(_block_key(b), b) for b in kept] + missing}
 
 
 def _wrong_arguments(call: Any) -> bool:
@@ -106,7 +106,7 @@ def _wrong_arguments(call: Any) -> bool:
     hide them."""
     function = call.get("function") if isinstance(call, Mapping) else None
     raw = function.get("arguments") if isinstance(function, Mapping) else None
-    return raw is not None and not isinstance(raw, str | Mapping)
+    return wrong_typed_args(raw, CHAT_ARGUMENTS)
 
 
 def _wrong_input(block: Any) -> bool:
@@ -116,8 +116,7 @@ def _wrong_input(block: Any) -> bool:
         return False
     if STREAMED_INPUT in block:  # JSON text streamed that did not decode: kept as text
         return False
-    raw = block.get("input")
-    return raw is not None and not isinstance(raw, Mapping)
+    return wrong_typed_args(block.get("input"), Mapping)
 
 
 def _all_have_ids(calls: list[Any]) -> bool:

@@ -27,6 +27,7 @@ _OrjsonError = orjson.JSONDecodeError
 _LONG_DIGITS = re.compile("[0-9]{19}").search
 
 __all__ = [
+    "CHAT_ARGUMENTS",
     "STREAMED_INPUT",
     "CallIds",
     "RecordTally",
@@ -37,10 +38,12 @@ __all__ = [
     "is_output_tool",
     "is_text_or_parts",
     "json_args",
+    "json_kind",
     "read_flag",
     "refuse_result",
     "refuse_wrong_args",
     "text_of",
+    "wrong_typed_args",
 ]
 
 
@@ -171,10 +174,30 @@ STREAMED_INPUT = "workbench:streamedInput"
 not decode (kept as that text, R35): the text is what the model streamed, not an input of a
 type never written. Not an ``x-`` member: it is no member of the block to keep (R4)."""
 
-_JSON_TYPE = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list"}
+_JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list"}
+
+
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, as a problem says it (``null``, ``a number``, ...)."""
+    if value is None:
+        return "null"
+    return _JSON_KINDS.get(type(value), "an object")
+
+
 _SHOULD_BE: dict[type | tuple[type, ...], str] = {Mapping: "an object", str: "JSON text"}
 """What a call's arguments of a format should be, by the ``kind`` given to
 :func:`refuse_wrong_args` (any other: JSON text or an object)."""
+
+
+CHAT_ARGUMENTS: tuple[type, ...] = (str, Mapping)
+"""What Chat Completions ``arguments`` may be: JSON text, or (as some SDK dumps store them)
+the object it decodes to."""
+
+
+def wrong_typed_args(raw: Any, kind: type | tuple[type, ...]) -> bool:
+    """Whether a call's arguments are present (not ``None``) and not ``kind``: of a type their
+    format never writes (R35; :func:`refuse_wrong_args` says so)."""
+    return raw is not None and not isinstance(raw, kind)
 
 
 def refuse_wrong_args(
@@ -192,9 +215,9 @@ def refuse_wrong_args(
     refused naming its place and field, and its result, when one comes, goes with it: it was
     promoted with those arguments. Absent (``None``) is read as before: the caller's
     concern."""
-    if raw is None or isinstance(raw, kind):
+    if not wrong_typed_args(raw, kind):
         return False
-    was = _JSON_TYPE.get(type(raw), "an object")
+    was = json_kind(raw)
     said = _SHOULD_BE.get(kind, "JSON text or an object")
     message = f"{was}, not {said} (call arguments of a type the format never writes)"
     pairer.refuse(call_id, where, field_name, message)

@@ -100,12 +100,7 @@ class ConversationBuilder:
             # a new assistant turn of one call (what ``assistant(None, [call], turn=turn)`` does)
             messages.append({"role": "assistant", "content": None, "toolCalls": [call]})
             self._turn = turn
-        call_id, name = call["id"], call["name"]
-        if type(call_id) is str and type(name) is str:  # (``_remember``, inline)
-            self._names[call_id] = name
-            self._calls.append((name, call.get("args")))
-        else:
-            self._remember(call)
+        self._remember(call)
 
     def _join(self, message: dict[str, Any], call: Mapping[str, Any]) -> None:
         copy = dict(call)

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from .common import json_args, refuse_result, refuse_wrong_args, text_of
+from .common import json_args, json_kind, refuse_result, refuse_wrong_args, text_of
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 
@@ -86,7 +86,7 @@ def server_tools(
             continue
         result = block.get("result")
         if text_since is not None and not isinstance(result, str):  # R35
-            said = "missing" if "result" not in block else _kind(result)
+            said = "missing" if "result" not in block else json_kind(result)
             should_be = f"{said}, not text: inspect_ai {text_since} wrote this log, and writes text"
             refuse_result(pairer, call_id, at, "result", should_be)
             continue
@@ -106,16 +106,6 @@ def server_tools(
 
 
 _RESULT_SHOULD_BE = "not text, null, an object or a list of objects"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "an object" if isinstance(value, dict) else "a list"
 
 
 def _written_result(result: Any) -> bool:

@@ -280,7 +280,9 @@ def _tool(
     if model is None and calls is not None:  # (None: the model asked for no call)
         parent = observation.get("parentObservationId")
         model = calls.match(name, run_call_id, rank, parent, recorded)
-    if model is not None and model.said and agrees(model.args, recorded):  # (not: id, name)
+    # (a request of an id and a name alone gives no args; one a run's name found, ``asked``,
+    # was not matched on its args: checked here)
+    if model is not None and model.said and (model is not asked or agrees(model.args, recorded)):
         args, extra["argsFrom"] = model.args, "GENERATION"
     else:
         args, extra["argsFrom"] = recorded, recorded_from

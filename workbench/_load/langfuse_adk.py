@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from .common import json_kind
+
 __all__ = ["ADK_ARGS", "ADK_RESPONSE", "adk_args", "adk_response"]
 
 ADK_ARGS = "gcp.vertex.agent.tool_call_args"
@@ -55,12 +57,7 @@ def adk_response(
             return None, "JSON text that does not decode strictly (ADK writes an object)"
         if isinstance(value, Mapping):  # (an integer past 64 bits, say: R35)
             return None, "JSON text that does not decode strictly (ADK writes an object)"
-    kind = _KINDS.get(type(value), "another type")
-    return None, f"JSON of {kind}, not an object (ADK writes one)"
-
-
-_KINDS = {type(None): "null", bool: "a boolean", int: "a number", float: "a number"}
-_KINDS.update({str: "a string", list: "a list"})
+    return None, f"JSON of {json_kind(value)}, not an object (ADK writes one)"
 
 
 def _object(raw: Any, decoded: Callable[[Any], Any]) -> Any:

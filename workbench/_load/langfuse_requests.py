@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .common import gen_ai_call_id, json_args
+from .common import CHAT_ARGUMENTS, gen_ai_call_id, json_args, wrong_typed_args
 from .langfuse_adk import ADK_ARGS, adk_args
 
 __all__ = ["ModelCall", "ModelCalls", "agrees", "model_calls", "run_args"]
@@ -304,7 +304,7 @@ def _call(value: Mapping[str, Any], key: str) -> tuple[str, str | None, Any] | N
         return None
     if args is _UNSAID:
         return name, gen_ai_call_id(call_id), args
-    if typed and args is not None and not isinstance(args, str | Mapping):
+    if typed and wrong_typed_args(args, CHAT_ARGUMENTS):
         return (
             name,
             gen_ai_call_id(call_id),

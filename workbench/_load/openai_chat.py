@@ -24,7 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.text import cut
-from .common import CallIds, is_text_or_parts, json_args, refuse_result, refuse_wrong_args
+from .common import (
+    CHAT_ARGUMENTS,
+    CallIds,
+    is_text_or_parts,
+    json_args,
+    refuse_result,
+    refuse_wrong_args,
+)
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import chat_records, explain_shape, message_text, metadata, place, record_key
 from .pairing import CallPairer
@@ -96,7 +103,7 @@ def load_openai_chat(
                     raw = function_call.get("arguments")
                     # (refused: the function reply after it answers it, and goes with it)
                     if not refuse_wrong_args(
-                        raw, _ARGUMENTS, pairer, call_id, where, "function_call.arguments"
+                        raw, CHAT_ARGUMENTS, pairer, call_id, where, "function_call.arguments"
                     ):
                         args = json_args(raw)
                         pairer.call(call_id, name, args, where=where, field_name="function_call")
@@ -223,7 +230,6 @@ _FUNCTION_READ = frozenset(("id", "function", "type"))
 _CUSTOM_READ = frozenset(("id", "custom"))
 """The members of a call read into its boundary (the rest are kept on it as ``extra``)."""
 
-_ARGUMENTS = (str, Mapping)
 """What a call's ``arguments`` may be: JSON text, as the API writes them, or the object that
 text decodes to, as some SDK dumps store them; a number, a boolean or a list is neither (R35)."""
 
@@ -264,7 +270,7 @@ def _openai_call(call: Any, pairer: CallPairer, where: str, ids: CallIds) -> dic
         args = function.get("input")
     else:
         raw = function.get("arguments")
-        if refuse_wrong_args(raw, _ARGUMENTS, pairer, call_id, where, "function.arguments"):
+        if refuse_wrong_args(raw, CHAT_ARGUMENTS, pairer, call_id, where, "function.arguments"):
             return None
         args = json_args(raw)
     name = function["name"]

@@ -658,9 +658,8 @@ def load_responses_exchanges(
                 polled.read_output(exchange, exchange.response, error_rule)
                 _note_calls(exchange.response, polled, by_response, by_call)
             continue
-        status = exchange.status  # (``exchange.refused``, inline)
-        if status is not None and (status >= 400 or status == 0):
-            continue  # a rate limit, a bad request: no turn (the cassette keeps it)
+        if exchange.refused:  # a rate limit, a bad request: no turn (the cassette keeps it)
+            continue
         body = exchange.response
         if type(body) is dict and body.get("object") == "response":
             response: Mapping[str, Any] | None = body  # _response_of's first case, at once
