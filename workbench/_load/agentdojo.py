@@ -26,16 +26,28 @@ answered (R35), and so are the last calls of a result whose ``error`` is no stri
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import text_content
 from .chat_walk import CallRead, chat_messages, model_turn
-from .common import CallIds, RecordTally, is_text_or_parts, json_args, refuse_result
+from .common import (
+    CHAT_ARGUMENTS,
+    CallIds,
+    RecordTally,
+    is_text_or_parts,
+    json_args,
+    refuse_result,
+    refuse_wrong_args,
+)
 from .conversation import ConversationBuilder
 from .pairing import CallPairer
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_agentdojo", "sniff_agentdojo"]
+
+_ARGS = Mapping
+"""What a call's ``args`` may be: AgentDojo's ``FunctionCall.args`` is a mapping."""
 
 
 def sniff_agentdojo(data: Any) -> bool:
@@ -93,13 +105,22 @@ def load_agentdojo(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             if not isinstance(name, str) or not name:
                 pairer.problem(where, "function.name", "missing or not a string")
                 return None
+            call_id = ids.for_call(call.get("id"))
+            if refuse_wrong_args(
+                args, CHAT_ARGUMENTS, pairer, call_id, where, "function.arguments"
+            ):
+                return None
             extra = {k: v for k, v in call.items() if k not in ("id", "function", "type")}
-            return CallRead(ids.for_call(call.get("id")), name, json_args(args), extra)
+            return CallRead(call_id, name, json_args(args), extra)
         if not isinstance(call, dict) or not isinstance(function, str):
             pairer.problem(where, "function", "missing or not a string")
             return None
+        call_id, args = ids.for_call(call.get("id")), call.get("args")
+        # R35: a FunctionCall's args is a mapping (no member is read as before: no arguments)
+        if refuse_wrong_args(args, _ARGS, pairer, call_id, where, "args", null="args" in call):
+            return None
         extra = {k: v for k, v in call.items() if k not in ("id", "function", "args")}
-        return CallRead(ids.for_call(call.get("id")), function, json_args(call.get("args")), extra)
+        return CallRead(call_id, function, json_args(args), extra)
 
     def read_kept(call: Any, where: str) -> CallRead | None:
         made = read(call, where)

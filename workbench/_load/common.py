@@ -207,6 +207,8 @@ def refuse_wrong_args(
     call_id: str,
     where: str,
     field_name: str,
+    *,
+    null: bool = False,
 ) -> bool:
     """Whether a call's arguments are of a type its format never writes (R35): present and not
     ``kind`` (``Mapping``: an object, as Anthropic's ``tool_use.input``, Gemini's ``args``;
@@ -214,8 +216,8 @@ def refuse_wrong_args(
     Chat Completions' ``arguments``, which some SDK dumps store decoded). Then the call is
     refused naming its place and field, and its result, when one comes, goes with it: it was
     promoted with those arguments. Absent (``None``) is read as before: the caller's
-    concern."""
-    if not wrong_typed_args(raw, kind):
+    concern, unless ``null`` says the member was there, written ``null``."""
+    if not wrong_typed_args(raw, kind) and not (null and raw is None):
         return False
     was = json_kind(raw)
     said = _SHOULD_BE.get(kind, "JSON text or an object")

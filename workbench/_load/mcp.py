@@ -42,6 +42,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._common.jsonio import json_text
 from .._common.toolresult import text_content
 from .cassettes import Exchange, cassette_exchanges, cassette_request_json, cassette_requests
 from .common import RecordTally
@@ -137,9 +138,17 @@ def is_message_log_head(heads: Sequence[Any]) -> bool:
     """Whether a JSONL file's first records are a message log's: a JSON-RPC message or an
     envelope, after the recorder's header if any."""
     first = next((r for r in heads if not _is_log_record(r)), None)
-    return (isinstance(first, Mapping) and first.get("jsonrpc") == "2.0") or is_message_envelope(
+    return (isinstance(first, Mapping) and first.get("jsonrpc") == "2.0") or _is_envelope_shaped(
         first
     )
+
+
+def _is_envelope_shaped(record: Any) -> bool:
+    """An envelope around a JSON-RPC message, whatever its ``dir`` says (a wrong one is the
+    loader's problem to name, R35)."""
+    if not isinstance(record, dict) or "jsonrpc" in record or "dir" not in record:
+        return False
+    return any(is_rpc(record.get(key)) for key in _MESSAGE_KEYS)
 
 
 def _logged(record: Any) -> Any:
@@ -150,9 +159,10 @@ def sniff_mcp_messages(data: Any) -> bool:
     """A JSON array of JSON-RPC messages, bare or in envelopes, with a ``tools/call``."""
     if not isinstance(data, list) or not data:
         return False
-    return all(is_rpc(r) or is_message_envelope(r) or _is_log_record(r) for r in data) and any(
-        _is_tools_call(_logged(r)) for r in data
-    )
+    return all(
+        is_rpc(r) or is_message_envelope(r) or _is_envelope_shaped(r) or _is_log_record(r)
+        for r in data
+    ) and any(_is_tools_call(_logged(r)) for r in data)
 
 
 def load_mcp(
@@ -277,6 +287,10 @@ def load_mcp_messages(
             tally.add(f"log:{record['type']}")
             continue
         if not is_message_envelope(record):
+            if _is_envelope_shaped(record):  # R35: a way no recorder writes
+                said = f'must be "c2s" or "s2c", not {json_text(record["dir"])[:40]}'
+                pairer.problem(where, "dir", said)
+                continue
             log.message(record, "", where, f"mcp-{number}")
             continue
         direction = record["dir"]

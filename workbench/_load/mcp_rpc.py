@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._common.toolresult import result_text
-from .common import is_block_list, read_flag, refuse_result
+from .common import is_block_list, read_flag, refuse_result, refuse_wrong_args
 from .pairing import CallPairer
 from .records import PromotedRun, ToolBoundary
 
@@ -77,6 +77,8 @@ def rpc_call(request: Mapping[str, Any], call_id: str, pairer: CallPairer, where
         pairer.problem(where, "request.params.name", "missing or not a string")
         return False
     args = params.get("arguments") if isinstance(params, dict) else None
+    if refuse_wrong_args(args, Mapping, pairer, call_id, where, "request.params.arguments"):
+        return False  # R35: MCP's CallToolRequest sends an object
     extra = {"rpcId": request.get("id")}
     if isinstance(params, dict):  # _meta, and what a client put beside the name (R4)
         extra.update({k: v for k, v in params.items() if k not in ("name", "arguments")})
