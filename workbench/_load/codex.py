@@ -33,7 +33,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._common.jsonio import json_text
-from .codex_outputs import MCP_FAILED, codex_error, failed_mcp_call, output_text, still_running
+from .codex_outputs import (
+    BAD_EXIT,
+    MCP_FAILED,
+    codex_error,
+    exit_events,
+    output_text,
+    still_running,
+)
 from .codex_typed import TypedCall, TypedEvent, TypedItem, TypedOutput
 from .common import RecordTally, json_args, text_of
 from .conversation import ConversationBuilder
@@ -127,14 +134,14 @@ def load_codex(
     pairer = CallPairer(file)
     tally = RecordTally()
     talk = ConversationBuilder()
-    exit_codes = _exit_events(docs)  # exec_command_end may come before or after the output
+    exit_codes = exit_events(docs, pairer)  # exec_command_end may come before or after
     session: Mapping[str, Any] = {}
     model: str | None = None
     answer: Any = None
     counts = tally.counts  # counted inline: a call a record adds up over 300,000 records
     for line, record in docs:
         pairer.current_line = line
-        if type(record) is TypedEvent:  # exec_command_end, read by _exit_events: counted
+        if type(record) is TypedEvent:  # exec_command_end, read by exit_events: counted
             counts[_EXIT_KEY] = counts.get(_EXIT_KEY, 0) + 1
             continue
         if type(record) is TypedItem:  # the usual function_call and function_call_output
@@ -276,37 +283,6 @@ def _typed_call(item: TypedCall, pairer: CallPairer, where: str) -> dict[str, An
     return {"id": call_id, "name": name, "args": args}
 
 
-def _exit_events(docs: Sequence[tuple[int, Any]]) -> dict[str, list[int]]:
-    """The exit codes of ``exec_command_end`` events by call id, in file order; an MCP call that
-    Codex's events say failed has ``MCP_FAILED`` among them (its result's ``isError``, or an
-    error the server or the connection gave: ``item_completed`` of a ``McpToolCall`` whose
-    ``status`` is ``failed``, an ``mcp_tool_call_end`` whose ``result`` is an ``Err`` or says
-    ``isError``)."""
-    codes: dict[str, list[int]] = {}
-    typed_event = TypedEvent
-    for _, record in docs:
-        if type(record) is typed_event:
-            event = record.payload
-            codes.setdefault(event.call_id, []).append(event.exit_code)
-            continue
-        if type(record) is not dict or record.get("type") != "event_msg":
-            continue
-        payload = record.get("payload")
-        if type(payload) is not dict:
-            continue
-        kind = payload.get("type")
-        if kind == "exec_command_end":
-            call_id = payload.get("call_id")
-            code = payload.get("exit_code")
-            if isinstance(call_id, str) and isinstance(code, int) and not isinstance(code, bool):
-                codes.setdefault(call_id, []).append(code)
-        elif kind in ("item_completed", "mcp_tool_call_end"):
-            call_id = failed_mcp_call(payload)
-            if call_id is not None:
-                codes.setdefault(call_id, []).append(MCP_FAILED)
-    return codes
-
-
 def _answer(
     call_id: str,
     output: Any,
@@ -324,6 +300,12 @@ def _answer(
     sent, text, code = read
     event_codes = exit_codes.get(call_id)
     event_code = event_codes.pop(0) if event_codes else None
+    if event_code == BAD_EXIT or code == BAD_EXIT:  # (the problem names the exit code's place)
+        if code == BAD_EXIT:
+            said = "its JSON text's metadata.exit_code is no integer: the call is not served"
+            pairer.problem(where, "payload.output", said)
+        pairer.discard(call_id)
+        return
     if event_code == MCP_FAILED:  # an MCP call whose result or error the events record
         failed = True
         served = {"content": [{"type": "text", "text": sent}]} if sent else {"content": []}

@@ -5,18 +5,29 @@ Codex writes a call's output as text, as a JSON object (``{output, metadata: {ex
 its structured output, or ``{content, success}``) or as content parts. A shell command's exit
 code is in the structured output's metadata, else in text that says ``Process exited with code
 N`` or ``Exit code: N``. With no exit code, an output Codex wrote itself for a call it did not
-run, or that failed before its command could, is a failure of its own.
+run, or that failed before its command could, is a failure of its own. The exit codes of
+``exec_command_end`` events are gathered here too (:func:`exit_events`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .common import json_args, text_of
+from .codex_typed import TypedEvent
+from .common import json_args, json_kind, text_of
+from .pairing import CallPairer
 
-__all__ = ["MCP_FAILED", "codex_error", "failed_mcp_call", "output_text", "still_running"]
+__all__ = [
+    "BAD_EXIT",
+    "MCP_FAILED",
+    "codex_error",
+    "exit_events",
+    "failed_mcp_call",
+    "output_text",
+    "still_running",
+]
 
 _EXIT_TEXT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)", re.IGNORECASE)
 _RUNNING = re.compile(r"Process running with session ID", re.IGNORECASE)
@@ -72,6 +83,8 @@ def output_text(output: Any) -> tuple[str, str, int | None] | None:
         text = structured["output"] if isinstance(structured["output"], str) else output
         if isinstance(code, int) and not isinstance(code, bool):
             return output, text, code
+        if isinstance(meta, dict) and "exit_code" in meta:  # R35: codex-rs writes an i32
+            return output, text, BAD_EXIT
         return output, text, _text_exit(text)
     return output, output, _text_exit(output)
 
@@ -178,6 +191,8 @@ _VERDICTS = ("Script completed\n", "Script failed\n", "Script running with cell 
 
 MCP_FAILED = -(1 << 62)
 """The mark an MCP call that failed leaves among the exit codes (no exit code is this)."""
+BAD_EXIT = MCP_FAILED + 1
+"""The mark of an exit code that is no integer (a problem: its call is not served, R35)."""
 
 
 def failed_mcp_call(payload: Mapping[str, Any]) -> str | None:
@@ -199,3 +214,41 @@ def failed_mcp_call(payload: Mapping[str, Any]) -> str | None:
     )
     call_id = payload.get("call_id")
     return call_id if failed and isinstance(call_id, str) else None
+
+
+def exit_events(docs: Sequence[tuple[int, Any]], pairer: CallPairer) -> dict[str, list[int]]:
+    """The exit codes of ``exec_command_end`` events by call id, in file order; an MCP call that
+    Codex's events say failed has ``MCP_FAILED`` among them (its result's ``isError``, or an
+    error the server or the connection gave: ``item_completed`` of a ``McpToolCall`` whose
+    ``status`` is ``failed``, an ``mcp_tool_call_end`` whose ``result`` is an ``Err`` or says
+    ``isError``). An exit code that is no integer (codex-rs writes an ``i32``) is a problem at
+    its line, and its call has ``BAD_EXIT`` there: it is not served (R35: never a success)."""
+    codes: dict[str, list[int]] = {}
+    typed_event = TypedEvent
+    for line, record in docs:
+        if type(record) is typed_event:
+            event = record.payload
+            codes.setdefault(event.call_id, []).append(event.exit_code)
+            continue
+        if type(record) is not dict or record.get("type") != "event_msg":
+            continue
+        payload = record.get("payload")
+        if type(payload) is not dict:
+            continue
+        kind = payload.get("type")
+        if kind == "exec_command_end":
+            call_id = payload.get("call_id")
+            code = payload.get("exit_code")
+            if not isinstance(call_id, str):
+                continue
+            if isinstance(code, int) and not isinstance(code, bool):
+                codes.setdefault(call_id, []).append(code)
+            elif "exit_code" in payload:  # R35: a failure signal of a type never written
+                said = f"{json_kind(code)}, not an integer: call {call_id!r} is not served"
+                pairer.problem(f"line {line}", "payload.exit_code", said)
+                codes.setdefault(call_id, []).append(BAD_EXIT)
+        elif kind in ("item_completed", "mcp_tool_call_end"):
+            call_id = failed_mcp_call(payload)
+            if call_id is not None:
+                codes.setdefault(call_id, []).append(MCP_FAILED)
+    return codes
