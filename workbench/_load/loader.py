@@ -24,6 +24,8 @@ Detection, in order:
   OTLP (``resourceSpans``), JSON-RPC messages (MCP), chat records or messages, a recording a
   line (OpenHands' ``output.jsonl``: each line a document of the formats below), else OpenWOP
   events (streamed, the fast path);
+- goose's MCP replay (``STDIN: {...}`` / ``STDOUT: {...}`` / ``STDERR: ...`` lines): ``mcp``
+  (module ``mcp_goose``);
 - an httprr trace (``httprr trace v1``, Go's raw HTTP records), or YAML beginning
   ``interactions:``, ``http_interactions:``, ``requests:`` or ``version:``: an HTTP cassette,
   read for MCP ``tools/call`` traffic, else for model API calls (Responses API exchanges, Chat
@@ -108,6 +110,7 @@ from .mcp import (
     sniff_mcp_messages,
 )
 from .mcp_debug import is_mcp_debug_head, load_mcp_debug, load_mcp_debug_bytes, sniff_mcp_debug
+from .mcp_goose import is_goose_replay_head, load_goose_replay
 from .mcp_rpc import is_rpc
 from .messages import detect_chat_format, explain_shape
 from .mini_swe_agent import load_mini_swe_agent, sniff_mini_swe_agent
@@ -511,6 +514,7 @@ def _load(
             return runs, problems, "inspect-ai"
         other = _starts_like_yaml_cassette(head) or head.startswith(HTTPRR)
         other = other or is_mcp_debug_head(head)  # mcp-debug's recording: '#' lines first
+        other = other or is_goose_replay_head(head)  # goose's: 'STDIN: ' lines
         if chosen in ("auto", "openwop") and not head.startswith(b"\x1f\x8b") and not other:
             # (a YAML cassette is never a log, though a line of it may be a JSON object)
             streamed = _stream_openwop(file, Path(file).name, told=chosen == "openwop")
@@ -530,6 +534,10 @@ def _load(
         return [], [LoadProblem(file, "(file)", "", said)], "openwop"
     if chosen in ("auto", "mcp") and is_mcp_debug_head(data[:4096]):
         return (*load_mcp_debug_bytes(data, file), "mcp")  # mcp-debug's, '#' lines and all
+    if is_goose_replay_head(data[:4096], told=chosen == "mcp"):  # goose's 'STDIN: ' lines
+        if chosen not in ("auto", "mcp"):
+            return [], [_wrong_format(file, chosen, "mcp")], _as_format(chosen)
+        return (*load_goose_replay(data, file), "mcp")
     if data.startswith(HTTPRR):  # Go's httprr trace: raw HTTP, read as a cassette
         return _load_cassette(httprr_trace(data, file), file, chosen, rule)
     if _starts_like_yaml_cassette(data):
