@@ -10,6 +10,8 @@ These shapes are read, each one run:
   "payload", "t_offset_ms"}``, **mcp-vcr transcripts** (YAML): ``{"meta", "messages": [{"t",
   "dir", "payload"}]}``, and **mcp-arcade receipts** (JSON): ``wire[]`` of ``{"direction": "out"
   | "in", "message"}``, each read as the message log below (a call's duration the offsets');
+- **goose's MCP replay files** (``STDIN: <message>`` / ``STDOUT: <message>`` / ``STDERR:
+  <text>`` lines), read as the message log below by ``mcp_goose``;
 - **HTTP cassettes** (vcrpy YAML, see ``cassettes``) of Streamable-HTTP MCP traffic: the
   JSON-RPC request is the request body, the reply sits in the response body or its
   server-sent events (progress and log notifications beside it are not results);

@@ -105,8 +105,8 @@ def load_goose_replay(data: bytes, file: str) -> tuple[list[PromotedRun], list[L
     messages = [(f"line {n}", {"dir": ways[n], "msg": message}) for n, message in docs]
     runs, more = load_mcp_messages(messages, file)
     runs = [_noted(run, stderr, ways, file) for run in runs]
-    found = [*problems, *bad, *(_placed(p, ways) for p in more)]
-    return runs, sorted(found, key=lambda p: (p.line is None, p.line or 0))
+    lines = sorted([*problems, *bad], key=lambda p: (p.line is None, p.line or 0))
+    return runs, [*lines, *(_placed(p, ways) for p in more)]  # lines first: the cause
 
 
 _PLACE = re.compile(r"^line (\d+) msg(?:\[(\d+)\])?")
