@@ -251,6 +251,10 @@ RECORDINGS: tuple[Recording, ...] = (
     # mcp-debug 1.1.0's --record session files, written by it at stop 41 (SYNTHETIC runs)
     _r("mcp", "generated-mcp-debug-1.1.0-servers.jsonl", "mcp", 13, 5),
     _r("mcp", "generated-mcp-debug-1.1.0-concurrent.jsonl", "mcp", 9, 3),
+    # goose's own MCP replay files (STDIN: / STDOUT: / STDERR: lines), stop 43
+    _r("mcp", "goose-uvxmcp-server-fetch", "mcp", 1, 1),  # isError: true
+    _r("mcp", "goose-cargorun--quiet-pgoose-server--bingoosed--mcpdeveloper", "mcp", 1, 1),
+    _r("mcp", "goose-npx-y@modelcontextprotocol_server-everything", "mcp", 5, 0),
     _r("otel", "tempo_export_with_batches.json", "otel", 1, 0),  # kagent, via Grafana Tempo
     # one claims agent under three frameworks (agentic-otel's traces): Strands' content in span
     # events, pydantic-ai's "running tool" spans, OpenLLMetry's LangChain records
