@@ -34,6 +34,7 @@ _SOURCES = [
     FIXTURES / "google-adk" / "generated-adk-2.13.0-error-callback.session.json",
     *sorted((FIXTURES / "cline").glob("*.json")),
     FIXTURES / "mcp" / "generated-mcp-debug-1.1.0-concurrent.jsonl",  # its "#" lines dropped
+    FIXTURES / "mcp" / "goose-npx-y@modelcontextprotocol_server-everything",  # goose's replay
 ]
 _ODD: list[Any] = [
     *(None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"": None}, [[]]),
@@ -43,6 +44,9 @@ _ODD: list[Any] = [
 
 def _read(path: Path) -> tuple[str, Any]:
     text = path.read_text(encoding="utf-8")
+    if path.name.startswith("goose-"):  # STDIN:/STDOUT: <message> lines; STDERR lines left out
+        split = [line.partition(": ") for line in text.splitlines()]
+        return "goose", [[p, json.loads(rest)] for p, _, rest in split if p != "STDERR"]
     if path.suffix == ".jsonl":
         lines = [line for line in text.splitlines() if line.strip()]
         return "jsonl", [json.loads(line) for line in lines if not line.startswith("#")]
@@ -63,7 +67,15 @@ def test_a_value_of_another_type_anywhere_is_loaded_around_or_refused(
     kind, value = _read(source)
     value = with_values_swapped(value, data, st.sampled_from(_ODD))
     path = tmp_path / source.name
-    if kind == "jsonl":
+    if kind == "goose":  # a [stream, message] pair or a stream swapped: a line of no stream
+        lines = [
+            f"{p if isinstance(p, str) else json.dumps(p)}: {json.dumps(entry[1])}"
+            if isinstance(entry, list) and len(entry) == 2 and (p := entry[0]) is not None
+            else json.dumps(entry)
+            for entry in value
+        ]
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    elif kind == "jsonl":
         path.write_text("".join(json.dumps(v) + "\n" for v in value), encoding="utf-8")
     elif kind == "yaml":
         path.write_text(yaml.safe_dump(value), encoding="utf-8")
