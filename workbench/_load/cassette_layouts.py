@@ -162,7 +162,7 @@ def _chunked(text: Any, decode: Callable[[Any], bytes | NotBase64]) -> bytes | N
         return decode(text)
     try:
         chunks = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past what json reads
         return NotBase64()
     if not isinstance(chunks, list):
         return NotBase64()
