@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs in the runtime environment
@@ -56,12 +57,33 @@ def _python_tag_as_data(loader: Any, suffix: str, node: Any) -> Any:
     return loader.construct_mapping(node, deep=True)
 
 
+def _built_or_refused(construct: Callable[[Any, bool], Any], node: Any, deep: bool) -> Any:
+    """A node built by the safe constructor's ``construct``; a scalar its tag cannot build
+    (``!!bool maybe``, ``!!timestamp soon``, ``!!int ""``: PyYAML's constructors then raise
+    ``KeyError``, ``AttributeError``, ``IndexError`` or ``ValueError``) is refused with its line,
+    as YAML that does not parse is."""
+    try:
+        return construct(node, deep)
+    except (LookupError, AttributeError, TypeError, ValueError) as exc:
+        tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        reason = f": {exc}" if type(exc) is ValueError else ""
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a value its tag {tag} cannot build{reason}", node.start_mark
+        ) from None
+
+
 class _NoAliasesOrObjects(_NoAliases):
     """:class:`_NoAliases`, reading Python tags as data."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        return _built_or_refused(super().construct_object, node, deep)
 
 
 class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml's safe loader (when PyYAML has it), reading Python tags as data."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        return _built_or_refused(super().construct_object, node, deep)
 
 
 MAX_INT_TEXT = 70
