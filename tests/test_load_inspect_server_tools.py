@@ -96,6 +96,31 @@ def test_a_server_tool_error_that_is_not_text_is_a_problem(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
+    ("result", "message"), [("", "tool call failed"), ("MCP error -32603", "MCP error -32603")]
+)
+def test_a_server_tool_use_with_an_empty_error_failed(
+    tmp_path: Path, result: str, message: str
+) -> None:
+    """R34: an ``error`` of empty text loaded the call as a success. ``ContentToolUse.error``
+    is ``str | None``, ``None`` for no error, and Inspect writes an empty one for an OpenAI
+    MCP call that failed with empty content (``mcp_error_to_str``), sending it back to OpenAI
+    as an error (``mcp_error_from_str``): the call failed, with no error code, its message the
+    result's text (or, with none, that it failed)."""
+    use = {**_use("mcpcall_1", "lookup", error=""), "tool_type": "mcp_call", "result": result}
+    loaded = load_runs(_log(tmp_path, use, _use("srvtoolu_2", "web_search")))
+    lookup, search, _ = loaded.boundaries
+    assert (lookup.call_id, lookup.is_error, lookup.error_code) == ("mcpcall_1", True, None)
+    assert lookup.error_message == message
+    assert (search.call_id, search.is_error) == ("srvtoolu_2", False)  # a null error: none
+    conversation = loaded.run.conversation
+    assert conversation is not None
+    assert [m.get("isError") for m in conversation.messages if m["role"] == "tool"][:2] == [
+        True,
+        False,
+    ]
+
+
+@pytest.mark.parametrize(
     "result",
     [7, 1.5, True, ["[]"], [{"type": "text", "text": "ok"}, 3]],
     ids=["number", "float", "boolean", "list-of-text", "list-with-a-number"],

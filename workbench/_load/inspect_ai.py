@@ -26,10 +26,10 @@ finished, and its call stays unanswered (R2).
 An assistant message's ``content`` may hold server-side tool uses (``ContentToolUse``,
 ``{"type": "tool_use", tool_type, id, name, arguments, result, error}``: a web search, web fetch,
 code execution or MCP connector call the provider ran, recorded since Inspect 0.3.123): each is
-a call answered at once, failed when its ``error`` is set; a ``result`` of a type Inspect never
-wrote (a number, a boolean) is a problem (``inspect_results``), and in a log whose
-``eval.packages["inspect_ai"]`` is 0.3.126 or later, where ``result`` is a required ``str``, so
-is any ``result`` that is not text (null, left out, an object, a list).
+a call answered at once, failed when its ``error`` is text (an empty one too); a ``result`` of a
+type Inspect never wrote (a number, a boolean) is a problem (``inspect_results``), and in a log
+whose ``eval.packages["inspect_ai"]`` is 0.3.126 or later, where ``result`` is a required
+``str``, so is any ``result`` that is not text (null, left out, an object, a list).
 
 A ``submit`` call answered by nothing ends the sample by design (R36; Control Arena's
 protocols stop at the agent's submission): it is kept in ``metadata["terminalCalls"]``, not a

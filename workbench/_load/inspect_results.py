@@ -50,13 +50,17 @@ def server_tools(
 ) -> None:
     """An assistant message's server-side tool uses (``ContentToolUse``, ``type: tool_use``:
     a web search, web fetch, code execution or MCP connector call the provider ran, with its
-    ``result`` and ``error``): each a call answered at once (R34), failed when it has an
-    ``error`` (the error its ``error_code`` and message); an ``error`` that is not text or null,
-    or a ``result`` of a type Inspect never wrote (:func:`_written_result`), is a problem (R35):
-    in a log written by Inspect 0.3.126 or later (``text_since``, its version, from
-    :func:`text_results_since`) anything but text is, and ``arguments`` that are not text
-    (``ContentToolUse.arguments`` is ``str`` there too) are. They go into the conversation as the
-    turn before the message's own."""
+    ``result`` and ``error``): each a call answered at once (R34), failed when its ``error``
+    is text, even empty (the error its ``error_code`` and message; an empty one has neither,
+    the result's text the message): ``ContentToolUse.error`` is ``str | None``, ``None`` for
+    no error, and Inspect writes an empty one only for an OpenAI MCP call that failed with an
+    empty ``McpToolExecutionError.content`` (``mcp_error_to_str``), which it sends back to
+    OpenAI as an error (``mcp_error_from_str``: only ``None`` is none). An ``error`` that is
+    not text or null, or a ``result`` of a type Inspect never wrote (:func:`_written_result`),
+    is a problem (R35): in a log written by Inspect 0.3.126 or later (``text_since``, its
+    version, from :func:`text_results_since`) anything but text is, and ``arguments`` that are
+    not text (``ContentToolUse.arguments`` is ``str`` there too) are. They go into the
+    conversation as the turn before the message's own."""
     made: list[dict[str, Any]] = []
     answers: list[tuple[str, str, bool]] = []
     for index, block in enumerate(content):
@@ -94,9 +98,9 @@ def server_tools(
             refuse_result(pairer, call_id, at, "result", _RESULT_SHOULD_BE)
             continue
         text = result if isinstance(result, str) else _result_text(result)
-        failed = bool(error)
+        failed = error is not None  # an empty error too: see the docstring
         response = {"content": [{"type": "text", "text": text}] if text else []}
-        answer_call(pairer, call_id, response, failed, at, "id", error, error, text)
+        answer_call(pairer, call_id, response, failed, at, "id", error or None, error or None, text)
         made.append({"id": call_id, "name": name, "args": args, "x-blockType": "tool_use"})
         answers.append((call_id, text, failed))
     if made:
