@@ -112,3 +112,44 @@ def test_a_payload_nested_past_what_json_reads_is_no_crash() -> None:
     head = prelude + zlib.crc32(prelude).to_bytes(4, "big") + headers + deep
     frame = head + zlib.crc32(head).to_bytes(4, "big")
     assert stream_events(frame) == ([], ["frame 0: a payload that is no event"])
+
+
+_CODE = (
+    FIXTURES / "bedrock-converse" / "pydantic-ai_test_bedrock_model_code_execution_tool_stream.yaml"
+)
+
+
+def test_a_stream_cut_at_a_frame_inside_a_server_result_is_no_success(tmp_path: Path) -> None:
+    """R35: the real Nova code-interpreter stream cut after each of its frames. Cut inside the
+    server tool's result (its ``contentBlockStart`` came, its ``contentBlockStop`` did not),
+    the result loaded as a success with its content lost; now it is a problem at the block's
+    ``contentBlockStop``. Cut before the result, the call is never answered; cut after its
+    stop, the call loads as the whole stream does."""
+    from helpers.event_frames import frame_bytes, frames_of
+
+    cassette = yaml.safe_load(_CODE.read_text(encoding="utf-8"))
+    response = cassette["interactions"][0]["response"]
+    frames = frames_of(response["body"]["string"])
+    whole = wb.load_runs(_CODE).boundaries
+    read = stream_events(response["body"]["string"])
+    assert read is not None
+    events = [json.loads(event) for event in read[0]]
+    began = next(i for i, e in enumerate(events) if "toolResult" in str(e.get("contentBlockStart")))
+    ended = next(i for i, e in enumerate(events) if i > began and "contentBlockStop" in e)
+    for kept in range(1, len(frames)):
+        response["body"]["string"] = b"".join(frame_bytes(f) for f in frames[:kept])
+        path = tmp_path / f"cut{kept}.yaml"
+        path.write_text(yaml.safe_dump(cassette), encoding="utf-8")
+        result = wb.load_runs(path, strict=False)
+        if kept <= began:  # (cut before the call's start: no call at all)
+            said = result.problems[0].message
+            assert not result.boundaries and ("never answered" in said or "no tool call" in said)
+        elif kept <= ended:
+            (problem,) = result.problems
+            assert problem.field == "contentBlockStop" and "not whole" in problem.message
+            assert not result.boundaries
+        else:
+            assert not result.problems
+            assert [(b.call_id, b.response, b.is_error) for b in result.boundaries] == [
+                (b.call_id, b.response, b.is_error) for b in whole
+            ]

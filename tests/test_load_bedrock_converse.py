@@ -177,6 +177,7 @@ def test_a_streamed_server_tool_result_of_status_error_is_a_failure() -> None:
         {"contentBlockStart": {"contentBlockIndex": 0, "start": start}},
         {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolResult": [{"text": "a"}]}}},
         {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolResult": [{"json": 1}]}}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
     ]
     assert _streamed(events) == [
         {

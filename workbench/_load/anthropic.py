@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .common import STREAMED_INPUT, is_text_or_parts, refuse_wrong_args
+from .common import CUT_SHORT, STREAMED_INPUT, is_text_or_parts, refuse_wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
 from .pairing import CallPairer
@@ -130,6 +130,8 @@ def load_anthropic(
                         status = isinstance(flag, dict) and list(flag) == ["toolResult.status"]
                         field = "toolResult.status" if status else "is_error"
                         said = "not success or error" if status else "not true or false"
+                        if flag is CUT_SHORT:  # (a Converse stream that ended inside it)
+                            field, said = "contentBlockStop", _CUT_SHORT_SAID
                         pairer.problem(block_where, field, said)
                         pairer.discard(call_id)
                         continue
@@ -249,6 +251,8 @@ class _Turn:
         self._texts = []
         self._calls = []
 
+
+_CUT_SHORT_SAID = "the stream ended before this result's end: its content is not whole"
 
 _OTHER_APIS = {
     "functionResponse.response": "not an object (the Gemini API's response is a Struct)",

@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from .._common.jsonio import json_text
 from .cassettes import Exchange, with_bodies
-from .common import json_args
+from .common import CUT_SHORT, json_args
 
 __all__ = ["Written", "as_messages", "converse_calls"]
 
@@ -232,17 +232,24 @@ def _reply(exchange: Exchange) -> dict[str, Any] | None:
 
 
 def _streamed(events: Sequence[Any]) -> list[Any]:
-    """The blocks a ``converse-stream`` reply's events build, in index order."""
+    """The blocks a ``converse-stream`` reply's events build, in index order. A server tool's
+    result whose ``contentBlockStop`` never came (a recording cut short at a frame) is given
+    to the Messages reader with a failure flag it refuses: its content is not whole, and was
+    read as a success (R35)."""
     blocks: dict[int, dict[str, Any]] = {}
     inputs: dict[int, list[str]] = {}
     pieces_of: dict[tuple[int, str], list[str]] = {}  # text pieces by block and member
     results: dict[int, tuple[dict[str, Any], list[Any]]] = {}  # a server tool's result blocks
+    stopped: set[Any] = set()  # the indexes of the blocks a contentBlockStop closed
     for event in events:
         if not isinstance(event, Mapping):
             continue
         start = event.get("contentBlockStart")
         delta = event.get("contentBlockDelta")
-        if isinstance(start, Mapping):
+        stop = event.get("contentBlockStop")
+        if isinstance(stop, Mapping):
+            stopped.add(stop.get("contentBlockIndex"))
+        elif isinstance(start, Mapping):
             index = start.get("contentBlockIndex")
             began = start.get("start")
             use = began.get("toolUse") if isinstance(began, Mapping) else None
@@ -289,7 +296,10 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
         elif block.get("type") == "converse-block":
             block["block"]["reasoningContent"][key] = "".join(texts)
     for index, (began, content) in results.items():
-        blocks[index] = _block({"toolResult": {**began, "content": content}})
+        block = _block({"toolResult": {**began, "content": content}})
+        if index not in stopped:  # R35: the stream ended inside it, its content cut short
+            block["is_error"] = CUT_SHORT  # (the Messages reader refuses it)
+        blocks[index] = block
     for index, pieces in inputs.items():
         opened = blocks.get(index)
         if opened is not None and opened.get("type") == "tool_use":

@@ -28,6 +28,7 @@ _LONG_DIGITS = re.compile("[0-9]{19}").search
 
 __all__ = [
     "CHAT_ARGUMENTS",
+    "CUT_SHORT",
     "STREAMED_INPUT",
     "CallIds",
     "RecordTally",
@@ -173,6 +174,19 @@ STREAMED_INPUT = "workbench:streamedInput"
 """The member ``chat_streams`` sets on a streamed ``tool_use`` block whose input JSON text did
 not decode (kept as that text, R35): the text is what the model streamed, not an input of a
 type never written. Not an ``x-`` member: it is no member of the block to keep (R4)."""
+
+
+class _CutShort:
+    """The type of :data:`CUT_SHORT` (no JSON value is one)."""
+
+    def __repr__(self) -> str:
+        return "CUT_SHORT"
+
+
+CUT_SHORT: Any = _CutShort()
+"""The failure flag a stream reader gives a server tool's result block the stream ended inside
+(no ``contentBlockStop`` came): its content is not whole, so the Messages reader refuses it
+(R35) where it was read as a success. No decoded JSON is this object."""
 
 _JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list"}
 
