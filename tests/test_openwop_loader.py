@@ -254,12 +254,22 @@ def test_a_call_never_answered_names_the_call_id_field(tmp_path: Path) -> None:
     assert (problem.line, problem.field) == (1, "payload.callId")
 
 
-def test_a_status_that_is_not_a_string_is_not_a_failure_and_not_a_crash(tmp_path: Path) -> None:
-    """R3: only the status strings ``error``, ``forbidden``, ``rate_limited`` mark a failure; an
-    odd status (a list) is carried, not fatal (R4)."""
-    events = [called(0, "c0", "a"), returned(1, "c0", status=["error"])]
-    run = wb.load_runs(write_jsonl(tmp_path / "odd.jsonl", events, ensure_ascii=False)).run
-    assert run.boundaries[0].is_error is False
+@pytest.mark.parametrize("status", [["error"], "ERROR", True, 1, "failed"])
+def test_a_status_of_no_schema_value_is_a_problem_never_a_success(
+    tmp_path: Path, status: Any
+) -> None:
+    """R3, R35: the status strings ``error``, ``forbidden``, ``rate_limited`` mark a failure and
+    ``ok`` none; any other status (the schema's enum has no other) was read as a success. It is
+    a problem naming ``payload.status``, and the call is not served (nor is the load a crash)."""
+    events = [called(0, "c0", "a"), returned(1, "c0", status=status), called(2, "c1", "b")]
+    events.append(returned(3, "c1", status="ok"))
+    path = write_jsonl(tmp_path / "odd.jsonl", events, ensure_ascii=False)
+    result = wb.load_runs(path, strict=False)
+    (problem,) = result.problems
+    assert problem.field == "payload.status" and "'c0'" in problem.message, problem
+    assert [b.call_id for b in result.boundaries] == ["c1"]
+    with pytest.raises(LoadError):
+        wb.load_runs(path)
 
 
 def test_a_file_that_changes_between_the_two_reads_is_refused(

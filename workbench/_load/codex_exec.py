@@ -201,6 +201,11 @@ def _result(run: _Run, item: Mapping[str, Any], kind: str, where: str) -> None:
     elif kind == "mcp_tool_call":
         extra["server"] = item.get("server")
         result, error = item.get("result"), item.get("error")
+        flag = result.get("isError") if isinstance(result, dict) else None
+        if flag is not None and not isinstance(flag, bool):  # R35: a failure flag
+            run.pairer.problem(where, "item.result.isError", "not true or false")
+            run.pairer.discard(item_id)
+            return
         response = {"content": []}
         if isinstance(result, dict):
             content = result.get("content")
@@ -211,7 +216,7 @@ def _result(run: _Run, item: Mapping[str, Any], kind: str, where: str) -> None:
             failed = True
             if isinstance(error, dict) and isinstance(error.get("message"), str):
                 message = error["message"]
-        if isinstance(result, dict) and result.get("isError") is True:
+        if flag is True:
             failed = True  # the server's own failure, in its result
         text = _text(response)
         if failed and not text and message:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._common.jsonio import json_text
 from .codex_typed import TypedEvent
 from .common import json_args, json_kind, text_of
 from .pairing import CallPairer
@@ -195,25 +196,36 @@ BAD_EXIT = MCP_FAILED + 1
 """The mark of an exit code that is no integer (a problem: its call is not served, R35)."""
 
 
-def failed_mcp_call(payload: Mapping[str, Any]) -> str | None:
-    """The call id of an MCP call an event says failed, else ``None``."""
+_MCP_STATUSES = ("in_progress", "completed", "failed")
+"""What codex-rs writes as a ``McpToolCall`` item's ``status`` (``McpToolCallStatus``)."""
+
+
+def failed_mcp_call(payload: Mapping[str, Any]) -> tuple[str, tuple[str, Any] | None] | None:
+    """The call id of an MCP call an event says failed, with ``None``; or with the field and
+    value of a failure signal of a type or value codex-rs never writes there (``status``,
+    ``isError``: R35, the call is then not served); else ``None``."""
     if payload.get("type") == "item_completed":
         item = payload.get("item")
-        if isinstance(item, dict) and item.get("type") == "McpToolCall":
-            result = item.get("result")
-            failed = item.get("status") == "failed" or (
-                isinstance(result, dict) and result.get("isError") is True
-            )
-            call_id = item.get("id")
-            return call_id if failed and isinstance(call_id, str) else None
-        return None
+        if not (isinstance(item, dict) and item.get("type") == "McpToolCall"):
+            return None
+        call_id, status, result = item.get("id"), item.get("status"), item.get("result")
+        flag = result.get("isError") if isinstance(result, dict) else None
+        if not isinstance(call_id, str):
+            return None
+        if not (isinstance(status, str) and status in _MCP_STATUSES):
+            return call_id, ("payload.item.status", status)
+        if flag is not None and not isinstance(flag, bool):
+            return call_id, ("payload.item.result.isError", flag)
+        return (call_id, None) if status == "failed" or flag is True else None
     result = payload.get("result")
     ok = result.get("Ok") if isinstance(result, dict) else None
-    failed = isinstance(result, dict) and (
-        "Err" in result or (isinstance(ok, dict) and ok.get("isError") is True)
-    )
+    flag = ok.get("isError") if isinstance(ok, dict) else None
     call_id = payload.get("call_id")
-    return call_id if failed and isinstance(call_id, str) else None
+    if not isinstance(call_id, str) or not isinstance(result, dict):
+        return None
+    if flag is not None and not isinstance(flag, bool):
+        return call_id, ("payload.result.Ok.isError", flag)
+    return (call_id, None) if "Err" in result or flag is True else None
 
 
 def exit_events(docs: Sequence[tuple[int, Any]], pairer: CallPairer) -> dict[str, list[int]]:
@@ -248,7 +260,13 @@ def exit_events(docs: Sequence[tuple[int, Any]], pairer: CallPairer) -> dict[str
                 pairer.problem(f"line {line}", "payload.exit_code", said)
                 codes.setdefault(call_id, []).append(BAD_EXIT)
         elif kind in ("item_completed", "mcp_tool_call_end"):
-            call_id = failed_mcp_call(payload)
-            if call_id is not None:
-                codes.setdefault(call_id, []).append(MCP_FAILED)
+            failed = failed_mcp_call(payload)
+            if failed is None:
+                continue
+            call_id, wrong = failed
+            if wrong is not None:  # R35: a failure signal codex-rs never writes
+                field, value = wrong
+                said = f"{json_text(value)[:40]}, a value Codex never writes: call {call_id!r}"
+                pairer.problem(f"line {line}", field, f"{said} is not served")
+            codes.setdefault(call_id, []).append(MCP_FAILED if wrong is None else BAD_EXIT)
     return codes

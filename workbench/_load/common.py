@@ -123,11 +123,18 @@ def text_of(content: Any) -> str:
 
 
 def read_flag(
-    value: Any, pairer: CallPairer, where: str, field_name: str, *, absent: bool = False
+    value: Any,
+    pairer: CallPairer,
+    where: str,
+    field_name: str,
+    *,
+    absent: bool = False,
+    null: bool = False,
 ) -> bool | None:
     """A boolean failure flag read strictly (R35): ``None``/absent is ``absent``, a bool is
-    itself, anything else (``"true"``, ``1``) is a problem and ``None`` is returned."""
-    if value is None:
+    itself, anything else (``"true"``, ``1``; ``null`` too when ``null`` says the member was
+    there, in a format that never writes it so) is a problem and ``None`` is returned."""
+    if value is None and not null:
         return absent
     if isinstance(value, bool):
         return value

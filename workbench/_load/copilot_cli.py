@@ -43,8 +43,8 @@ from functools import partial
 from typing import Any
 
 from .._common.toolresult import text_content
-from .common import StreamRun, json_args, promote_runs, text_of
-from .copilot_shell import SHELL_TOOLS, exit_code_of
+from .common import StreamRun, json_args, json_kind, promote_runs, text_of
+from .copilot_shell import SHELL_TOOLS, WrongExit, exit_code_of
 from .records import LoadProblem, PromotedRun
 
 __all__ = ["load_copilot_cli", "sniff_copilot_cli"]
@@ -151,6 +151,9 @@ def load_copilot_cli(
         counts[kind] = counts.get(kind, 0) + 1
         if kind == "result" and "data" not in record:  # the -p output's last line
             run.exit_code = record.get("exitCode")
+            if run.exit_code is not None and type(run.exit_code) is not int:  # R35
+                wrong = f"{json_kind(run.exit_code)}, not an integer: the run's outcome is unknown"
+                pairer.problem(f"{unit} {number}", "exitCode", wrong)
             run.session_id = record.get("sessionId")
             continue
         data = record.get("data")
@@ -317,6 +320,11 @@ def _complete(run: _Run, record: Mapping[str, Any], data: Mapping[str, Any], whe
     code: str | None = None
     message: str | None = None
     exit_code = exit_code_of(data, result, text, call_id in run.shells)
+    if isinstance(exit_code, WrongExit):  # R35: a failure signal of a type never written
+        said = f"{json_kind(exit_code.value)}, not an integer"
+        run.pairer.problem(where, exit_code.field, said)
+        run.pairer.discard(call_id)
+        return
     if failed:
         code = error.get("code") if isinstance(error.get("code"), str) else None
         told = error.get("message")

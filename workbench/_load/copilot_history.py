@@ -128,7 +128,7 @@ def _call(run: _Run, entry: Mapping[str, Any], where: str, told: Mapping[str, st
     run.tally.add("tool_call_completed")
     result = entry.get("result")
     kind = result.get("type") if isinstance(result, Mapping) else None
-    if kind != "success" and kind not in _FAILED:
+    if not isinstance(kind, str) or (kind != "success" and kind not in _FAILED):
         run.pairer.problem(where, "result.type", "not success, failure, rejected or denied")
         run.pairer.discard(call_id)
         return

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import RecordTally, json_args, read_flag, refuse_result, text_of
+from .common import RecordTally, json_args, json_kind, read_flag, refuse_result, text_of
 from .conversation import ConversationBuilder
 from .openhands_sdk import (
     TERMINAL,
@@ -230,7 +230,12 @@ def load_openhands(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadPr
             code: str | None = None
             flat = "extras" not in event and "source" not in event  # (event_to_memory's form)
             extras = _flat_extras(event) if flat else event.get("extras")
-            exit_code = _exit_code(extras)
+            field, exit_code = _exit_code(extras)
+            if exit_code is not None and type(exit_code) is not int:  # R35: OpenHands' is int
+                at = field if flat else f"extras.{field}"
+                pairer.problem(where, at, f"{json_kind(exit_code)}, not an integer")
+                pairer.discard(call_id)
+                continue
             if exit_code is not None and exit_code != 0:
                 failed = True
                 code = f"exit_code:{exit_code}"
@@ -377,21 +382,15 @@ def _flat_extras(event: Mapping[str, Any], kind: str = "observation") -> dict[st
     return {k: v for k, v in event.items() if k not in skip}
 
 
-def _exit_code(extras: Any) -> int | None:
-    """The exit code: ``extras.metadata.exit_code`` (0.14 and later), else ``extras.exit_code``
-    (earlier, and a flattened event's own)."""
-    if not isinstance(extras, dict):
-        return None
-    meta = extras.get("metadata")
-    code = meta.get("exit_code") if isinstance(meta, dict) else extras.get("exit_code")
-    return code if isinstance(code, int) and not isinstance(code, bool) else None
+def _exit_code(extras: Any) -> tuple[str, Any]:
+    """The exit code's field and value (``None``: none): ``extras.metadata.exit_code`` (0.14
+    and later), else ``extras.exit_code`` (earlier, and a flattened event's own)."""
+    meta = extras.get("metadata") if isinstance(extras, dict) else None
+    if isinstance(meta, dict):
+        return "metadata.exit_code", meta.get("exit_code")
+    return "exit_code", (extras.get("exit_code") if isinstance(extras, dict) else None)
 
 
 def _final(args: Any) -> Any:
-    if not isinstance(args, dict):
-        return None
-    for key in ("final_thought", "message", "outputs", "thought"):
-        value = args.get(key)
-        if value:
-            return value
-    return None
+    keys = ("final_thought", "message", "outputs", "thought") if isinstance(args, dict) else ()
+    return next((args[key] for key in keys if args.get(key)), None)

@@ -29,11 +29,12 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from operator import attrgetter
-from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, get_args
 
 import msgspec
 import orjson
 
+from .._common.jsonio import json_text
 from .._common.toolresult import error_text
 from .reading import (
     MAX_DEPTH,
@@ -155,6 +156,8 @@ else:
 # structs), which the loop tells by one type test.
 # Fields are declared in the order the usual writers put the members: msgspec looks a member up
 # from the field after the last one found, so a member in that order is found at the first try.
+_Status = Literal["ok", "error", "forbidden", "rate_limited"]
+"""An ``agent.tool-returned`` payload's ``status`` (the schema's enum)."""
 _S = TypeVar("_S")
 _V = TypeVar("_V")
 _I = TypeVar("_I")
@@ -177,7 +180,7 @@ class _ReturnedPayload(
     callId: str
     outcome: _V | None = None
     error: _V | None = None
-    status: _S | None = None
+    status: _Status | None = None  # (any other value: the full reading names it, R35)
     durationMs: _S | None = None
 
 
@@ -1062,13 +1065,14 @@ class _Assembler:
                 response = payload.outcome
                 status = payload.status
                 error = payload.error
-                if (
-                    error is not None
-                    or (type(status) is str and status in failed_statuses)
-                    or (type(response) is dict and response.get("isError") is True)
-                ):
+                flag = response.get("isError") if type(response) is dict else None
+                if error is not None or status in failed_statuses or flag is True:
                     is_error = True
                     code, message, response = _failure(error, status, response)
+                elif flag is not None and flag is not False:  # no boolean (R35): the full
+                    open_calls[call_id] = opened  # reading names it
+                    builder.result(fast(line), lineno)
+                    continue
                 else:
                     is_error = False
                     code = message = None
@@ -1272,6 +1276,10 @@ class _RunBuilder:
                 response = _v1_alias(returned, _V1_OUTCOMES, response)
         code: str | None = None
         message: str | None = None
+        wrong = _wrong_signal(status, response)
+        if wrong is not None:  # R35: a failure signal of a type or value no host writes
+            self.problem(position, wrong[0], f"{wrong[1]}: call {call_id!r} is not served")
+            return
         if (
             error is not None
             or (isinstance(status, str) and status in _FAILED_STATUSES)
@@ -1358,6 +1366,26 @@ class _RunBuilder:
             task_key=_task_key(self.run_id, number, total),
             metadata={"otherEvents": self.other},
         )
+
+
+_STATUSES = frozenset(get_args(_Status))
+
+
+def _wrong_signal(status: Any, outcome: Any) -> tuple[str, str] | None:
+    """The field and what is wrong when a result's ``status`` is none of the schema's values
+    or its MCP outcome's ``isError`` is no boolean (R35: neither is ever read as a success)."""
+    if status is not None and not (type(status) is str and status in _STATUSES):
+        return (
+            "payload.status",
+            f"{json_text(status)[:40]}, not ok, error, forbidden or rate_limited",
+        )
+    flag = outcome.get("isError") if isinstance(outcome, Mapping) else None
+    if flag is not None and not isinstance(flag, bool):
+        return (
+            "payload.outcome.isError",
+            f"a failure flag must be true or false, not {json_text(flag)[:40]}",
+        )
+    return None
 
 
 def _failure(error: Any, status: Any, outcome: Any) -> tuple[str | None, str | None, Any]:

@@ -185,7 +185,7 @@ def _simulation(
                 pairer.problem(where, "id", "missing or not a string")
                 continue
             if "error" in message:
-                failed = read_flag(message["error"], pairer, where, "error")
+                failed = read_flag(message["error"], pairer, where, "error", null=True)
                 if failed is None:
                     pairer.discard(answered)
                     continue
