@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import workbench as wb
-from helpers.json_places import set_first
+from helpers.json_places import set_first, set_in_cassette
 from helpers.paths import FIXTURES
 from workbench.cli import main
 
@@ -120,3 +120,41 @@ def test_a_failure_signal_never_written_is_a_problem(
     assert main(["boundaries", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"(field {field})" in err, err
+
+
+_ANTHROPIC = (
+    FIXTURES
+    / "chat-cassettes"
+    / "pydantic_ai_anthropic_test_anthropic_supported_model_uses_20260209_web_tools.yaml"
+)
+_GEMINI = FIXTURES / "chat-cassettes" / "pydantic_ai_google_test_code_execution.yaml"
+_CASSETTES: dict[str, tuple[Path, dict[str, Any], str, Any, str]] = {
+    # Anthropic: a code execution result's return_code is a required integer
+    "anthropic-return-code-null": (
+        _ANTHROPIC,
+        {"return_code": 1},
+        "return_code",
+        None,
+        "content.return_code",
+    ),
+    # Gemini API: codeExecutionResult.outcome is one of its enum's names (a list crashed)
+    "gemini-outcome-list": (
+        _GEMINI,
+        {"outcome": "OUTCOME_OK"},
+        "outcome",
+        ["OUTCOME_OK"],
+        "codeExecutionResult.outcome",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_CASSETTES))
+def test_a_server_result_signal_never_written_is_a_problem(tmp_path: Path, case: str) -> None:
+    """R35: the model API's reply holds the server tool's result (and the client resends it);
+    one problem at its field, the call not served, the others as before."""
+    source, wanted, member, value, field = _CASSETTES[case]
+    path, _ = set_in_cassette(source, wanted, member, value, tmp_path, resent=True)
+    result = wb.load_runs(path, strict=False)
+    (problem,) = result.problems
+    assert problem.field == field, problem
+    assert len(result.boundaries) == len(wb.load_runs(source).boundaries) - 1

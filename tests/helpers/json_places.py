@@ -134,8 +134,15 @@ def set_in_cassette(
                 _put(holder, key, body)
     assert changed is not None, f"no {wanted} in a response of {source}"
     path = out / source.name
-    path.write_text(yaml.safe_dump(cassette))
+    path.write_text(yaml.dump(cassette, Dumper=_NoAliases))
     return path, first
+
+
+class _NoAliases(yaml.SafeDumper):  # type: ignore[misc]  # (no stubs: an untyped base)
+    """Writes a value set in several places in full each time (cassettes have no aliases)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _bodies(holder: dict[str, Any]) -> list[tuple[str, Any]]:

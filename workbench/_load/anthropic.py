@@ -359,10 +359,11 @@ def _server_result(
 def _return_code(content: Any, kind: Any) -> int | bool | None:
     """A code execution result's non-zero ``return_code`` (``code_execution_result``,
     ``bash_code_execution_result``: the script ran and exited so, a failure as a shell's exit
-    code is, R36); ``None`` for 0 or no such result, ``False`` for a code that is no integer."""
+    code is, R36); ``None`` for 0 or no such result, ``False`` for a code that is no integer
+    (the API's is a required integer: none, or ``null``, is no success either, R35)."""
     if not (isinstance(kind, str) and kind.endswith("code_execution_result")):
         return None
     returned = content.get("return_code") if isinstance(content, Mapping) else None
-    if returned is None or (returned == 0 and type(returned) is int):
+    if returned == 0 and type(returned) is int:
         return None
     return returned if type(returned) is int else False

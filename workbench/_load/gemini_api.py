@@ -187,14 +187,15 @@ def _code_block(
     if match is not None:
         done.add(match[1])
     outcome, output = result.get("outcome"), result.get("output")
+    known = isinstance(outcome, str) and outcome in _OUTCOMES  # (a list is no key: no crash)
     answer: dict[str, Any] = {
         "type": "code_execution_tool_result",
         "tool_use_id": match[1] if match else f"gemini-{turn}-code-result",
         "content": [{"type": "text", "text": output if isinstance(output, str) else ""}],
-        "is_error": outcome in _OUTCOMES and outcome != "OUTCOME_OK",
+        "is_error": known and outcome != "OUTCOME_OK",
         "x-errorCode": outcome,
     }
-    if outcome not in _OUTCOMES:  # (a flag the reader reports, neither success nor failure)
+    if not known:  # (a flag the reader reports, neither success nor failure)
         answer["is_error"] = {"codeExecutionResult.outcome": outcome}
     return answer
 
