@@ -137,6 +137,25 @@ _CASSETTES: dict[str, tuple[Path, dict[str, Any], str, Any, str]] = {
         None,
         "content.return_code",
     ),
+    # Responses: a hosted tool's item status is a word (in_progress, completed, failed, ...)
+    "responses-status-true": (
+        FIXTURES
+        / "openai-responses"
+        / "test_openai_responses_model_web_search_tool_with_user_location.yaml",
+        {"type": "web_search_call"},
+        "status",
+        True,
+        "status",
+    ),
+    "responses-status-case": (
+        FIXTURES
+        / "openai-responses"
+        / "test_openai_responses_model_web_search_tool_with_user_location.yaml",
+        {"type": "web_search_call"},
+        "status",
+        "FAILED",
+        "status",
+    ),
     # Gemini API: codeExecutionResult.outcome is one of its enum's names (a list crashed)
     "gemini-outcome-list": (
         _GEMINI,

@@ -287,6 +287,8 @@ def _hosted(
     pairer.call(call_id, tool, args, where=where, field_name="id", extra=extra)
     talk.add_call({"id": call_id, "name": tool, "args": args, "x-itemType": kind}, turn=turn)
     status = item.get("status")
+    if _wrong_status(status, pairer, call_id, where):
+        return
     error = item.get("error")
     failed = status == "failed" or error is not None
     response = {k: v for k, v in item.items() if k not in ("type", "id")}
@@ -303,6 +305,18 @@ def _hosted(
     pairer.result(
         call_id, response, failed, where=where, field_name="status", error_message=message
     )
+
+
+def _wrong_status(status: Any, pairer: CallPairer, call_id: str, where: str) -> bool:
+    """Whether an item's ``status`` is of a type the API never writes (it writes a word:
+    ``completed``, ``failed``, ``in_progress``, ...) or spells ``failed`` otherwise (R35: read
+    as no failure, it made a failed call a success): then a problem, the call not served."""
+    if status is None or (type(status) is str and status.lower() != "failed") or status == "failed":
+        return False
+    said = "not text" if type(status) is not str else "not a status the API writes (failed)"
+    pairer.problem(where, "status", f"{json_text(status)[:40]}: {said}")
+    pairer.discard(call_id)
+    return True
 
 
 def _status_text(item: Mapping[str, Any]) -> str:
@@ -361,6 +375,8 @@ def _output(
     if isinstance(output, bool | int | float):  # R35: no output item's is; not an empty success
         pairer.problem(where, "output", "a number or boolean, not text or content")
         pairer.discard(call_id)
+        return
+    if _wrong_status(item.get("status"), pairer, call_id, where):
         return
     failed = False
     if kind == "shell_call_output" and isinstance(output, list):
@@ -434,6 +450,8 @@ def _mcp_call(
     talk.add_call({"id": call_id, "name": name, "args": args, "x-itemType": "mcp_call"}, turn=turn)
     error = item.get("error")
     output = item.get("output")
+    if _wrong_status(item.get("status"), pairer, call_id, where):
+        return
     is_error = error is not None or item.get("status") == "failed"
     message: str | None = None
     if is_error:
