@@ -10,6 +10,8 @@ the field, its call not served, the other calls loaded as before, and exit 2 in 
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +179,30 @@ def test_a_server_result_signal_never_written_is_a_problem(tmp_path: Path, case:
     (problem,) = result.problems
     assert problem.field == field, problem
     assert len(result.boundaries) == len(wb.load_runs(source).boundaries) - 1
+
+
+_INSPECT = FIXTURES / "inspect-ai" / "inspect_agents_eval_status-error.json.gz"
+
+
+@pytest.mark.parametrize(
+    ("member", "value"), [("failed", "true"), ("failed", 1), ("error", "timeout: 30 s")]
+)
+def test_an_inspect_tool_event_signal_never_written_is_a_problem(
+    tmp_path: Path, member: str, value: Any
+) -> None:
+    """R35: a ToolEvent's ``failed`` is a bool (or null) and its ``error`` a ToolCallError
+    object; either of another type was read as no failure. One problem at that field of the
+    failed call's event, which is not served."""
+    log = json.loads(gzip.decompress(_INSPECT.read_bytes()))
+    events = log["samples"][0]["events"]
+    index, event = next(
+        (i, e) for i, e in enumerate(events) if e.get("event") == "tool" and e.get("failed")
+    )
+    event[member] = value
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    result = wb.load_runs(path, strict=False)
+    (problem,) = result.problems
+    assert (problem.where, problem.field) == (f"samples[0].events[{index}]", member), problem
+    assert event["id"] not in {b.call_id for b in result.boundaries}
+    assert len(result.boundaries) == len(wb.load_runs(_INSPECT, strict=False).boundaries) - 1

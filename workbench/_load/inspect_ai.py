@@ -44,7 +44,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from .chat_walk import CallRead, chat_messages, model_turn
-from .common import RecordTally, is_text_or_parts, json_args, refuse_result, text_of
+from .common import (
+    RecordTally,
+    is_text_or_parts,
+    json_args,
+    json_kind,
+    read_flag,
+    refuse_result,
+    text_of,
+)
 from .conversation import ConversationBuilder, recorded_tools
 from .inspect_results import answer_call, server_tools, text_results_since
 from .inspect_sent import sent_results
@@ -357,7 +365,13 @@ def _tool_events(
             pending.add(call_id)
             continue  # it never finished: left open, a call never answered (R2)
         error = event.get("error")
-        failed = isinstance(error, dict) or event.get("failed") is True
+        flag = read_flag(event.get("failed"), pairer, where, "failed")  # R35: bool | None
+        if flag is None or (error is not None and not isinstance(error, dict)):
+            if flag is not None:  # (a ToolCallError is an object)
+                pairer.problem(where, "error", f"{json_kind(error)}, not an object")
+            pairer.discard(call_id)
+            continue
+        failed = isinstance(error, dict) or flag
         if isinstance(error, dict):
             code, note = error.get("type"), error.get("message")
         else:
