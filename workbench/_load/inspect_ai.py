@@ -56,6 +56,7 @@ from .common import (
 from .conversation import ConversationBuilder, recorded_tools
 from .inspect_results import answer_call, server_tools, text_results_since
 from .inspect_sent import sent_results
+from .inspect_zstd import ZIP_ZSTANDARD, zstd_member
 from .pairing import CallPairer
 from .reading import MAX_FILE_BYTES, decode_json, refuse_dense
 from .records import LoadError, LoadProblem, PromotedRun
@@ -123,16 +124,13 @@ def _sample_order(name: str) -> tuple[str, int]:
     return stem, 0
 
 
-_ZIP_ZSTANDARD = 93  # the zip method number of Zstandard (APPNOTE 4.4.5)
-
-
 def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
     info = archive.getinfo(name)
     if info.file_size > MAX_FILE_BYTES:
         raise LoadError([LoadProblem(file, name, "", "zip member larger than the limit")])
     try:
-        if info.compress_type == _ZIP_ZSTANDARD:
-            data = _zstd_member(archive, info)
+        if info.compress_type == ZIP_ZSTANDARD:
+            data = zstd_member(archive, info)
         else:
             with archive.open(info) as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
@@ -150,50 +148,6 @@ def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
     if problem is not None:
         raise LoadError([problem])
     return value
-
-
-def _zstd_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """A Zstandard-compressed member (what Inspect AI writes since 0.3.206), which the
-    standard library's ``zipfile`` reads only from Python 3.14: its raw bytes, decompressed
-    within the size limit and checked against the member's CRC-32."""
-    import zlib
-
-    import zstandard
-
-    if info.flag_bits & 0x1:
-        raise RuntimeError("the member is encrypted")
-    handle = archive.fp
-    if handle is None:
-        raise ValueError("the archive is closed")
-    handle.seek(info.header_offset)
-    header = handle.read(30)
-    if len(header) != 30 or header[:4] != b"PK\x03\x04":
-        raise zipfile.BadZipFile("bad local file header")
-    name_length = int.from_bytes(header[26:28], "little")
-    extra_length = int.from_bytes(header[28:30], "little")
-    handle.seek(info.header_offset + 30 + name_length + extra_length)
-    raw = handle.read(info.compress_size)
-    if len(raw) != info.compress_size:
-        raise EOFError("the member is cut short")
-    declared = info.file_size  # (within the limit: the caller checked)
-    pieces: list[bytes] = []
-    size = 0
-    try:
-        reader = zstandard.ZstdDecompressor().stream_reader(raw)
-        while size <= declared and (piece := reader.read(declared + 1 - size)):
-            pieces.append(piece)  # no more than one byte past the size the directory says
-            size += len(piece)
-    except zstandard.ZstdError as exc:
-        raise ValueError(f"not a valid Zstandard stream ({exc})") from None
-    if size != declared:  # a member that inflates past its size was read whole before
-        raise zipfile.BadZipFile(
-            f"it inflates to {'more' if size > declared else 'less'} than the {declared:,} "
-            "bytes the archive's directory says"
-        )
-    data = b"".join(pieces)
-    if zlib.crc32(data) != info.CRC:
-        raise zipfile.BadZipFile("CRC-32 of the decompressed member does not match")
-    return data
 
 
 def load_inspect(data: Any, file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
