@@ -272,17 +272,18 @@ def _sample(
         answer=answer,
         task_key=key,
         metadata=metadata,
-        conversation=talk.build(_offered_tools(events), model),
+        conversation=talk.build(_offered_tools(events, attachments), model),
     )
     return run, pairer.problems
 
 
-def _offered_tools(events: Any) -> list[dict[str, Any]] | None:
+def _offered_tools(events: Any, attachments: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     """The tools the sample's first model call offered (its event's ``tools``: Inspect's
-    ``ToolInfo``, ``{name, description, parameters}``); ``None`` where no event says."""
+    ``ToolInfo``, ``{name, description, parameters}``, a long description an attachment);
+    ``None`` where no event says."""
     for event in events if isinstance(events, list) else ():
         if isinstance(event, dict) and event.get("event") == "model" and "tools" in event:
-            return recorded_tools(event["tools"])
+            return recorded_tools(_resolve(event["tools"], attachments))
     return None
 
 
