@@ -3,8 +3,12 @@
 A ``.json`` log is one object with ``version``, ``status``, ``eval`` and ``samples[]``; an
 ``.eval`` log is a zip archive with ``header.json`` and one ``samples/<id>_epoch_<n>.json`` per
 sample and epoch (members are read one at a time, each within the size limit; deflated, or
-Zstandard-compressed as Inspect writes them since 0.3.206). Each sample and
-epoch is one run (task key ``sample-<id>-epoch-<n>``).
+Zstandard-compressed as Inspect writes them since 0.3.206), or, in the chunked layout of
+Inspect 0.3.250 and later, the entries under ``samples/<id>_epoch_<n>/`` (a shell
+``sample.json`` and chunks of messages, events, calls and attachments), put back together by
+``inspect_chunked`` into the same sample; one that cannot be is not read, its problems naming
+the entries, and the others load. Each sample and epoch is one run (task key
+``sample-<id>-epoch-<n>``).
 
 In a sample's ``messages[]`` an assistant message's ``tool_calls[]`` (``{id, function,
 arguments}``) are the calls; a ``tool`` message answers its ``tool_call_id`` and failed when it
@@ -54,6 +58,7 @@ from .common import (
     text_of,
 )
 from .conversation import ConversationBuilder, recorded_tools
+from .inspect_chunked import ChunkedSample, chunked_entry, chunked_sample
 from .inspect_results import answer_call, server_tools, text_results_since
 from .inspect_sent import sent_results
 from .inspect_zstd import ZIP_ZSTANDARD, zstd_member
@@ -61,7 +66,7 @@ from .pairing import CallPairer
 from .reading import MAX_FILE_BYTES, decode_json, refuse_dense
 from .records import LoadError, LoadProblem, PromotedRun
 
-__all__ = ["TERMINAL", "load_inspect", "read_eval_zip", "sniff_inspect"]
+__all__ = ["TERMINAL", "load_eval", "load_inspect", "read_eval", "read_eval_zip", "sniff_inspect"]
 
 TERMINAL = frozenset({"submit"})
 """The tool whose call, left unanswered, ends a sample (the agent's submission, R36)."""
@@ -79,7 +84,26 @@ def sniff_inspect(data: Any) -> bool:
 
 
 def read_eval_zip(file: str) -> dict[str, Any]:
-    """An ``.eval`` archive as a ``.json`` log: ``header.json``'s members plus ``samples``."""
+    """An ``.eval`` archive as a ``.json`` log: ``header.json``'s members plus ``samples``;
+    a chunked sample that cannot be put back together refuses the file."""
+    log, problems = read_eval(file)
+    if problems:
+        raise LoadError(problems)
+    return log
+
+
+def load_eval(file: str) -> tuple[list[PromotedRun], list[LoadProblem]]:
+    """An ``.eval`` archive's runs, loaded around a chunked sample that cannot be put back
+    together (its problems name the entries)."""
+    log, problems = read_eval(file)
+    runs, found = load_inspect(log, file)
+    return runs, [*problems, *found]
+
+
+def read_eval(file: str) -> tuple[dict[str, Any], list[LoadProblem]]:
+    """An ``.eval`` archive as a ``.json`` log, and the problems of the chunked samples not
+    read (``inspect_chunked``): each sample, single-entry or chunked, in the order of its
+    ``<id>_epoch_<n>``."""
     try:
         archive = zipfile.ZipFile(file)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -105,15 +129,40 @@ def read_eval_zip(file: str) -> dict[str, Any]:
                 [LoadProblem(file, twice, "", "this member is in the archive twice: not read")]
             )
         wanted = [n for n in names if n.startswith("samples/") and n.endswith(".json")]
+        large = next((n for n in wanted if archive.getinfo(n).file_size > MAX_FILE_BYTES), None)
+        if large is not None:  # named before the whole is counted
+            raise LoadError([LoadProblem(file, large, "", "zip member larger than the limit")])
         inflated = sum(archive.getinfo(n).file_size for n in [*wanted, "header.json"])
         if inflated > MAX_FILE_BYTES:  # each member may be under it, the whole not
             reason = f"its members hold {inflated:,} bytes, past the limit of {MAX_FILE_BYTES:,}"
             raise LoadError([LoadProblem(file, "(file)", "", reason)])
         header = _member(archive, "header.json", file)
-        samples = [_member(archive, name, file) for name in sorted(wanted, key=_sample_order)]
+        chunked: dict[str, ChunkedSample] = {}
+        single: list[str] = []
+        for name in wanted:
+            parts = chunked_entry(name)
+            if parts is None:
+                single.append(name)
+            else:
+                chunked.setdefault(parts[0], {})[parts[1]] = name
+        problems: list[LoadProblem] = []
+        found: list[tuple[tuple[str, int], Any]] = []
+        for name in single:
+            found.append((_sample_order(name), _member(archive, name, file)))
+        for prefix, entries in chunked.items():
+            if f"{prefix}.json" in counted:  # Inspect reads the single entry (one form a sample)
+                message = f"this sample is also the single entry {prefix}.json: not read twice"
+                problems.append(LoadProblem(file, f"{prefix}/", "", message))
+                continue
+            sample, refused = chunked_sample(
+                prefix, entries, lambda name: _member(archive, name, file), file
+            )
+            problems.extend(refused)
+            if sample is not None:
+                found.append((_sample_order(f"{prefix}.json"), sample))
     log = dict(header) if isinstance(header, dict) else {}
-    log["samples"] = samples
-    return log
+    log["samples"] = [sample for _, sample in sorted(found, key=lambda pair: pair[0])]
+    return log, problems
 
 
 def _sample_order(name: str) -> tuple[str, int]:

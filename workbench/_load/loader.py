@@ -99,7 +99,7 @@ from .gemini_cli_lines import load_gemini_cli_lines, sniff_gemini_cli_lines
 from .gemini_cli_stream import load_gemini_cli_stream, sniff_gemini_cli_stream
 from .httprr import HEADER as HTTPRR
 from .httprr import trace as httprr_trace
-from .inspect_ai import load_inspect, read_eval_zip, sniff_inspect
+from .inspect_ai import load_eval, load_inspect, sniff_inspect
 from .json_sequence import json_sequence, starts_spread
 from .langfuse import is_observation, load_langfuse, sniff_langfuse
 from .mcp import (
@@ -508,7 +508,7 @@ def _load(
         if (kind := foreign_kind(head)) is not None:
             return [], [LoadProblem(file, "(file)", "", kind)], "openwop"
         if head.startswith(b"PK\x03\x04"):
-            runs, problems = load_inspect(read_eval_zip(file), file)
+            runs, problems = load_eval(file)
             if chosen not in ("auto", "inspect-ai"):
                 return [], [_wrong_format(file, chosen, "inspect-ai")], _as_format(chosen)
             return runs, problems, "inspect-ai"
