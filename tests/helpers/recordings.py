@@ -115,6 +115,9 @@ RECORDINGS: tuple[Recording, ...] = (
     _r("inspect-ai", "inspect_agents_eval_status-error.json.gz", "inspect-ai", 5, 1),
     # ToolCallError timeout x5 and unicode_decode x1 (Transluce's docent sample log)
     _r("inspect-ai", "docent_luce_intercode_ctf_gpt-4o.eval", "inspect-ai", 121, 6),
+    # docent's and METR's logs in Inspect's chunked layout (inspect_ai 0.3.285's converter)
+    _r("inspect-ai", "docent_luce_intercode_ctf_gpt-4o.chunked.eval", "inspect-ai", 121, 6),
+    _r("inspect-ai", "metr_small.chunked.eval", "inspect-ai", 76, 0),
     # SWE-agent 0.x: commands in the model's text, calls read from trajectory[] steps
     _r("swe-agent", "swe-agent__test-repo-i1.traj", "swe-agent", 5, 0),
     # a demonstration: history alone
