@@ -179,7 +179,17 @@ def test_a_skeleton_that_counts_events_the_chunks_do_not_hold(tmp_path: Path) ->
 
 def test_message_refs_past_the_messages_name_the_shell(tmp_path: Path) -> None:
     (problem,) = _loaded_around(_write(tmp_path, _docent(**{"messages/21.json": None})))
-    assert problem.startswith(f"{FIRST}/sample.json|message_refs|[19, 23] reaches past the 21")
+    assert problem.startswith(
+        f"{FIRST}/sample.json|message_refs|range 2, [19, 23), reaches past the 21 item(s)"
+    )
+
+
+def test_message_refs_that_name_the_messages_over_and_over_are_refused(tmp_path: Path) -> None:
+    """A few bytes a range, each naming every message: memory filled with names (R35)."""
+    members = _docent()
+    members[f"{FIRST}/sample.json"] = json.dumps({"message_refs": [[0, 23]] * 100}).encode()
+    (problem,) = _loaded_around(_write(tmp_path, members))
+    assert problem == f"{FIRST}/sample.json|message_refs|names 2,300 messages of the 23 there are"
 
 
 def test_a_model_event_whose_calls_are_absent_names_the_event(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ written so far only by its converter, ``convert_eval_logs_to_chunked``)::
     samples/<id>_epoch_<n>/messages/<start>.json  a JSON array of messages: the events_data
                                                  pool, then the final conversation's others
     samples/<id>_epoch_<n>/events/<start>.json    events (a model event's input_refs index the
-                                                 messages, its call_refs the calls)
+                                                 messages, its call.call_refs the calls)
     samples/<id>_epoch_<n>/events/stats.json    per events chunk: start, type_counts
     samples/<id>_epoch_<n>/events/uuids.json    the events' uuids, in order
     samples/<id>_epoch_<n>/calls/<start>.json     the model requests as sent (events_data.calls)
@@ -162,24 +162,30 @@ def _item_ok(kind: str, item: Any) -> bool:
     return isinstance(item, str) if kind == "attachments" else isinstance(item, dict)
 
 
-def _ranges(value: Any, count: int) -> list[int] | str:
-    """The indices half-open ``[[start, end], ...]`` ranges name, or what is wrong with them."""
+def _ranges(value: Any, count: int) -> list[tuple[int, int]] | str:
+    """The half-open ``[[start, end], ...]`` ranges into a sequence of ``count`` items, or what
+    is wrong with them."""
     if not isinstance(value, list):
         return "not a list of [start, end) ranges"
-    indices: list[int] = []
-    for pair in value:
+    pairs: list[tuple[int, int]] = []
+    for i, pair in enumerate(value):
         ok = isinstance(pair, list) and len(pair) == 2 and all(map(_is_index, pair))
         start, end = (int(pair[0]), int(pair[1])) if ok else (0, 0)
         if not start < end:
-            return f"{pair!r} is not a range [start, end) of item indices"
+            return f"range {i} is not [start, end) of item indices"
         if end > count:
-            return f"{pair!r} reaches past the {count} item(s) the chunks hold"
-        indices.extend(range(start, end))
-    return indices
+            return f"range {i}, [{start}, {end}), reaches past the {count} item(s) the chunks hold"
+        pairs.append((start, end))
+    return pairs
 
 
 def _is_index(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+_REPEATS = 10
+"""How many times over a conversation may name its messages (a message Inspect finds twice in
+it, by content, is one item named twice): more is a shell that would fill memory with names."""
 
 
 def _conversation(
@@ -192,7 +198,11 @@ def _conversation(
     if isinstance(found, str):
         problem(name, "message_refs", f"{found} (messages/{count}.json absent?)")
         raise _Refused
-    return found
+    named = sum(end - start for start, end in found)
+    if named > len(found) + _REPEATS * count:
+        problem(name, "message_refs", f"names {named:,} messages of the {count} there are")
+        raise _Refused
+    return [index for start, end in found for index in range(start, end)]
 
 
 def _check_events(
