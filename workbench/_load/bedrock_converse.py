@@ -240,7 +240,7 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
     inputs: dict[int, list[str]] = {}
     pieces_of: dict[tuple[int, str], list[str]] = {}  # text pieces by block and member
     results: dict[int, tuple[dict[str, Any], list[Any]]] = {}  # a server tool's result blocks
-    stopped: set[Any] = set()  # the indexes of the blocks a contentBlockStop closed
+    stopped: set[int] = set()  # the indexes of the blocks a contentBlockStop closed
     for event in events:
         if not isinstance(event, Mapping):
             continue
@@ -248,7 +248,8 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
         delta = event.get("contentBlockDelta")
         stop = event.get("contentBlockStop")
         if isinstance(stop, Mapping):
-            stopped.add(stop.get("contentBlockIndex"))
+            if type(closed := stop.get("contentBlockIndex")) is int:
+                stopped.add(closed)
         elif isinstance(start, Mapping):
             index = start.get("contentBlockIndex")
             began = start.get("start")
