@@ -17,20 +17,20 @@ their place (``gcp.vertex.agent.tool_call_args`` and ``gcp.vertex.agent.tool_res
 from the span's start and end. A result that is an MCP ``CallToolResult`` (an object with a
 ``content`` list, or JSON text of one) is the response as it is. It failed when it has an
 ``error.type`` attribute (the boundary's ``error_code``), its status code is ERROR (``2`` or
-``"STATUS_CODE_ERROR"``; ``status.message`` is the error text), or its result says ``isError:
-true`` (ADK leaves an MCP tool's failure in the result). The agent is the ``gen_ai.agent.name`` of
-the span or of its nearest ``invoke_agent`` ancestor. An MCP ``tools/call`` traced on both sides
-(the client's span, the server's nested in it, as the MCP semantic conventions trace it) is one
-call: the outer span's; the inner one is counted as ``span:execute_tool:inner``. Google ADK's
-``execute_tool (merged)`` span (tool name ``(merged tools)``, written beside or around the spans of
-calls the model made at once) records no call of its own: it is counted as
-``span:execute_tool:merged``. OpenInference's ``TOOL`` spans and Logfire's ``Function: {name}``
-spans are tool calls too, their names read as GenAI's (``otel_conventions``). Claude Code's own
-spans (``claude_code.tool``: a call, whether or not a collector added ``gen_ai.operation.name``)
-are read as ``otel_claude`` says. A failed span's error text is its status message, else what its
-``exception`` event says was raised; a failed call with no result is served that text. A call whose
-span records neither arguments nor result (its instrumentation captured no content) is marked
-``extra.contentNotRecorded``.
+``"STATUS_CODE_ERROR"``; ``status.message`` is the error text; another code is a problem, R35),
+or its result says ``isError: true`` (ADK leaves an MCP tool's failure in the result). The agent is
+the ``gen_ai.agent.name`` of the span or of its nearest ``invoke_agent`` ancestor. An MCP
+``tools/call`` traced on both sides (the client's span, the server's nested in it, as the MCP
+semantic conventions trace it) is one call: the outer span's; the inner one is counted as
+``span:execute_tool:inner``. Google ADK's ``execute_tool (merged)`` span (tool name ``(merged
+tools)``, written beside or around the spans of calls the model made at once) records no call of
+its own: it is counted as ``span:execute_tool:merged``. OpenInference's ``TOOL`` spans and
+Logfire's ``Function: {name}`` spans are tool calls too, their names read as GenAI's
+(``otel_conventions``). Claude Code's own spans (``claude_code.tool``: a call, whether or not a
+collector added ``gen_ai.operation.name``) are read as ``otel_claude`` says. A failed span's error
+text is its status message, else what its ``exception`` event says was raised; a failed call with
+no result is served that text. A call whose span records neither arguments nor result (its
+instrumentation captured no content) is marked ``extra.contentNotRecorded``.
 
 Spans are grouped into runs by ``traceId`` (in order of first appearance) and ordered by start
 time. Other spans (``chat``, ``invoke_agent``, HTTP, ...) are counted as non-tool records (R35),
@@ -61,7 +61,6 @@ from .otel_sdk import is_sdk_span, sdk_spans
 from .otel_traceloop import langchain_tool
 from .otel_tree import agent_of, inside_its_call, once
 from .otel_values import (
-    ERROR_CODES,
     NO_CALL_ID,
     attributes_of,
     elided,
@@ -69,6 +68,7 @@ from .otel_values import (
     first_of,
     span_exception,
     span_nanos,
+    status_failed,
     tool_response,
     with_details,
 )
@@ -338,10 +338,11 @@ def _trace(
             result = event_attribute(span, "tool.output", "output")
         response = tool_response(result)
         said_failed = failure_said(response, error_type, pairer, where)
-        if said_failed is None:
+        ended_failed = status_failed(raw_status, pairer, where)
+        if said_failed is None or ended_failed is None:
             pairer.discard(call_id)
             continue
-        failed = error_type is not None or status.get("code") in ERROR_CODES or said_failed
+        failed = error_type is not None or ended_failed or said_failed
         failed = failed or attrs.get("gen_ai.tool.status") == "error"  # (Strands')
         failed = failed or (chain is not None and chain.failed)
         message = status.get("message") if isinstance(status.get("message"), str) else None

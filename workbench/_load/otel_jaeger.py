@@ -3,7 +3,7 @@
 Jaeger's UI and API give a trace as ``{"data": [{"traceID", "spans": [{"spanID",
 "operationName", "references", "startTime", "duration", "tags"}]}]}``: its tags are the span's
 attributes, its ``CHILD_OF`` reference the parent, ``otel.status_code`` and ``error`` the
-status, times in microseconds; one trace taken out of ``data`` (``{"traceID", "spans",
+status (``_status``), times in microseconds; one trace out of ``data`` (``{"traceID", "spans",
 "processes"}``) is read the same. ``jaeger_spans`` gives each span in the shape ``otel`` reads
 OTLP's in, so one reader serves both.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .otel_values import span_nanos
+from .otel_values import WrongStatus, span_nanos
 from .records import LoadProblem
 
 __all__ = ["is_jaeger", "jaeger_spans"]
@@ -66,7 +66,6 @@ def jaeger_spans(
                 None,
             )
             start, duration = span_nanos(span.get("startTime")), span_nanos(span.get("duration"))
-            failed = attrs.get("otel.status_code") == "ERROR" or attrs.get("error") is True
             message = attrs.get("otel.status_description")
             shaped: dict[str, Any] = {
                 "traceId": span.get("traceID", trace.get("traceID")),
@@ -77,7 +76,36 @@ def jaeger_spans(
                 "endTimeUnixNano": (start + duration) * 1000
                 if start is not None and duration is not None
                 else None,
-                "status": {"code": "ERROR", "message": message} if failed else {},
+                "status": _status(attrs, message),
             }
             out.append((place, shaped, attrs))
     return out
+
+
+_STATUS_CODES = ("OK", "ERROR", "UNSET")
+"""``otel.status_code``'s values: what OpenTelemetry's exporters write (``UNSET`` is written as
+none), read in any case, as the OpenTelemetry Collector's Jaeger receiver reads them."""
+_ERROR_FLAGS = {"true": True, "false": False}
+"""The ``error`` tag as text: Envoy and OpenTracing clients that write tags as text give
+``"true"``, which Jaeger's UI shows as an error (its Zipkin receiver reads any case)."""
+
+
+def _status(attrs: Mapping[str, Any], message: Any) -> dict[str, Any]:
+    """The span's status in OTLP's shape: ERROR when its ``error`` tag is ``true`` (the
+    OpenTracing convention Jaeger follows: a bool, or its text) or its ``otel.status_code`` is
+    ``ERROR``. Other text in ``error`` is not the status (Zipkin's error message; an OpenTelemetry
+    attribute of that name, such as Claude Code's): the OpenTelemetry Collector, too, reads only a
+    bool there. A tag of another type (a number, a list) or an ``otel.status_code`` of another
+    value is a :class:`WrongStatus` (R35: a problem, the call not served)."""
+    flag, code = attrs.get("error"), attrs.get("otel.status_code")
+    if type(flag) is str:
+        flag = _ERROR_FLAGS.get(flag.lower())  # (other text: not a flag, see above)
+    elif flag is not None and type(flag) is not bool:
+        return {"code": WrongStatus("tags.error", flag, "Jaeger's error tag is a bool")}
+    said = code.upper() if type(code) is str else code
+    if said is not None and said not in _STATUS_CODES:
+        should_be = 'OpenTelemetry writes "OK" or "ERROR"'
+        return {"code": WrongStatus("tags.otel.status_code", code, should_be)}
+    if flag is True or said == "ERROR":
+        return {"code": "ERROR", "message": message}
+    return {}

@@ -10,9 +10,9 @@ lines. The JavaScript SDK's own ``ReadableSpan`` turned into JSON keeps the ids 
 ``parentSpanId`` (1.x), with the same ``[seconds, nanoseconds]`` times. ``js_span`` gives either
 in the shape ``otel`` reads OTLP's in, so one reader serves them all: a span of
 ``execute_tool`` is a call (``gen_ai.tool.call.arguments`` and ``.result`` when the exporter
-captured content; status 2, ERROR, or ``error.type``: a failure; a Copilot shell command that
-exited non-zero, as ``copilot_cli`` reads it: ``exit_code:N``). Metric and log lines are
-counted (R35).
+captured content; status code 2 or ``error.type``: a failure, another status code a problem; a
+Copilot shell command that exited non-zero, as ``copilot_cli`` reads it: ``exit_code:N``). Metric
+and log lines are counted (R35).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .copilot_shell import SHELL_EXITED, SHELL_TOOLS
-from .otel_values import otlp_event
+from .otel_values import WrongStatus, otlp_event
 
 __all__ = ["is_js_export", "is_js_record", "is_js_span", "js_span", "not_a_js_span"]
 
@@ -98,8 +98,6 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(parent, str):
         context = span.get("parentSpanContext")
         parent = context.get("spanId") if isinstance(context, Mapping) else None
-    raw_status = span.get("status")
-    status = raw_status if type(raw_status) is dict or isinstance(raw_status, Mapping) else {}
     events = span.get("events")
     shaped: dict[str, Any] = {
         "traceId": ids.get("traceId"),
@@ -112,12 +110,27 @@ def js_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "endTimeUnixNano": _nanos(
             span["endTime"] if "endTime" in span else span.get("endTimeUnixNano")
         ),
-        "status": {"code": status.get("code"), "message": status.get("message")},
+        "status": _status(span.get("status")),
         "events": [otlp_event(e, _nanos(e.get("time"))) for e in events if isinstance(e, Mapping)]
         if type(events) is list and events
         else [],
     }
     return shaped, _attributes(span)
+
+
+_SAID = "the JavaScript SDK's SpanStatusCode: 0, 1 or 2"
+
+
+def _status(status: Any) -> dict[str, Any]:
+    """The span's status in OTLP's shape (``{code, message}``); a ``code`` other than 0, 1 or 2
+    (``true``, ``[2]``, ``"ERROR"``: no JavaScript exporter writes one) is a
+    :class:`WrongStatus` (R35: a problem, the call not served)."""
+    if type(status) is not dict and not isinstance(status, Mapping):
+        return {}  # (no object: it says nothing of the call)
+    code = status.get("code")
+    if code is not None and (type(code) is not int or code not in (0, 1, 2)):
+        return {"code": WrongStatus("status.code", code, _SAID)}
+    return {"code": code, "message": status.get("message")}
 
 
 def _attributes(span: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from .otel_js import is_js_record, is_js_span, js_span
-from .otel_values import otlp_event
+from .otel_values import WrongStatus, otlp_event
 from .records import LoadProblem
 
 __all__ = ["is_sdk_span", "sdk_span", "sdk_spans"]
@@ -66,8 +66,6 @@ def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     code) and its attributes."""
     context = span.get("context")
     ids = context if isinstance(context, Mapping) else {}
-    raw_status = span.get("status")
-    status = raw_status if isinstance(raw_status, Mapping) else {}
     attributes = span.get("attributes")
     shaped: dict[str, Any] = {
         "traceId": _hex(ids.get("trace_id")),
@@ -76,9 +74,7 @@ def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "name": span.get("name"),
         "startTimeUnixNano": _nanos(span.get("start_time")),
         "endTimeUnixNano": _nanos(span.get("end_time")),
-        "status": {"code": "ERROR", "message": status.get("description")}
-        if status.get("status_code") == "ERROR"
-        else {},
+        "status": _status(span.get("status")),
         "events": [
             otlp_event(event, _nanos(event.get("timestamp")))
             for event in events
@@ -88,6 +84,25 @@ def sdk_span(span: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         else [],
     }
     return shaped, dict(attributes) if isinstance(attributes, Mapping) else {}
+
+
+_STATUS_CODES = ("UNSET", "OK", "ERROR")
+"""What ``to_json`` writes as ``status_code``: the ``StatusCode``'s name."""
+
+
+def _status(status: Any) -> dict[str, Any]:
+    """The span's status in OTLP's shape: ERROR, with its ``description``, when its
+    ``status_code`` is ``"ERROR"``; a ``status_code`` of another type or value (``true``,
+    ``"error"``) is a :class:`WrongStatus` (R35: a problem, the call not served)."""
+    if not isinstance(status, Mapping):
+        return {}  # (no object: it says nothing of the call)
+    code = status.get("status_code")
+    if code is not None and (type(code) is not str or code not in _STATUS_CODES):
+        return {"code": WrongStatus("status.status_code", code, _SAID)}
+    return {"code": "ERROR", "message": status.get("description")} if code == "ERROR" else {}
+
+
+_SAID = 'the SDK writes {"status_code": "UNSET", "OK" or "ERROR"}'
 
 
 def _hex(value: Any) -> Any:

@@ -2,12 +2,13 @@
 ``otel_jaeger``): an ``AnyValue`` (``any_value``), a list of key-value attributes
 (``attributes_of``), a time (``span_nanos``), the status codes that mean ERROR, a tool's
 recorded result as a boundary's response (``tool_response``), and the failure signals read
-strictly (``failure_said``).
+strictly (``failure_said``, ``status_failed``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .._common.jsonio import json_text
@@ -18,6 +19,7 @@ from .pairing import CallPairer
 __all__ = [
     "ERROR_CODES",
     "NO_CALL_ID",
+    "WrongStatus",
     "any_value",
     "as_any_value",
     "attributes_of",
@@ -27,12 +29,54 @@ __all__ = [
     "otlp_event",
     "span_exception",
     "span_nanos",
+    "status_failed",
     "tool_response",
     "with_details",
 ]
 
 ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 """A span status ``code`` that means ERROR (OTLP's number or enum name, Jaeger's tag)."""
+_NOT_ERROR_CODES = (0, 1, "0", "1", "STATUS_CODE_UNSET", "STATUS_CODE_OK", "UNSET", "OK")
+"""The other codes written: UNSET and OK (OTLP's numbers or enum names, their short names)."""
+_OTLP_CODES = "OTLP's is 0, 1 or 2, or its enum name: STATUS_CODE_ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class WrongStatus:
+    """A span's status as a reader of another export (Jaeger's, an SDK's) found it of a type
+    or value that export never writes (R35): its ``field`` in the span and its ``value``, and
+    what is written there (``should_be``). Put as the shaped span's status ``code``: no JSON
+    value is one, so ``status_failed`` tells it from OTLP's own codes."""
+
+    field: str
+    value: Any
+    should_be: str
+
+
+def status_failed(status: Any, pairer: CallPairer, where: str) -> bool | None:
+    """Whether a span's ``status`` says ERROR (its ``code`` one of :data:`ERROR_CODES`); not
+    when the code is null or absent (or the status no object), UNSET or OK. ``None``, a problem
+    at ``status.code`` (or the :class:`WrongStatus`'s field), for a code of another type or
+    value: a ``true``, an ``"Error"``, a list (R35: read as neither success nor failure)."""
+    code = status.get("code") if isinstance(status, Mapping) else None  # (no object: nothing)
+    if code is None:
+        return False
+    if type(code) is int or type(code) is str:  # (a bool is no code: True == 1)
+        if code in ERROR_CODES:
+            return True
+        if code in _NOT_ERROR_CODES:
+            return False
+    if isinstance(code, WrongStatus):
+        field, value, should_be = code.field, code.value, code.should_be
+    else:
+        field, value, should_be = "status.code", code, _OTLP_CODES
+    pairer.problem(
+        where,
+        field,
+        f"not a span status, {json_text(value)[:40]} ({should_be}; read as neither success "
+        "nor failure)",
+    )
+    return None
 
 
 def any_value(value: Any) -> Any:
