@@ -302,8 +302,12 @@ def _tool(
         return  # never finished: reported by the pairer
     response = _decoded(output)
     message = tool_message(response) if asked is not None else None
+    if message is not None and message.failed is None:  # a status LangChain never writes
+        pairer.problem(where, f"output.{message.place}", message.wrong_status())
+        pairer.discard(call_id)
+        return
     if message is not None:  # LangGraph's ToolMessage: its content is what the model was sent
-        response, told_failed = message
+        response = message.content
     content = (
         response.get("content") if type(response) is dict or isinstance(response, Mapping) else None
     )
@@ -313,7 +317,7 @@ def _tool(
         text = result_text(content)
     else:  # other JSON: the rule reads it as the export wrote it
         text = output if isinstance(output, str) else json_text(output)
-    failed = observation.get("level") == "ERROR" or (message is not None and told_failed)
+    failed = observation.get("level") == "ERROR" or (message is not None and message.failed is True)
     error = observation.get("statusMessage") if failed else None
     if not failed and rule.matches(text):
         failed, error = True, text

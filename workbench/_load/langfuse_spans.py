@@ -21,12 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from .._common.jsonio import json_text
 
 __all__ = [
     "SPAN_PREFIX",
+    "ToolMessage",
     "is_lifecycle_span",
     "is_named_tool_span",
     "start_key",
@@ -46,15 +47,41 @@ def is_lifecycle_span(name: str) -> bool:
     return _LIFECYCLE.fullmatch(name) is not None
 
 
-def tool_message(output: Any) -> tuple[str, bool] | None:
+_STATUSES = {"success": False, "error": True}
+"""``ToolMessage.status`` (``Literal["success", "error"]``, ``"success"`` when absent): failed."""
+
+
+class ToolMessage(NamedTuple):
+    """A LangChain ``ToolMessage`` as a tool's span gave it."""
+
+    content: str
+    """What the model was sent."""
+    failed: bool | None
+    """Whether its ``status`` is ``"error"``; ``None`` for one LangChain never writes (R35)."""
+    status: Any
+    """Its ``status`` as written."""
+    place: str
+    """Where the status is in the record (``status``; serialized, ``kwargs.status``)."""
+
+    def wrong_status(self) -> str:
+        """The problem of a status LangChain never writes (``failed`` is ``None``)."""
+        return (
+            f'a ToolMessage status must be "success" or "error", not '
+            f"{json_text(self.status)[:40]} (read as neither: a wrongly typed status is never "
+            "taken for a success)"
+        )
+
+
+def tool_message(output: Any) -> ToolMessage | None:
     """A LangChain ``ToolMessage`` a tool's span gave (as a plain object, or serialized:
     ``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {...}}``): the
     content the model was sent and whether its ``status`` is ``error``; else ``None``."""
     if not isinstance(output, Mapping):
         return None
     kind = output.get("id")
+    place = "status"
     if isinstance(kind, list) and kind and kind[-1] == "ToolMessage":
-        output = output.get("kwargs")
+        output, place = output.get("kwargs"), "kwargs.status"
     elif output.get("type") != "tool":
         return None
     if not isinstance(output, Mapping) or "tool_call_id" not in output:
@@ -73,7 +100,12 @@ def tool_message(output: Any) -> tuple[str, bool] | None:
         content = "\n".join(texts) if whole else json_text(content)
     if not isinstance(content, str):
         return None
-    return content, output.get("status") == "error"
+    status = output.get("status")
+    if status is None:  # (absent: LangChain's default, "success")
+        return ToolMessage(content, False, status, place)
+    return ToolMessage(
+        content, _STATUSES.get(status) if type(status) is str else None, status, place
+    )
 
 
 def is_named_tool_span(observation: Mapping[str, Any]) -> bool:

@@ -58,7 +58,7 @@ from .otel_js import is_js_record, is_js_span, js_span, not_a_js_span
 from .otel_links import linked
 from .otel_logs import Event, event_time, holds_genai_events, log_records
 from .otel_sdk import is_sdk_span, sdk_spans
-from .otel_traceloop import langchain_tool
+from .otel_traceloop import chain_failed, langchain_tool
 from .otel_tree import agent_of, inside_its_call, once
 from .otel_values import (
     NO_CALL_ID,
@@ -339,12 +339,12 @@ def _trace(
         response = tool_response(result)
         said_failed = failure_said(response, error_type, pairer, where)
         ended_failed = status_failed(raw_status, pairer, where)
-        if said_failed is None or ended_failed is None:
+        chained = chain_failed(chain, pairer, where)  # its ToolMessage's status (Traceloop's)
+        if said_failed is None or ended_failed is None or chained is None:
             pairer.discard(call_id)
             continue
-        failed = error_type is not None or ended_failed or said_failed
+        failed = error_type is not None or ended_failed or said_failed or chained
         failed = failed or attrs.get("gen_ai.tool.status") == "error"  # (Strands')
-        failed = failed or (chain is not None and chain.failed)
         message = status.get("message") if isinstance(status.get("message"), str) else None
         if failed:  # what the tool raised, where the span's status does not say it
             error_type, message = span_exception(span, error_type, message)

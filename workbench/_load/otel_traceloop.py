@@ -5,8 +5,9 @@ Its LangChain instrumentation writes a tool span's ``gen_ai.tool.call.arguments`
 ``{"input_str": <the arguments as Python text>, "tags", "metadata", "inputs": {<arguments>},
 "kwargs": {"tool_call_id": ...}}`` and the output ``{"output": <a serialized ToolMessage>,
 "kwargs": {...}}``. The model made the call with ``inputs``, under ``kwargs.tool_call_id``, and
-was sent the ToolMessage's content (its ``status: "error"`` a failure), or, for a tool that gave
-no ToolMessage, the record's ``output`` itself.
+was sent the ToolMessage's content (its ``status: "error"`` a failure; one of another type or
+value, ``true``, a problem), or, for a tool that gave no ToolMessage, the record's ``output``
+itself.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from .common import json_args
-from .langfuse_spans import tool_message
+from .langfuse_spans import ToolMessage, tool_message
+from .pairing import CallPairer
 
-__all__ = ["LangChainTool", "langchain_tool"]
+__all__ = ["LangChainTool", "chain_failed", "langchain_tool"]
 
 
 class LangChainTool(NamedTuple):
@@ -27,7 +29,8 @@ class LangChainTool(NamedTuple):
     args: Any
     result: Any
     call_id: str | None
-    failed: bool
+    message: ToolMessage | None
+    """The ToolMessage the tool gave (its status: whether it failed), if it gave one."""
 
 
 def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
@@ -57,8 +60,19 @@ def langchain_tool(args: Any, result: Any) -> LangChainTool | None:
         inputs if inputs is not None else args,
         served,
         call_id,
-        message is not None and message[1],
+        message,
     )
+
+
+def chain_failed(chain: LangChainTool | None, pairer: CallPairer, where: str) -> bool | None:
+    """Whether the call's ToolMessage says it failed (``False`` for no such record); ``None``,
+    a problem at its ``status``, for one of a type or value LangChain never writes (R35)."""
+    message = chain.message if chain is not None else None
+    if message is None or message.failed is not None:
+        return message is not None and message.failed
+    place = f"attributes.gen_ai.tool.call.result.output.{message.place}"
+    pairer.problem(where, place, message.wrong_status())
+    return None
 
 
 _OUTPUT_RECORD = {"output", "kwargs"}
