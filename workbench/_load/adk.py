@@ -17,10 +17,12 @@ is ``{"content": {"role", "parts": [...]}, "author", "invocationId", "id", "time
   ``name`` made by the event its ``options.function_call_event_id`` names, else by any event
   (the Gemini API's rule: responses answer calls by name, in order);
   ADK has no failure flag: a response holding ``error`` and no ``result`` or ``output`` (what
-  ``on_tool_error_callback`` returns, and Gemini's own convention), or ``"status": "error"``
-  (ADK's documented convention for a tool's failure, ``error_message`` or ``message`` beside
-  it), is a
-  failure; else the error rule on the response's JSON text (R3). The model was sent the
+  ``on_tool_error_callback`` returns, and Gemini's own convention; ADK's tools write its text,
+  ``{"error": str(e)}``: an ``error`` that is false or empty, ``false``, ``0``, ``""``, ``[]``,
+  ``{}``, says none, the tool's own output), or ``"status": "error"`` (ADK's documented
+  convention for a tool's failure, ``error_message`` or ``message`` beside it; a ``status`` of
+  another value or type, ``true``, is the tool's own output, not refused), is a failure; else
+  the error rule on the response's JSON text (R3). The model was sent the
   response object: the fixture serves its JSON text;
 - an event with an ``errorCode`` (a tool that raised with no callback, a model error) fails the
   calls its author left open, long-running ones aside (``error_code`` the code, the message its
@@ -273,7 +275,7 @@ class _Reader:
         text = response if type(response) is str else json_text(response)
         code: str | None = None
         message: str | None = None
-        if is_error_response(response):
+        if is_error_response(response) and response["error"]:  # (false, 0, "", [], {}: none)
             failed, code, message = True, "error", _said(response.get("error"))
         elif _is_map(response) and response.get("status") == "error":
             failed, code = True, "status:error"
