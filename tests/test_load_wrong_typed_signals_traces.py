@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -322,3 +322,40 @@ def test_an_adk_status_that_is_not_text_is_the_tools_own_output(tmp_path: Path, 
     loaded = wb.load_runs(path)
     (booked,) = [b for b in loaded.boundaries if b.tool == "book_room"]
     assert booked.is_error is False and not loaded.problems
+
+
+_CLAUDE_OTEL = _OTEL / "kagent_alpha9_claude_recipe_2turn.json.gz"
+
+
+def _claude_executions(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        if value.get("name") == "claude_code.tool.execution":
+            yield value
+        for item in value.values():
+            yield from _claude_executions(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _claude_executions(item)
+
+
+@pytest.mark.parametrize("code", [[2], True, "Error"], ids=["list", "true", "Error"])
+def test_a_claude_code_execution_span_status_never_written_is_a_problem(
+    tmp_path: Path, code: Any
+) -> None:
+    """R35: the status code of a Claude Code ``claude_code.tool.execution`` child span was
+    compared with the error codes as it was (a list raised ``TypeError``, ``true`` read as
+    no error); it is read as a span's status is, a code of another type or value a problem at
+    the child's ``status.code``, its call not served."""
+    log = json.loads(gzip.decompress(_CLAUDE_OTEL.read_bytes()))
+    next(_claude_executions(log))["status"] = {"code": code}
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(log))
+    result = wb.load_runs(path, strict=False)
+    (problem,) = result.problems
+    assert problem.field == "status.code", problem
+    assert len(result.boundaries) == len(wb.load_runs(_CLAUDE_OTEL).boundaries) - 1
+    for written in (2, "STATUS_CODE_ERROR"):  # the codes written fail the call, as before
+        next(_claude_executions(log))["status"] = {"code": written}
+        path.write_text(json.dumps(log))
+        failed = sum(b.is_error for b in wb.load_runs(path).boundaries)
+        assert failed == sum(b.is_error for b in wb.load_runs(_CLAUDE_OTEL).boundaries) + 1

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .common import read_flag
-from .otel_values import ERROR_CODES, attributes_of
+from .otel_values import attributes_of, status_failed
 from .pairing import CallPairer
 
 __all__ = ["claude_execution", "event_attribute"]
@@ -42,7 +42,7 @@ def claude_execution(
     """How a Claude Code tool call ran, from its ``claude_code.tool.execution`` child spans:
     ``(failed, error text, error class)``, failed when any child says so (the first that does
     gives the text); not failed when it has no such child. ``None`` when a child's ``success``
-    is not a boolean (a problem, R35)."""
+    is not a boolean, or its status code of a type or value never written (a problem, R35)."""
     span_id = span.get("spanId")
     outcome: tuple[bool, str | None, str | None] = (False, None, None)
     for where, child, attrs in children.get(span_id, []) if isinstance(span_id, str) else []:
@@ -52,8 +52,10 @@ def claude_execution(
         if success is None:
             return None
         raw_status = child.get("status")
-        code = raw_status.get("code") if isinstance(raw_status, dict) else None
-        if (success and code not in ERROR_CODES) or outcome[0]:
+        said_error = status_failed(raw_status, pairer, where)  # R35: a code never written
+        if said_error is None:
+            return None
+        if (success and not said_error) or outcome[0]:
             continue
         error = attrs.get("error")
         status_message = raw_status.get("message") if isinstance(raw_status, dict) else None
