@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._common.toolresult import result_text, text_content
-from .common import CUT_SHORT, STREAMED_INPUT, is_text_or_parts, refuse_wrong_args
+from .common import STREAMED_INPUT, FlagRefused, is_text_or_parts, refuse_wrong_args
 from .conversation import ConversationBuilder, recorded_tools
 from .messages import as_text_block, chat_records, explain_shape, metadata, place, record_key
 from .pairing import CallPairer
@@ -126,13 +126,8 @@ def load_anthropic(
                         continue
                     flag = block.get("is_error")
                     if flag is not None and not isinstance(flag, bool):  # a failure flag (R35)
-                        # (a Bedrock Converse status of another value comes as {its field: it})
-                        status = isinstance(flag, dict) and list(flag) == ["toolResult.status"]
-                        field = "toolResult.status" if status else "is_error"
-                        said = "not success or error" if status else "not true or false"
-                        if flag is CUT_SHORT:  # (a Converse stream that ended inside it)
-                            field, said = "contentBlockStop", _CUT_SHORT_SAID
-                        pairer.problem(block_where, field, said)
+                        refused = _refused(flag, "not true or false")
+                        pairer.problem(block_where, refused.field, refused.said)
                         pairer.discard(call_id)
                         continue
                     content = block.get("content")
@@ -252,7 +247,12 @@ class _Turn:
         self._calls = []
 
 
-_CUT_SHORT_SAID = "the stream ended before this result's end: its content is not whole"
+def _refused(flag: Any, said: str) -> FlagRefused:
+    """Where and why a failure flag that is no boolean is refused: at the recorded format's
+    field when a converter (Bedrock Converse, the Gemini API) could not read its own flag,
+    else at ``is_error``."""
+    return flag if isinstance(flag, FlagRefused) else FlagRefused("is_error", said)
+
 
 _OTHER_APIS = {
     "functionResponse.response": "not an object (the Gemini API's response is a Struct)",
@@ -310,9 +310,8 @@ def _server_result(
         return None
     flag = block.get("is_error")
     if flag is not None and not isinstance(flag, bool):  # a failure flag (R35)
-        # (a Gemini code execution's outcome of another value comes as {its field: it})
-        said = list(flag) if isinstance(flag, dict) and len(flag) == 1 else ["is_error"]
-        pairer.problem(where, said[0], "not a value the API has")
+        refused = _refused(flag, "not a value the API has")
+        pairer.problem(where, refused.field, refused.said)
         pairer.discard(call_id)
         return None
     content = block.get("content")

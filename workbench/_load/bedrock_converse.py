@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from .._common.jsonio import json_text
 from .cassettes import Exchange, with_bodies
-from .common import CUT_SHORT, json_args
+from .common import FlagRefused, json_args
 
 __all__ = ["Written", "as_messages", "converse_calls"]
 
@@ -158,14 +158,16 @@ def _block(block: Any) -> Any:
     result = block.get("toolResult")
     if type(result) is dict or isinstance(result, Mapping):
         status = result.get("status")
-        # the API's flag: "success" or "error" (absent: success); any other value is given to
-        # the Messages reader as it is, which refuses a failure flag that is no boolean (R35)
+        # the API's flag: "success" or "error" (absent: success); any other value is a flag
+        # the Messages reader refuses at the Converse field (R35)
         known = status is None or (type(status) is str and status in ("success", "error"))
         return {
             "type": "tool_result",
             "tool_use_id": result.get("toolUseId"),
             "content": _result_blocks(result.get("content")),
-            "is_error": status == "error" if known else {"toolResult.status": status},
+            "is_error": status == "error"
+            if known
+            else FlagRefused("toolResult.status", "not success or error"),
             **({"status": status} if status is not None else {}),
         }
     return {"type": "converse-block", "block": dict(block)}
@@ -229,6 +231,9 @@ def _reply(exchange: Exchange) -> dict[str, Any] | None:
     if exchange.events:
         return {"type": "message", "role": "assistant", "content": _streamed(exchange.events)}
     return None
+
+
+_CUT_SHORT = "the stream ended before this result's end: its content is not whole"
 
 
 def _streamed(events: Sequence[Any]) -> list[Any]:
@@ -299,7 +304,7 @@ def _streamed(events: Sequence[Any]) -> list[Any]:
     for index, (began, content) in results.items():
         block = _block({"toolResult": {**began, "content": content}})
         if index not in stopped:  # R35: the stream ended inside it, its content cut short
-            block["is_error"] = CUT_SHORT  # (the Messages reader refuses it)
+            block["is_error"] = FlagRefused("contentBlockStop", _CUT_SHORT)
         blocks[index] = block
     for index, pieces in inputs.items():
         opened = blocks.get(index)

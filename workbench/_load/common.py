@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -28,9 +28,9 @@ _LONG_DIGITS = re.compile("[0-9]{19}").search
 
 __all__ = [
     "CHAT_ARGUMENTS",
-    "CUT_SHORT",
     "STREAMED_INPUT",
     "CallIds",
+    "FlagRefused",
     "RecordTally",
     "StreamRun",
     "duration_ms",
@@ -183,17 +183,14 @@ not decode (kept as that text, R35): the text is what the model streamed, not an
 type never written. Not an ``x-`` member: it is no member of the block to keep (R4)."""
 
 
-class _CutShort:
-    """The type of :data:`CUT_SHORT` (no JSON value is one)."""
+class FlagRefused(NamedTuple):
+    """The failure flag a converter gives a Messages-shaped result whose own flag it could not
+    read (R35): the field of the recorded format and what is wrong with it, which the Messages
+    reader reports there. No decoded JSON is one (JSON arrays decode to lists)."""
 
-    def __repr__(self) -> str:
-        return "CUT_SHORT"
+    field: str
+    said: str
 
-
-CUT_SHORT: Any = _CutShort()
-"""The failure flag a stream reader gives a server tool's result block the stream ended inside
-(no ``contentBlockStop`` came): its content is not whole, so the Messages reader refuses it
-(R35) where it was read as a success. No decoded JSON is this object."""
 
 _JSON_KINDS = {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list"}
 

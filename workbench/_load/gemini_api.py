@@ -32,6 +32,7 @@ from typing import Any, TypeGuard
 
 from .._common.jsonio import json_text
 from .cassettes import Exchange, with_bodies
+from .common import FlagRefused
 
 __all__ = ["as_messages", "gemini_calls", "is_error_response", "is_gemini_call", "member"]
 
@@ -196,7 +197,7 @@ def _code_block(
         "x-errorCode": outcome,
     }
     if not known:  # (a flag the reader reports, neither success nor failure)
-        answer["is_error"] = {"codeExecutionResult.outcome": outcome}
+        answer["is_error"] = FlagRefused("codeExecutionResult.outcome", "not a value the API has")
     return answer
 
 
