@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cassettes import Exchange
-from .common import json_args
+from .common import FlagRefused, json_args
 from .records import ErrorRule, LoadProblem
 
 __all__ = ["as_exchanges", "drop_raw", "is_xai_cassette"]
@@ -262,7 +262,11 @@ def _result(call: Mapping[str, Any], text: Any, field: str) -> dict[str, Any]:
         said = error
     failed: Any = _ENDED.get(status) if isinstance(status, str) else None
     if failed is None:  # not a status the API has (or still in progress, with a result)
-        failed = False if status is None and field == "content" else {"status": status}
+        failed = (
+            False
+            if status is None and field == "content"
+            else FlagRefused("status", "not a value the API has")
+        )
     return {
         "type": "xai_tool_result",
         "tool_use_id": call.get("id"),
