@@ -58,6 +58,7 @@ _REQUESTS = ("request_sample", "request_stream")
 _KINDS = (*_REQUESTS, "collections_method")
 _RAW = {kind: ("raw",) for kind in ("request_sample", "request_stream", "response_sample")}
 _RAW |= {"response_stream": ("chunks_raw",), "collections_method": ("response_raw",)}
+_NO_STATUS = FlagRefused("status", "not a value the API has")  # (a status never written)
 _CLIENT = ("TOOL_CALL_TYPE_CLIENT_SIDE_TOOL", "TOOL_CALL_TYPE_INVALID", None)
 _ENDED = {
     "TOOL_CALL_STATUS_COMPLETED": False,
@@ -262,11 +263,7 @@ def _result(call: Mapping[str, Any], text: Any, field: str) -> dict[str, Any]:
         said = error
     failed: Any = _ENDED.get(status) if isinstance(status, str) else None
     if failed is None:  # not a status the API has (or still in progress, with a result)
-        failed = (
-            False
-            if status is None and field == "content"
-            else FlagRefused("status", "not a value the API has")
-        )
+        failed = False if status is None and field == "content" else _NO_STATUS
     return {
         "type": "xai_tool_result",
         "tool_use_id": call.get("id"),
